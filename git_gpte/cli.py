@@ -1,0 +1,112 @@
+"""The click command group.
+
+Commands live one per module in ``git_gpte/commands/`` and are imported only when invoked, so
+``git gpte --help`` never pays for the LLM or GitHub SDKs. This module must stay cheap to import:
+nothing here may import ``openai``, ``anthropic``, ``github`` or ``git`` (GitPython) at top level.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from . import __version__
+from .errors import GpteError, Interrupted
+
+# name -> (module in git_gpte.commands, one-line help shown in the command list)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "sysinfo": ("sysinfo", "Print system information for bug reports."),
+}
+
+
+@dataclass
+class AppContext:
+    """What the global options decide, handed to every command as ``ctx.obj``."""
+
+    cwd: str = field(default_factory=os.getcwd)
+    verbose: bool = False
+    quiet: bool = False
+
+    def echo(self, message: str = "", *, err: bool = False, nl: bool = True) -> None:
+        """Print unless ``--quiet``; errors always go through ``GpteError`` instead."""
+        if not self.quiet:
+            click.echo(message, err=err, nl=nl)
+
+
+class LazyGroup(click.Group):
+    """A group whose sub-commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module = importlib.import_module(f"git_gpte.commands.{COMMANDS[cmd_name][0]}")
+        command: click.Command = module.command
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help comes from the table so listing commands imports nothing.
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "--version", prog_name="git-gpte")
+@click.option(
+    "-C",
+    "paths",
+    multiple=True,
+    metavar="PATH",
+    type=click.Path(file_okay=False),
+    help="Run as if started in PATH (like git -C; may be repeated).",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Show more detail, and tracebacks on errors.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only results and errors.")
+@click.pass_context
+def cli(ctx: click.Context, paths: tuple[str, ...], verbose: bool, quiet: bool) -> None:
+    """git-gpte: LLM edits, validated and committed on a new branch.
+
+    Your working tree, index and current branch are never touched unless you ask.
+    """
+    cwd = os.getcwd()
+    for path in paths:
+        cwd = os.path.join(cwd, path)
+        if not os.path.isdir(cwd):
+            raise click.BadParameter(f"cannot change to '{path}': no such directory", param_hint="-C")
+    ctx.obj = AppContext(cwd=os.path.normpath(cwd), verbose=verbose, quiet=quiet)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry: run click, turn expected failures into one line and an exit code."""
+    verbose = any(arg in ("-v", "--verbose") for arg in (argv if argv is not None else sys.argv[1:]))
+    code: Any
+    try:
+        code = cli.main(args=argv, prog_name="git-gpte", standalone_mode=False)
+    except GpteError as err:
+        if verbose:
+            traceback.print_exc()
+        click.echo(f"git-gpte: error: {err.render()}", err=True)
+        sys.exit(err.exit_code)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        click.echo("git-gpte: interrupted", err=True)
+        sys.exit(Interrupted.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        sys.exit(141)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,83 @@
+"""Branch names derived from prompts, and create-only branch creation.
+
+A branch is created with ``update-ref <ref> <new> <zero>``, which git refuses when the ref
+already exists, so two runs racing for one name cannot overwrite each other's work.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ..errors import BranchExists, GitCommandError, UsageError
+from .repo import Repository
+
+DEFAULT_PREFIX = "gpte/"
+MAX_SLUG = 48
+_STOP_WORDS = {"a", "an", "the", "to", "of", "and", "in", "for", "please"}
+
+
+def slugify(text: str, limit: int = MAX_SLUG) -> str:
+    """``"Add logging to the CLI!"`` -> ``"add-logging-cli"``: ASCII, lower case, hyphens."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    kept = [w for w in words if w not in _STOP_WORDS] or words
+    slug = ""
+    for word in kept:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > limit:
+            break
+        slug = candidate
+    return slug or (kept[0][:limit] if kept else "edit")
+
+
+def branch_from_prompt(prompt: str, prefix: str = DEFAULT_PREFIX) -> str:
+    return f"{prefix}{slugify(prompt)}"
+
+
+def check_branch_name(repo: Repository, name: str) -> str:
+    """The name if git accepts it as a branch name, else a clear error."""
+    try:
+        repo.git_run("check-ref-format", "--branch", name)
+    except GitCommandError:
+        raise UsageError(f"{name!r} is not a valid branch name") from None
+    if name.startswith("-") or name == "HEAD":
+        raise UsageError(f"{name!r} is not a valid branch name")
+    return name
+
+
+def unique_branch(repo: Repository, name: str) -> str:
+    """``name``, or ``name-2``, ``name-3``… whichever does not exist yet."""
+    check_branch_name(repo, name)
+    candidate, n = name, 1
+    while repo.ref_exists(f"refs/heads/{candidate}") or _blocked_by_prefix(repo, candidate):
+        n += 1
+        candidate = f"{name}-{n}"
+    return candidate
+
+
+def _blocked_by_prefix(repo: Repository, name: str) -> bool:
+    """True when a branch ``a`` exists and ``name`` is ``a/b`` (or the reverse): a D/F clash."""
+    parts = name.split("/")
+    for i in range(1, len(parts)):
+        if repo.ref_exists("refs/heads/" + "/".join(parts[:i])):
+            return True
+    return bool(repo.git_run("for-each-ref", "--count=1", "--format=%(refname)", f"refs/heads/{name}/"))
+
+
+def create_branch(repo: Repository, name: str, commit: str, reason: str = "git-gpte") -> str:
+    """Point a new branch at ``commit``; fail, changing nothing, if the branch exists."""
+    check_branch_name(repo, name)
+    ref = f"refs/heads/{name}"
+    if repo.ref_exists(ref) or _blocked_by_prefix(repo, name):
+        raise BranchExists(
+            f"branch {name!r} already exists", hint="choose another with --branch, or delete it"
+        )
+    zero = "0" * len(commit)
+    try:
+        repo.git_run("update-ref", "-m", reason, ref, commit, zero)
+    except GitCommandError as exc:
+        if repo.ref_exists(ref):
+            raise BranchExists(f"branch {name!r} already exists") from None
+        raise exc
+    return name

@@ -1,0 +1,88 @@
+"""Hermetic environment for every test: a temporary HOME, no system git config, fixed
+identity and dates, no API keys or GitHub variables leaking in from the machine."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.gitrepo import Snapshot, make_repo
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+_LEAKY_PREFIXES = ("OPENAI_", "ANTHROPIC_", "AZURE_OPENAI_", "GITHUB_", "GIT_", "GPTE_", "RUNNER_")
+_LEAKY_NAMES = ("MODEL_NAME", "LOCAL_MODEL", "GH_TOKEN", "EDITOR", "VISUAL", "CI")
+
+
+@pytest.fixture(autouse=True)
+def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    for name in list(os.environ):
+        if name.startswith(_LEAKY_PREFIXES) or name in _LEAKY_NAMES:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00+0000")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00+0000")
+    monkeypatch.setenv("GIT_EDITOR", "false")
+    monkeypatch.setenv("NO_COLOR", "1")
+    # The venv's scripts (git-gpte) must be on PATH so `git gpte` finds them.
+    bindir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+    )
+    return home
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with a small Python project committed on ``main``."""
+    return make_repo(
+        tmp_path / "repo",
+        {
+            "README.md": "# demo\n",
+            "src/app.py": "def main():\n    print('hello')\n\n\nif __name__ == '__main__':\n    main()\n",
+        },
+    )
+
+
+@pytest.fixture
+def snapshot() -> type[Snapshot]:
+    return Snapshot
+
+
+def run_gpte(
+    *args: str,
+    cwd: Path | str,
+    input: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed CLI as a git subcommand, as a user would (``git gpte ...``)."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    data = input.decode() if isinstance(input, bytes) else input
+    return subprocess.run(
+        ["git", "gpte", *args],
+        cwd=cwd,
+        input=data if data is not None else "",
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture
+def gpte() -> Iterator[object]:
+    yield run_gpte

@@ -1,0 +1,1 @@
+"""Shared test machinery: hermetic git repositories, the checkout invariant, CLI runner."""
