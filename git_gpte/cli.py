@@ -84,13 +84,17 @@ def cli(ctx: click.Context, paths: tuple[str, ...], verbose: bool, quiet: bool) 
     for path in paths:
         cwd = os.path.join(cwd, path)
         if not os.path.isdir(cwd):
-            raise click.BadParameter(f"cannot change to '{path}': no such directory", param_hint="-C")
+            raise click.BadParameter(
+                f"cannot change to '{path}': no such directory", param_hint="-C"
+            )
     ctx.obj = AppContext(cwd=os.path.normpath(cwd), verbose=verbose, quiet=quiet)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry: run click, turn expected failures into one line and an exit code."""
-    verbose = any(arg in ("-v", "--verbose") for arg in (argv if argv is not None else sys.argv[1:]))
+    verbose = any(
+        arg in ("-v", "--verbose") for arg in (argv if argv is not None else sys.argv[1:])
+    )
     code: Any
     try:
         code = cli.main(args=argv, prog_name="git-gpte", standalone_mode=False)

@@ -21,7 +21,7 @@ from .errors import ConfigError
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]
 
 
 def read_git_config(cwd: str | os.PathLike[str]) -> dict[str, str]:

@@ -49,7 +49,9 @@ def repo(tmp_path: Path) -> Path:
         tmp_path / "repo",
         {
             "README.md": "# demo\n",
-            "src/app.py": "def main():\n    print('hello')\n\n\nif __name__ == '__main__':\n    main()\n",
+            "src/app.py": (
+                "def main():\n    print('hello')\n\n\nif __name__ == '__main__':\n    main()\n"
+            ),
         },
     )
 

@@ -62,7 +62,9 @@ def _blocked_by_prefix(repo: Repository, name: str) -> bool:
     for i in range(1, len(parts)):
         if repo.ref_exists("refs/heads/" + "/".join(parts[:i])):
             return True
-    return bool(repo.git_run("for-each-ref", "--count=1", "--format=%(refname)", f"refs/heads/{name}/"))
+    return bool(
+        repo.git_run("for-each-ref", "--count=1", "--format=%(refname)", f"refs/heads/{name}/")
+    )
 
 
 def create_branch(repo: Repository, name: str, commit: str, reason: str = "git-gpte") -> str:

@@ -115,7 +115,11 @@ def build_commit(
     """
     name, email = identity or repo.identity()
     tree = build_tree(repo, base, changes)
-    if base is not None and not allow_empty and tree == repo.git_run("rev-parse", f"{base}^{{tree}}"):
+    if (
+        base is not None
+        and not allow_empty
+        and tree == repo.git_run("rev-parse", f"{base}^{{tree}}")
+    ):
         raise EditError("the edits change nothing: the result is identical to the base commit")
     fd, msg_path = tempfile.mkstemp(prefix="msg-", dir=repo.state_dir())
     try:

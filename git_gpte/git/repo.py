@@ -146,7 +146,9 @@ class Repository:
                 hint="commit something first, or use 'git gpte init' to start a project",
             )
         try:
-            return self.git_run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+            return self.git_run(
+                "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
+            )
         except GitCommandError:
             raise UsageError(f"not a commit: {rev!r}") from None
 
@@ -201,7 +203,9 @@ class Repository:
         name = os.environ.get("GIT_AUTHOR_NAME") or self.config_get("user.name")
         email = os.environ.get("GIT_AUTHOR_EMAIL") or self.config_get("user.email")
         if not name or not email:
-            missing = " and ".join(k for k, v in (("user.name", name), ("user.email", email)) if not v)
+            missing = " and ".join(
+                k for k, v in (("user.name", name), ("user.email", email)) if not v
+            )
             raise MissingIdentity(
                 f"git does not know who you are: {missing} not set",
                 hint=f'git config --global {missing.split(" and ")[0]} "..."',

@@ -14,17 +14,16 @@ from pathlib import Path
 
 
 def git(cwd: Path | str, *args: str, input: bytes | None = None, check: bool = True) -> str:
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, input=input, capture_output=True, check=False
-    )
+    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, check=False)
     if check and proc.returncode != 0:
-        raise AssertionError(
-            f"git {' '.join(args)} failed ({proc.returncode}): {proc.stderr.decode(errors='replace')}"
-        )
+        stderr = proc.stderr.decode(errors="replace")
+        raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}): {stderr}")
     return proc.stdout.decode("utf-8", "replace")
 
 
-def make_repo(path: Path, files: dict[str, str | bytes] | None = None, *, message: str = "initial") -> Path:
+def make_repo(
+    path: Path, files: dict[str, str | bytes] | None = None, *, message: str = "initial"
+) -> Path:
     """A repository at ``path`` on branch ``main`` with ``files`` committed (if any)."""
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", "-b", "main")
@@ -91,7 +90,9 @@ class Snapshot:
         """Fail unless the checkout is byte-identical and only ``new_branches`` were added."""
         after = Snapshot.take(repo)
         assert after.index == self.index, "the index file changed"
-        assert after.status == self.status, f"git status changed:\n{self.status}\n---\n{after.status}"
+        assert after.status == self.status, (
+            f"git status changed:\n{self.status}\n---\n{after.status}"
+        )
         assert after.head == self.head, "HEAD moved"
         assert after.branch == self.branch, "the current branch changed"
         assert after.worktree == self.worktree, "files in the work tree changed"
