@@ -63,41 +63,31 @@ def identity_env(name: str, email: str) -> dict[str, str]:
 
 def build_tree(repo: Repository, base: str | None, changes: Sequence[FileChange]) -> str:
     """The tree of ``base`` with ``changes`` applied, via a temporary index file."""
-    state = repo.state_dir()
-    fd, index_path = tempfile.mkstemp(prefix="index-", dir=state)
-    os.close(fd)
-    os.unlink(index_path)  # git wants to create it itself
-    info_path = index_path + ".info"
-    env = {"GIT_INDEX_FILE": index_path}
-    try:
-        if base is None:
-            repo.git_run("read-tree", "--empty", env=env)
+    modes: dict[str, str] = {}
+    if base is not None and changes:
+        wanted = tuple(f":(literal){c.path}" for c in changes)
+        modes = {e.path: e.mode for e in repo.tree_entries(base, wanted)}
+    records = []
+    for change in changes:
+        if change.content is None:
+            records.append(f"0 {ZERO_OID}\t{change.path}\0")
+            continue
+        if change.executable is None:
+            mode = modes.get(change.path, MODE_FILE)
+            if mode not in (MODE_FILE, MODE_EXECUTABLE):
+                mode = MODE_FILE
         else:
-            repo.git_run("read-tree", base, env=env)
-        modes = {}
-        if base is not None:
-            wanted = tuple(f":(literal){c.path}" for c in changes)
-            modes = {e.path: e.mode for e in repo.tree_entries(base, wanted)} if wanted else {}
-        records = []
-        for change in changes:
-            if change.content is None:
-                records.append(f"0 {ZERO_OID}\t{change.path}\0")
-                continue
-            if change.executable is None:
-                mode = modes.get(change.path, MODE_FILE)
-                if mode not in (MODE_FILE, MODE_EXECUTABLE):
-                    mode = MODE_FILE
-            else:
-                mode = MODE_EXECUTABLE if change.executable else MODE_FILE
-            records.append(f"{mode} {repo.write_blob(change.content)}\t{change.path}\0")
-        with open(info_path, "wb") as handle:
-            handle.write("".join(records).encode("utf-8"))
-        repo.git_run("update-index", "-z", "--index-info", env=env, stdin_path=info_path)
-        return repo.git_run("write-tree", env=env)
-    finally:
-        for path in (index_path, info_path, index_path + ".lock"):
-            if os.path.exists(path):
-                os.unlink(path)
+            mode = MODE_EXECUTABLE if change.executable else MODE_FILE
+        records.append(f"{mode} {repo.write_blob(change.content)}\t{change.path}\0")
+    with repo.temporary_index(base) as env:
+        info_path = env["GIT_INDEX_FILE"] + ".info"
+        try:
+            with open(info_path, "wb") as handle:
+                handle.write("".join(records).encode("utf-8"))
+            repo.git_run("update-index", "-z", "--index-info", env=env, stdin_path=info_path)
+            return repo.git_run("write-tree", env=env)
+        finally:
+            os.unlink(info_path)
 
 
 def build_commit(

@@ -9,7 +9,9 @@ this module writes to the user's index, work tree or HEAD.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -191,6 +193,28 @@ class Repository:
         path = (self.root / common).resolve() / "gpte"
         path.mkdir(parents=True, exist_ok=True)
         return path
+
+    @contextmanager
+    def temporary_index(self, tree: str | None) -> Iterator[dict[str, str]]:
+        """An index file inside ``.git/gpte/`` loaded from ``tree`` (None: empty).
+
+        Yields the environment that points git at it; the file is removed afterwards, even on
+        error. The user's own index is never read or written.
+        """
+        fd, index_path = tempfile.mkstemp(prefix="index-", dir=self.state_dir())
+        os.close(fd)
+        os.unlink(index_path)  # git wants to create it itself
+        env = {"GIT_INDEX_FILE": index_path}
+        try:
+            if tree is None:
+                self.git_run("read-tree", "--empty", env=env)
+            else:
+                self.git_run("read-tree", tree, env=env)
+            yield env
+        finally:
+            for path in (index_path, index_path + ".lock"):
+                if os.path.exists(path):
+                    os.unlink(path)
 
     def config_get(self, key: str) -> str | None:
         try:
