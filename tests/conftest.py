@@ -88,3 +88,12 @@ def run_gpte(
 @pytest.fixture
 def gpte() -> Iterator[object]:
     yield run_gpte
+
+
+@pytest.fixture
+def llm_server() -> Iterator[object]:
+    """A scripted OpenAI/Azure/Anthropic server on 127.0.0.1 (tests/helpers/llm_server.py)."""
+    from tests.helpers.llm_server import LLMServer
+
+    with LLMServer() as server:
+        yield server
