@@ -1,0 +1,151 @@
+"""Which files are sent to the model.
+
+The tracked files at the base commit, narrowed by git pathspecs (full pathspec syntax: globs,
+``:(exclude)`` and friends, matched by ``git ls-files`` on a temporary index of the base tree),
+minus what must never leave the machine by accident: binary and non-UTF-8 files (never, even
+when named), files over the size limit and files that look like secrets (unless named
+explicitly), submodules and symlinks, and whatever ``.gpteignore`` (gitignore syntax) excludes.
+Every file left out is reported with its reason, so nothing is skipped silently.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..errors import GitCommandError, UsageError
+from ..git.repo import Repository, TreeEntry, decode_text
+
+DEFAULT_MAX_FILE_BYTES = 200_000
+
+# Base names that usually hold credentials (rule 5: never sent unless named explicitly).
+SECRET_PATTERNS = (
+    ".env",
+    ".env.*",
+    "*.env",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    "credentials",
+    "credentials.*",
+    "*credentials*.json",
+    "secrets.*",
+    "*.secret",
+    "*.secrets",
+)
+
+_GLOB_CHARS = set("*?[")
+
+
+def looks_secret(path: str) -> bool:
+    name = posixpath.basename(path).lower()
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_PATTERNS)
+
+
+@dataclass
+class Selection:
+    """The files to send (path -> text) and the ones left out (path -> reason)."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    entries: dict[str, TreeEntry] = field(default_factory=dict)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(len(text.encode("utf-8")) for text in self.files.values())
+
+
+def to_top_pathspecs(repo: Repository, cwd: str, pathspecs: Sequence[str]) -> list[str]:
+    """Pathspecs as typed in ``cwd``, rewritten relative to the repository root."""
+    prefix = os.path.relpath(os.path.realpath(cwd), os.path.realpath(repo.root))
+    out = []
+    for spec in pathspecs:
+        if spec.startswith(":") or prefix == ".":
+            out.append(spec)
+        elif prefix.startswith(".."):
+            raise UsageError(f"pathspec {spec!r}: the current directory is outside the repository")
+        else:
+            out.append(posixpath.normpath(posixpath.join(prefix.replace(os.sep, "/"), spec)))
+    return out
+
+
+def explicit_paths(pathspecs: Sequence[str]) -> set[str]:
+    """Pathspecs that name one file literally (no glob, no magic): the user asked for them."""
+    return {p for p in pathspecs if not p.startswith(":") and not (_GLOB_CHARS & set(p))}
+
+
+def _ls_files(repo: Repository, env: dict[str, str], *args: str) -> list[str]:
+    out = repo.git_run("ls-files", "-z", "--full-name", *args, env=env, strip=False)
+    return [p for p in out.split("\0") if p]
+
+
+def select_files(
+    repo: Repository,
+    base: str,
+    pathspecs: Sequence[str] = (),
+    *,
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> Selection:
+    """Choose the files of ``base`` to send; ``pathspecs`` are relative to the repository root."""
+    selection = Selection()
+    named = explicit_paths(pathspecs)
+    all_entries = {e.path: e for e in repo.tree_entries(base)}
+    with repo.temporary_index(base) as env:
+        if pathspecs:
+            try:
+                wanted = _ls_files(repo, env, "--error-unmatch", "--", *pathspecs)
+            except GitCommandError as exc:
+                unmatched = str(exc).split("error: ", 1)[-1]
+                raise UsageError(
+                    f"pathspec did not match any tracked file at {base[:12]}: {unmatched}"
+                ) from None
+        else:
+            wanted = list(all_entries)
+        ignored: set[str] = set()
+        gpteignore = repo.root / ".gpteignore"
+        if gpteignore.is_file():
+            ignored = set(
+                _ls_files(repo, env, "-c", "-i", f"--exclude-from={gpteignore}", "--", *pathspecs)
+            )
+    for path in sorted(set(wanted)):
+        entry = all_entries.get(path)
+        if entry is None:
+            continue
+        if not entry.is_regular:
+            selection.skipped[path] = "symlink or submodule"
+            continue
+        if path in ignored and path not in named:
+            selection.skipped[path] = "excluded by .gpteignore"
+            continue
+        if looks_secret(path) and path not in named:
+            selection.skipped[path] = "looks like a secret (name it explicitly to send it)"
+            continue
+        if entry.size > max_bytes and path not in named:
+            selection.skipped[path] = f"{entry.size:,} bytes, over the {max_bytes:,}-byte limit"
+            continue
+        text = decode_text(repo.read_blob(entry.sha))
+        if text is None:
+            selection.skipped[path] = "binary or not UTF-8"
+            continue
+        selection.files[path] = text
+        selection.entries[path] = entry
+    if not selection.files:
+        if selection.skipped:
+            reasons = "; ".join(f"{p}: {r}" for p, r in list(selection.skipped.items())[:5])
+            raise UsageError(f"no file left to send ({reasons})")
+        raise UsageError("no file to send: the selection is empty")
+    return selection
