@@ -1,0 +1,203 @@
+"""Running one process tree with a deadline, bounded capture, and nothing left behind.
+
+The program runs in a new session (so its own process group, away from the terminal's Ctrl-C)
+with stdin closed and stdout+stderr merged into one pipe. On timeout the whole group gets
+SIGTERM, then SIGKILL after a grace period — children and grandchildren too. When the main
+process exits on its own, whatever it left running in its group is stopped the same way, so a
+backgrounded server does not outlive the temporary worktree. On Ctrl-C (or any error) the group
+is killed before the exception goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import RunError
+from .capture import DEFAULT_MAX_OUTPUT_BYTES, TailBuffer
+
+OutputCallback = Callable[[bytes], None]
+
+DEFAULT_KILL_GRACE = 3.0
+_CHUNK = 65536
+# How long a pipe held open by a leftover child is read after the main process has exited.
+_IDLE_AFTER_EXIT = 0.2
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    exit_code: int
+    timed_out: bool
+    duration: float
+    output_tail: str
+    output_bytes: int
+    truncated: bool
+    omitted_lines: int
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    timeout: float,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    kill_grace: float = DEFAULT_KILL_GRACE,
+    on_output: OutputCallback | None = None,
+    on_kill: Callable[[], None] | None = None,
+) -> ProcessOutcome:
+    """Run ``argv`` (no shell involved) and wait for it, at most ``timeout`` seconds.
+
+    ``on_output`` sees every chunk as it arrives (for live display); ``on_kill`` runs before the
+    group is killed (the Docker environment stops its container there).
+    """
+    if timeout <= 0:
+        raise RunError(f"the timeout must be positive, got {timeout}")
+    capture = TailBuffer(max_output_bytes)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=Path(cwd),
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        raise RunError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    pgid = proc.pid  # session leader: its pid is the group id
+    timed_out = False
+    try:
+        deadline = start + timeout
+        eof = False
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([fd], [], [], min(remaining, _IDLE_AFTER_EXIT))
+            if ready:
+                chunk = os.read(fd, _CHUNK)
+                if not chunk:
+                    eof = True
+                    break
+                _deliver(capture, chunk, on_output)
+            elif proc.poll() is not None:
+                break  # the main process is gone; something it started holds the pipe
+        if timed_out and on_kill is not None:
+            on_kill()
+        # Timed out: stop everything. Finished: stop whatever it left running.
+        _stop_group(pgid, proc, kill_grace)
+        if not eof:
+            _drain(fd, capture, on_output)
+        exit_code = proc.wait()
+    except BaseException:
+        if on_kill is not None:
+            with contextlib.suppress(Exception):  # best effort while already failing
+                on_kill()
+        _signal_group(pgid, signal.SIGKILL)
+        proc.wait()
+        raise
+    finally:
+        proc.stdout.close()
+    duration = time.monotonic() - start
+    text, omitted = capture.result()
+    return ProcessOutcome(
+        exit_code=exit_code,
+        timed_out=timed_out,
+        duration=duration,
+        output_tail=text,
+        output_bytes=capture.total_bytes,
+        truncated=capture.truncated,
+        omitted_lines=omitted,
+    )
+
+
+def _deliver(capture: TailBuffer, chunk: bytes, on_output: OutputCallback | None) -> None:
+    capture.feed(chunk)
+    if on_output is not None:
+        on_output(chunk)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> bool:
+    """Send ``sig`` to the group; False when no process is left in it."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a member changed user (setuid); nothing to do
+        return False
+    return True
+
+
+def _group_alive(pgid: int, proc: subprocess.Popen[bytes]) -> bool:
+    """True while a live (non-zombie) process remains in the group.
+
+    Orphaned members are re-parented to init, which in a container may never reap them; a
+    zombie holds nothing, so on Linux ``/proc`` is consulted to ignore them instead of waiting
+    out the grace period.
+    """
+    proc.poll()  # reap the leader so it does not count as a member
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return _live_member_in_proc(pgid)
+
+
+def _live_member_in_proc(pgid: int) -> bool:
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True  # no /proc: trust killpg
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ..." — comm may hold spaces or parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def _stop_group(pgid: int, proc: subprocess.Popen[bytes], grace: float) -> None:
+    """SIGTERM to the group, SIGKILL to whatever is still there after ``grace`` seconds."""
+    if not _group_alive(pgid, proc):
+        return
+    _signal_group(pgid, signal.SIGTERM)
+    end = time.monotonic() + grace
+    while time.monotonic() < end:
+        if not _group_alive(pgid, proc):
+            return
+        time.sleep(0.05)
+    _signal_group(pgid, signal.SIGKILL)
+
+
+def _drain(fd: int, capture: TailBuffer, on_output: OutputCallback | None) -> None:
+    """Read what is left in the pipe without waiting on a writer that escaped the group."""
+    end = time.monotonic() + 1.0
+    while time.monotonic() < end:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if not ready:
+            return
+        chunk = os.read(fd, _CHUNK)
+        if not chunk:
+            return
+        _deliver(capture, chunk, on_output)

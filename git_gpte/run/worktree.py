@@ -1,0 +1,106 @@
+"""A throw-away checkout of one commit, so the program under test never sees the user's files.
+
+``git worktree add --detach`` into a fresh temporary directory, locked while in use so a
+concurrent ``git worktree prune`` leaves it alone; afterwards ``git worktree remove --force``,
+the directory deleted, and ``git worktree prune`` — also when the run fails, raises, or is
+interrupted with Ctrl-C. Hooks are disabled for the checkout: creating a scratch worktree is
+not a checkout the user's ``post-checkout`` hook was written for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import GitCommandError, RunError
+from ..git.repo import Repository
+
+_NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+
+
+@contextlib.contextmanager
+def temporary_worktree(repo: Repository, commit: str) -> Iterator[Path]:
+    """Yield the path of a detached worktree of ``commit``; remove every trace afterwards."""
+    parent = Path(tempfile.mkdtemp(prefix="gpte-run-"))
+    path = parent / f"wt-{commit[:12]}"
+    try:
+        repo.git_run(
+            *_NO_HOOKS,
+            "worktree",
+            "add",
+            "--detach",
+            "--lock",
+            "--reason",
+            "git-gpte run in progress",
+            str(path),
+            commit,
+        )
+    except GitCommandError as exc:
+        _remove_tree(parent)
+        _prune(repo)
+        raise RunError(
+            f"cannot create a temporary worktree of {commit[:12]}: {exc.message}"
+        ) from None
+    try:
+        yield path
+    finally:
+        with _sigint_deferred():
+            remove_worktree(repo, path)
+            _remove_tree(parent)
+
+
+def remove_worktree(repo: Repository, path: Path) -> None:
+    """Unregister and delete one worktree, falling back to deleting it by hand and pruning."""
+    try:
+        # Twice --force: the worktree is locked, and the run may have left untracked files.
+        repo.git_run("worktree", "remove", "--force", "--force", str(path))
+    except GitCommandError:
+        _remove_tree(path)
+    _prune(repo)
+
+
+def _prune(repo: Repository) -> None:
+    with contextlib.suppress(GitCommandError):
+        repo.git_run("worktree", "prune")
+
+
+def _remove_tree(path: Path) -> None:
+    """``rm -rf``, including read-only files and directories a build may have left."""
+
+    def make_writable(func: Callable[..., Any], target: str, _exc: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(target), stat.S_IRWXU)
+            os.chmod(target, stat.S_IRWXU)
+            func(target)
+
+    if path.exists() or path.is_symlink():
+        shutil.rmtree(path, onerror=make_writable)
+
+
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold a second Ctrl-C back until cleanup is done, then deliver it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[Any] = []
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+    except ValueError:  # pragma: no cover - not the main interpreter
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if pending:
+            raise KeyboardInterrupt
