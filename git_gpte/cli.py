@@ -21,6 +21,7 @@ from .errors import GpteError, Interrupted
 
 # name -> (module in git_gpte.commands, one-line help shown in the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("run", "Run a commit's entrypoint in a temporary worktree, with a timeout."),
     "sysinfo": ("sysinfo", "Print system information for bug reports."),
 }
 
