@@ -40,6 +40,7 @@ class _Streamer:
         self.limit = limit
         self.written = 0
         self.cut = False
+        self.at_line_start = True
 
     def __call__(self, chunk: bytes) -> None:
         if self.cut:
@@ -51,6 +52,8 @@ class _Streamer:
         self.out.write(chunk)
         self.out.flush()
         self.written += len(chunk)
+        if chunk:
+            self.at_line_start = chunk.endswith(b"\n")
         if self.cut:
             click.echo(
                 "\n[git-gpte: output is too long to stream; its end is shown when the run ends]",
@@ -156,7 +159,9 @@ def _show_end(app: AppContext, result: RunResult, streamer: _Streamer | None) ->
     if streamer is None or app.quiet:
         return
     if streamer.cut:
-        click.echo(result.output_excerpt(), nl=False)
-        click.echo()
+        excerpt = result.output_excerpt()
+        click.echo(
+            ("" if streamer.at_line_start else "\n") + excerpt, nl=not excerpt.endswith("\n")
+        )
     elif result.output_bytes and not result.output_tail.endswith("\n"):
         click.echo()

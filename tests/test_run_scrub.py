@@ -1,0 +1,75 @@
+"""Which environment variables the program under test never sees."""
+
+from __future__ import annotations
+
+import pytest
+
+from git_gpte.run import is_secret_name, parse_name_list, scrub_environment
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "AZURE_OPENAI_API_KEY",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+        "ACTIONS_CACHE_URL",
+        "NPM_TOKEN",
+        "NODE_AUTH_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "STRIPE_API_KEY",
+        "MYSQL_ROOT_PASSWORD",
+        "DBPASSWORD",
+        "CLIENT_SECRET",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "SSH_AUTH_SOCK",
+        "GIT_DIR",
+        "GIT_INDEX_FILE",
+    ],
+)
+def test_secret_names_are_scrubbed(name: str) -> None:
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PATH",
+        "HOME",
+        "PWD",
+        "LANG",
+        "TOKENIZERS_PARALLELISM",
+        "KEYBOARD",
+        "GITHUB_SHA",
+        "CI",
+        "TERM",
+    ],
+)
+def test_ordinary_names_are_kept(name: str) -> None:
+    assert not is_secret_name(name)
+
+
+def test_scrub_environment_removes_builtins_and_user_patterns() -> None:
+    env = {
+        "PATH": "/bin",
+        "OPENAI_API_KEY": "sk-1",
+        "MY_CORP_THING": "x",
+        "INTERNAL_A": "y",
+        "INTERNAL": "kept: the pattern needs the underscore",
+    }
+    kept, removed = scrub_environment(env, parse_name_list("MY_CORP_THING, INTERNAL_*"))
+    assert kept == {"PATH": "/bin", "INTERNAL": "kept: the pattern needs the underscore"}
+    assert removed == ["INTERNAL_A", "MY_CORP_THING", "OPENAI_API_KEY"]
+
+
+def test_parse_name_list_accepts_commas_and_spaces() -> None:
+    assert parse_name_list(" A,B  C,\n D ,") == ("A", "B", "C", "D")
+    assert parse_name_list("") == ()
+    assert parse_name_list(None) == ()
