@@ -30,6 +30,8 @@ from git_gpte.run import is_secret_name, parse_name_list, scrub_environment
         "CLIENT_SECRET",
         "GOOGLE_APPLICATION_CREDENTIALS",
         "SSH_AUTH_SOCK",
+        "GITHUB_ENV",
+        "GITHUB_OUTPUT",
         "GIT_DIR",
         "GIT_INDEX_FILE",
     ],

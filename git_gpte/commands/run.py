@@ -125,7 +125,8 @@ def command(
             result = run_commit(repo, commit, options, on_output=streamer)
     finally:
         if stop_token:
-            click.echo(f"\n::{stop_token}::")
+            start = "" if streamer is None or streamer.at_line_start else "\n"
+            click.echo(f"{start}::{stop_token}::")
     _show_end(app, result, streamer)
     if not result.success:
         raise RunError(result.summary())

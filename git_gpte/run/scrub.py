@@ -4,6 +4,7 @@ Code written by an LLM runs here, so credentials must not reach it: LLM keys, Gi
 the Actions runtime tokens (which can mint OIDC tokens or write to the cache), generic
 ``*_TOKEN``/``*_SECRET``/``*PASSWORD*``/``*_API_KEY`` variables, the SSH agent socket, and the
 ``GIT_*`` variables that would point git inside the script at the user's repository or index.
+The Actions command files (``GITHUB_ENV``, ``GITHUB_OUTPUT``, ...) are removed too.
 Users add their own names (or ``fnmatch`` patterns) with ``git config gpte.scrubEnv``.
 """
 
@@ -25,6 +26,13 @@ SCRUBBED_NAMES = frozenset(
         "GH_ENTERPRISE_TOKEN",
         "GITHUB_ENTERPRISE_TOKEN",
         "SSH_AUTH_SOCK",
+        # Files a GitHub Actions step writes to change later steps (GITHUB_ENV can set
+        # LD_PRELOAD or NODE_OPTIONS for them): untrusted code must not be pointed at them.
+        "GITHUB_ENV",
+        "GITHUB_PATH",
+        "GITHUB_OUTPUT",
+        "GITHUB_STATE",
+        "GITHUB_STEP_SUMMARY",
         "GIT_ASKPASS",
         "SSH_ASKPASS",
         # Would redirect git commands in the script to the user's repository or index.
