@@ -100,6 +100,14 @@ class LLMError(GpteError):
     exit_code = 5
 
 
+class ReplyTruncated(LLMError):
+    """The reply stopped at the output-token limit; ``partial`` holds what arrived."""
+
+    def __init__(self, message: str, *, partial: str = "", hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.partial = partial
+
+
 class EditError(GpteError):
     """The reply held no usable edit, or none of its edits could be placed."""
 

@@ -1,0 +1,73 @@
+"""The LLM layer: which model, how to reach it, what it said, what it cost, and the record.
+
+Public API (everything a pipeline needs; importing this package does not import any SDK)::
+
+    from git_gpte.llm import resolve_model, LLM, RunLog, estimate_tokens
+
+    info = resolve_model(flag_or_None, settings)   # ModelInfo; ConfigError for an unknown model
+    n, exact = estimate_tokens(messages, info.name) # exact=False: a character-based estimate
+    log = RunLog(repo.state_dir())                  # .git/gpte/runs.sqlite
+    with log.start("improve", prompt=p, model=info.name, base=sha) as run:
+        llm = LLM(info, settings, console=console, cache=False, state_dir=repo.state_dir(), run=run)
+        reply = llm.ask([{"role": "system", "content": s}, {"role": "user", "content": u}],
+                        images=["shot.png"])
+        reply.text, reply.tokens_in, reply.tokens_out, reply.cost_usd, reply.finish_reason
+        llm.totals.tokens_in, llm.totals.tokens_out, llm.totals.cost_usd, llm.totals.calls
+        run.finish("ok", branch="gpte/x", commit=sha, detail="...")
+
+- ``ModelInfo``: ``name``, ``provider`` (openai | azure | anthropic | openai-compatible),
+  ``supports_images`` (None = unknown), ``context_tokens``, ``max_output_tokens``, ``price``
+  (:class:`Price` or None), ``base_url``, ``api_version``, ``known``, ``local``,
+  ``estimate_cost(tokens_in, tokens_out)``, ``describe()``.
+- ``LLM(info, settings, *, console=None, cache=None, state_dir=None, run=None, stream=None,
+  temperature=None, max_tokens=None)``: raises ConfigError naming the key variable when it is
+  missing (not for local/compatible servers). ``cache``/``stream`` default to ``GPTE_CACHE`` /
+  ``GPTE_STREAM``.
+- ``LLM.ask(messages, images=()) -> Reply(text, tokens_in, tokens_out, cost_usd, finish_reason,
+  cached, usage_exact, attempts, elapsed)``. Raises ``LLMError`` (network, exhausted retries,
+  4xx with the provider's message, content filter), ``ReplyTruncated`` (an LLMError with
+  ``.partial``) when the reply hit the output limit, ``UsageError`` for unusable images.
+  KeyboardInterrupt propagates after the exchange is logged and ``run`` is finished as
+  ``interrupted``.
+- ``RunLog(state_dir)``: ``start(command, *, prompt, model, provider, base, meta) -> Run``;
+  ``list(limit=None)``; ``get(id_or_prefix) -> RunRecord`` (with ``exchanges``); ``latest()``.
+- ``Run``: ``id`` (12 hex), ``update(**fields)``, ``record(Exchange)``, ``finish(outcome, *,
+  branch, commit, detail)`` (first call wins), ``interrupted()``; as a context manager it finishes
+  ``ok`` / ``interrupted`` / ``llm-error`` / ``config-error`` / ``error`` by how the block ended.
+"""
+
+from __future__ import annotations
+
+from .client import LLM, Reply, Totals, api_key, format_cost
+from .models import (
+    DEFAULT_MODEL,
+    KNOWN_MODELS,
+    ModelInfo,
+    Price,
+    configured_model,
+    resolve_model,
+)
+from .runlog import Exchange, Run, RunLog, RunRecord, outcome_for
+from .tokens import count_text, estimate_tokens, format_tokens
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "KNOWN_MODELS",
+    "LLM",
+    "Exchange",
+    "ModelInfo",
+    "Price",
+    "Reply",
+    "Run",
+    "RunLog",
+    "RunRecord",
+    "Totals",
+    "api_key",
+    "configured_model",
+    "count_text",
+    "estimate_tokens",
+    "format_cost",
+    "format_tokens",
+    "outcome_for",
+    "resolve_model",
+]

@@ -1,0 +1,382 @@
+"""``LLM.ask``: one model call, streamed, retried, cached, counted and logged.
+
+The one place that knows the order of things: check images, estimate, look in the cache, call
+the provider (retrying what can be retried), turn usage into cost, record the exchange in the run,
+add to the totals. Failures become :class:`~git_gpte.errors.LLMError` with the provider's own
+message; Ctrl-C is recorded (the exchange so far, the run as interrupted) and re-raised.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..errors import ConfigError, LLMError, ReplyTruncated, UsageError
+from ..ui import Console
+from .cache import CachedReply, ResponseCache, cache_key
+from .images import Image, load_image
+from .models import ANTHROPIC, AZURE, COMPATIBLE, ModelInfo
+from .providers import Completion, Provider, ProviderFailure, Request, make_provider
+from .retry import RetryClock, RetryPolicy
+from .runlog import Exchange, Run
+from .tokens import count_text, estimate_tokens, format_tokens
+
+DEFAULT_TEMPERATURE = 0.1  # gpt-engineer's: low, for code
+DEFAULT_TIMEOUT = 120.0  # seconds per network read; a streamed reply may take longer in total
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A complete reply and what it cost."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None  # None when the model's price is unknown; 0.0 for a cache hit
+    finish_reason: str | None
+    cached: bool = False
+    usage_exact: bool = True  # False when the API sent no usage and tokens were estimated
+    attempts: int = 1
+    elapsed: float = 0.0
+
+
+@dataclass
+class Totals:
+    """What a sequence of calls spent: each call's own usage, summed (cache hits add nothing)."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = 0.0  # None once any paid call had no known price
+    calls: int = 0
+    cached_calls: int = 0
+    exact: bool = True
+
+    def add(self, reply: Reply) -> None:
+        self.calls += 1
+        if reply.cached:
+            self.cached_calls += 1
+            return
+        self.tokens_in += reply.tokens_in
+        self.tokens_out += reply.tokens_out
+        self.exact = self.exact and reply.usage_exact
+        if reply.cost_usd is None or self.cost_usd is None:
+            self.cost_usd = None
+        else:
+            self.cost_usd += reply.cost_usd
+
+    def describe(self) -> str:
+        mark = "" if self.exact else "~"
+        text = f"{mark}{self.tokens_in:,} tokens in, {mark}{self.tokens_out:,} out"
+        if self.cost_usd is not None:
+            text += f", {format_cost(self.cost_usd)}"
+        return text
+
+
+def format_cost(cost: float | None) -> str:
+    if cost is None:
+        return "cost unknown"
+    return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+
+
+KEY_VARIABLES = {
+    ANTHROPIC: ("ANTHROPIC_API_KEY",),
+    AZURE: ("AZURE_OPENAI_API_KEY", "OPENAI_API_KEY"),
+}
+
+
+def api_key(info: ModelInfo, settings: Settings) -> str:
+    """The key for ``info``'s provider; a local or compatible server does not need one."""
+    names = KEY_VARIABLES.get(info.provider, ("OPENAI_API_KEY",))
+    key = settings.get(env=names)
+    if key:
+        return str(key)
+    if info.provider == COMPATIBLE or info.local:
+        return "not-needed"
+    raise ConfigError(
+        f"{names[0]} is not set; {info.describe()} needs an API key",
+        hint=f"export {names[0]}=... (or use a local model: OPENAI_BASE_URL=... LOCAL_MODEL=1)",
+    )
+
+
+def _number(settings: Settings, default: float, env: str, git: str) -> float:
+    value = settings.get(env=(env,), git=git, default=default)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{env} must be a number, got {value!r}") from None
+
+
+class LLM:
+    """A configured model: ``LLM(info, settings, console=..., run=...).ask(messages)``."""
+
+    def __init__(
+        self,
+        info: ModelInfo,
+        settings: Settings,
+        *,
+        console: Console | None = None,
+        cache: bool | None = None,
+        state_dir: Path | str | None = None,
+        run: Run | None = None,
+        stream: bool | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.info = info
+        self.settings = settings
+        self.console = console or Console(quiet=True)
+        self.run = run
+        self.key = api_key(info, settings)  # fail before any work is done
+        self.policy = RetryPolicy.from_settings(settings)
+        self.timeout = _number(settings, DEFAULT_TIMEOUT, "GPTE_TIMEOUT", "gpte.timeout")
+        self.temperature = (
+            temperature
+            if temperature is not None
+            else _number(settings, DEFAULT_TEMPERATURE, "GPTE_TEMPERATURE", "gpte.temperature")
+        )
+        configured_max = settings.get_int(env=("GPTE_MAX_TOKENS",), git="gpte.maxTokens", default=0)
+        self.max_tokens = max_tokens or configured_max or None
+        self.stream = (
+            stream
+            if stream is not None
+            else settings.get_bool(env=("GPTE_STREAM",), git="gpte.stream", default=True)
+        )
+        use_cache = (
+            cache
+            if cache is not None
+            else settings.get_bool(env=("GPTE_CACHE",), git="gpte.cache", default=False)
+        )
+        if use_cache and state_dir is None:
+            raise UsageError("the response cache needs a repository (it lives in .git/gpte/)")
+        self.cache = ResponseCache(state_dir) if use_cache and state_dir is not None else None
+        self.totals = Totals()
+        self._sleep = sleep
+        self._provider: Provider | None = None
+
+    @property
+    def provider(self) -> Provider:
+        if self._provider is None:
+            self._provider = make_provider(self.info, self.key, self.timeout)
+        return self._provider
+
+    # ------------------------------------------------------------------ the call
+    def ask(
+        self, messages: Sequence[Mapping[str, Any]], images: Sequence[str | Path] = ()
+    ) -> Reply:
+        info = self.info
+        sent = [dict(m) for m in messages]
+        loaded = self._images(images)
+        estimate, exact = estimate_tokens(sent, info.name)
+        if loaded:
+            estimate, exact = estimate + 765 * len(loaded), False
+        if info.context_tokens and estimate > info.context_tokens:
+            self.console.warn(
+                f"the request is {format_tokens(estimate, exact)}, more than {info.name}'s "
+                f"context of {info.context_tokens:,}"
+            )
+        params = {
+            "temperature": self.temperature if info.temperature else None,
+            "max_tokens": self.max_tokens,
+        }
+        key = None
+        if self.cache is not None:
+            key = cache_key(
+                provider=info.provider,
+                base_url=info.base_url,
+                model=info.name,
+                messages=[*sent, {"images": [i.reference() for i in loaded]}],
+                params=params,
+            )
+            hit = self.cache.get(key)
+            if hit is not None:
+                return self._cached(sent, loaded, hit)
+
+        self.console.info(f"asking {info.name} ({format_tokens(estimate, exact)})")
+        request = Request(
+            model=info.name,
+            messages=sent,
+            images=loaded,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            stream=self.stream,
+        )
+        started = time.monotonic()
+        clock = RetryClock(self.policy)
+        partial: list[str] = []
+
+        def on_token(piece: str) -> None:
+            partial.append(piece)
+            self.console.token(piece)
+
+        attempts = 0
+        try:
+            while True:
+                attempts += 1
+                partial.clear()
+                try:
+                    completion = self.provider.complete(request, on_token)
+                    break
+                except ProviderFailure as failure:
+                    if partial:
+                        self.console.end_stream()
+                    delay = clock.next_delay(failure.retry_after) if failure.retryable else None
+                    if delay is None:
+                        raise self._give_up(sent, loaded, failure, attempts, started) from None
+                    self.console.warn(
+                        f"{failure.message}; retrying in {delay:.1f}s "
+                        f"(try {attempts + 1} of {self.policy.max_retries + 1})"
+                    )
+                    self._sleep(delay)
+        except KeyboardInterrupt:
+            self.console.end_stream()
+            self._log(sent, loaded, "".join(partial), None, started, attempts, error="interrupted")
+            if self.run is not None:
+                self.run.interrupted()
+            raise
+
+        reply = self._reply(completion, sent, attempts, started)
+        summary = (
+            f"received {len(reply.text):,} characters: "
+            f"{reply.tokens_in:,} tokens in, {reply.tokens_out:,} out"
+            + (f", {format_cost(reply.cost_usd)}" if reply.cost_usd is not None else "")
+        )
+        self.console.end_stream(summary)
+        self.totals.add(reply)
+        error = None
+        if reply.finish_reason == "length":
+            error = "reply cut off at the output token limit"
+        elif reply.finish_reason == "content_filter":
+            error = "the provider refused to answer (content filter)"
+        self._log(sent, loaded, reply.text, reply, started, attempts, error=error)
+        if reply.finish_reason == "length":
+            raise ReplyTruncated(
+                f"the reply from {info.name} stopped at the output token limit "
+                f"after {reply.tokens_out:,} tokens",
+                partial=reply.text,
+                hint="ask for a smaller change, or raise GPTE_MAX_TOKENS",
+            )
+        if reply.finish_reason == "content_filter":
+            raise LLMError(f"{info.name} refused to answer (content filter)")
+        if key is not None and self.cache is not None:
+            self.cache.put(
+                key,
+                info.provider,
+                info.name,
+                CachedReply(
+                    reply.text,
+                    reply.tokens_in,
+                    reply.tokens_out,
+                    reply.usage_exact,
+                    reply.finish_reason,
+                ),
+            )
+        return reply
+
+    # ------------------------------------------------------------------ helpers
+    def _images(self, paths: Sequence[str | Path]) -> list[Image]:
+        if not paths:
+            return []
+        if self.info.supports_images is False:
+            raise UsageError(
+                f"model {self.info.name!r} does not accept images",
+                hint="use a model that does, e.g. gpt-4o or claude-sonnet-4-5",
+            )
+        return [load_image(path) for path in paths]
+
+    def _reply(
+        self, completion: Completion, sent: list[dict[str, Any]], attempts: int, started: float
+    ) -> Reply:
+        exact = True
+        tokens_in = completion.tokens_in
+        tokens_out = completion.tokens_out
+        if tokens_in is None:
+            tokens_in, _ = estimate_tokens(sent, self.info.name)
+            exact = False
+        if tokens_out is None:
+            tokens_out, _ = count_text(completion.text, self.info.name)
+            exact = False
+        price = self.info.price
+        return Reply(
+            text=completion.text,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            cost_usd=price.cost(tokens_in, tokens_out) if price else None,
+            finish_reason=completion.finish_reason,
+            usage_exact=exact,
+            attempts=attempts,
+            elapsed=time.monotonic() - started,
+        )
+
+    def _cached(self, sent: list[dict[str, Any]], loaded: list[Image], hit: CachedReply) -> Reply:
+        self.console.info(f"using the cached reply from {self.info.name}")
+        self.console.token(hit.text)
+        self.console.end_stream(f"cached reply: {len(hit.text):,} characters")
+        reply = Reply(
+            text=hit.text,
+            tokens_in=hit.tokens_in,
+            tokens_out=hit.tokens_out,
+            cost_usd=0.0,
+            finish_reason=hit.finish_reason,
+            cached=True,
+            usage_exact=hit.usage_exact,
+            attempts=0,
+        )
+        self.totals.add(reply)
+        self._log(sent, loaded, hit.text, reply, time.monotonic(), 0)
+        return reply
+
+    def _give_up(
+        self,
+        sent: list[dict[str, Any]],
+        loaded: list[Image],
+        failure: ProviderFailure,
+        attempts: int,
+        started: float,
+    ) -> LLMError:
+        message = failure.message
+        hint = None
+        if failure.retryable:
+            message += f" (gave up after {attempts} tries, {time.monotonic() - started:.1f}s)"
+            hint = "GPTE_MAX_RETRIES and GPTE_MAX_RETRY_SECONDS set how long to keep trying"
+        elif failure.status in (401, 403):
+            hint = f"check {KEY_VARIABLES.get(self.info.provider, ('OPENAI_API_KEY',))[0]}"
+        elif failure.status == 404:
+            hint = f"is {self.info.name!r} a model (or Azure deployment) this endpoint serves?"
+        self._log(sent, loaded, failure.partial, None, started, attempts, error=message)
+        return LLMError(message, hint=hint)
+
+    def _log(
+        self,
+        sent: list[dict[str, Any]],
+        loaded: list[Image],
+        text: str,
+        reply: Reply | None,
+        started: float,
+        attempts: int,
+        error: str | None = None,
+    ) -> None:
+        if self.run is None:
+            return
+        self.run.record(
+            Exchange(
+                messages=sent,
+                reply=text,
+                model=self.info.name,
+                provider=self.info.provider,
+                tokens_in=reply.tokens_in if reply else 0,
+                tokens_out=reply.tokens_out if reply else 0,
+                usage_exact=reply.usage_exact if reply else False,
+                cost_usd=reply.cost_usd if reply else None,
+                finish_reason=reply.finish_reason if reply else None,
+                cached=reply.cached if reply else False,
+                elapsed=reply.elapsed if reply else time.monotonic() - started,
+                attempts=attempts,
+                error=error,
+                images=[image.reference() for image in loaded],
+            )
+        )

@@ -1,0 +1,247 @@
+"""The model registry: a model name decides its provider and capabilities by table, not substring.
+
+``resolve_model`` turns what the user configured (``--model``, ``MODEL_NAME``, ``git config
+gpte.model``, TOML) plus the endpoint variables into a :class:`ModelInfo`. Known models carry their
+context size, output limit, image support and price; dated variants (``gpt-4o-2024-08-06``,
+``claude-sonnet-4-20250514``) inherit from their family. Any other name is served by an
+OpenAI-compatible server when a base URL is configured, and is an error otherwise.
+
+Prices are USD per million tokens as published by the providers (2025); override them with
+``GPTE_PRICE`` / ``git config gpte.price`` ("input/output", e.g. ``2.5/10``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
+
+from ..config import Settings
+from ..errors import ConfigError
+
+DEFAULT_MODEL = "gpt-4o"
+DEFAULT_AZURE_API_VERSION = "2024-10-21"
+
+OPENAI = "openai"
+AZURE = "azure"
+ANTHROPIC = "anthropic"
+COMPATIBLE = "openai-compatible"
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million input and output tokens."""
+
+    input_per_million: float
+    output_per_million: float
+
+    def cost(self, tokens_in: int, tokens_out: int) -> float:
+        return (tokens_in * self.input_per_million + tokens_out * self.output_per_million) / 1e6
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the rest of the tool needs to know about the model it talks to."""
+
+    name: str  # sent to the API (the Azure deployment name for Azure)
+    provider: str  # openai | azure | anthropic | openai-compatible
+    supports_images: bool | None  # None: unknown (a compatible server decides)
+    context_tokens: int | None
+    max_output_tokens: int | None
+    price: Price | None
+    temperature: bool = True  # False for reasoning models that reject the parameter
+    base_url: str | None = None
+    api_version: str | None = None  # Azure only
+    family: str | None = None  # the registry entry it matched, None for unknown models
+
+    @property
+    def known(self) -> bool:
+        return self.family is not None
+
+    @property
+    def local(self) -> bool:
+        """Served from this machine (a key is then optional)."""
+        return is_loopback(self.base_url)
+
+    def estimate_cost(self, tokens_in: int, tokens_out: int) -> float | None:
+        """USD for that many tokens, or None when the price is unknown."""
+        return self.price.cost(tokens_in, tokens_out) if self.price else None
+
+    def describe(self) -> str:
+        where = f" at {self.base_url}" if self.base_url else ""
+        return f"{self.name} ({self.provider}{where})"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    provider: str
+    context: int
+    max_output: int
+    images: bool
+    price: tuple[float, float]
+    temperature: bool = True
+
+
+_O = OPENAI
+_A = ANTHROPIC
+# name -> capabilities. Dated or suffixed variants match their longest listed prefix.
+KNOWN_MODELS: dict[str, _Entry] = {
+    "gpt-5": _Entry(_O, 400_000, 128_000, True, (1.25, 10.0), temperature=False),
+    "gpt-5-mini": _Entry(_O, 400_000, 128_000, True, (0.25, 2.0), temperature=False),
+    "gpt-5-nano": _Entry(_O, 400_000, 128_000, True, (0.05, 0.40), temperature=False),
+    "gpt-4.1": _Entry(_O, 1_047_576, 32_768, True, (2.0, 8.0)),
+    "gpt-4.1-mini": _Entry(_O, 1_047_576, 32_768, True, (0.40, 1.60)),
+    "gpt-4.1-nano": _Entry(_O, 1_047_576, 32_768, True, (0.10, 0.40)),
+    "gpt-4o": _Entry(_O, 128_000, 16_384, True, (2.50, 10.0)),
+    "gpt-4o-mini": _Entry(_O, 128_000, 16_384, True, (0.15, 0.60)),
+    "chatgpt-4o-latest": _Entry(_O, 128_000, 16_384, True, (5.0, 15.0)),
+    "gpt-4-turbo": _Entry(_O, 128_000, 4_096, True, (10.0, 30.0)),
+    "gpt-4": _Entry(_O, 8_192, 8_192, False, (30.0, 60.0)),
+    "gpt-4-32k": _Entry(_O, 32_768, 32_768, False, (60.0, 120.0)),
+    "gpt-3.5-turbo": _Entry(_O, 16_385, 4_096, False, (0.50, 1.50)),
+    "o1": _Entry(_O, 200_000, 100_000, True, (15.0, 60.0), temperature=False),
+    "o1-mini": _Entry(_O, 128_000, 65_536, False, (1.10, 4.40), temperature=False),
+    "o3": _Entry(_O, 200_000, 100_000, True, (2.0, 8.0), temperature=False),
+    "o3-mini": _Entry(_O, 200_000, 100_000, False, (1.10, 4.40), temperature=False),
+    "o4-mini": _Entry(_O, 200_000, 100_000, True, (1.10, 4.40), temperature=False),
+    "claude-opus-4-1": _Entry(_A, 200_000, 32_000, True, (15.0, 75.0)),
+    "claude-opus-4": _Entry(_A, 200_000, 32_000, True, (15.0, 75.0)),
+    "claude-sonnet-4-5": _Entry(_A, 200_000, 64_000, True, (3.0, 15.0)),
+    "claude-sonnet-4": _Entry(_A, 200_000, 64_000, True, (3.0, 15.0)),
+    "claude-haiku-4-5": _Entry(_A, 200_000, 64_000, True, (1.0, 5.0)),
+    "claude-3-7-sonnet": _Entry(_A, 200_000, 64_000, True, (3.0, 15.0)),
+    "claude-3-5-sonnet": _Entry(_A, 200_000, 8_192, True, (3.0, 15.0)),
+    "claude-3-5-haiku": _Entry(_A, 200_000, 8_192, True, (0.80, 4.0)),
+    "claude-3-opus": _Entry(_A, 200_000, 4_096, True, (15.0, 75.0)),
+    "claude-3-haiku": _Entry(_A, 200_000, 4_096, True, (0.25, 1.25)),
+}
+
+# Short names people type; the API receives the full name.
+ALIASES: dict[str, str] = {
+    "4o": "gpt-4o",
+    "4o-mini": "gpt-4o-mini",
+    "gpt4": "gpt-4",
+    "gpt-4o-latest": "chatgpt-4o-latest",
+    "sonnet": "claude-sonnet-4-5",
+    "opus": "claude-opus-4-1",
+    "haiku": "claude-haiku-4-5",
+}
+
+# Names that belong to a provider even when the table does not list them (yet).
+_PROVIDER_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(gpt-|chatgpt-|o\d)"), OPENAI),
+    (re.compile(r"^claude-"), ANTHROPIC),
+)
+
+
+def is_loopback(url: str | None) -> bool:
+    if not url:
+        return False
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.startswith("127.")
+
+
+def lookup(name: str) -> tuple[str, _Entry] | None:
+    """The registry entry for ``name`` (exact, else the longest prefix ending at a ``-``)."""
+    if name in KNOWN_MODELS:
+        return name, KNOWN_MODELS[name]
+    best: str | None = None
+    for family in KNOWN_MODELS:
+        if name.startswith(family + "-") and (best is None or len(family) > len(best)):
+            best = family
+    return (best, KNOWN_MODELS[best]) if best else None
+
+
+def parse_price(text: str) -> Price:
+    """``"2.5/10"`` (or ``"2.5,10"``): USD per million input / output tokens."""
+    parts = re.split(r"[/,\s]+", str(text).strip())
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return Price(float(parts[0]), float(parts[1]))
+    except ValueError:
+        raise ConfigError(
+            f"cannot read price {text!r}",
+            hint="GPTE_PRICE / gpte.price is 'input/output' in USD per million tokens, e.g. 2.5/10",
+        ) from None
+
+
+def configured_model(settings: Settings, flag: str | None = None) -> str:
+    name = settings.get(flag=flag or None, env=("MODEL_NAME",), git="gpte.model", toml=("model",))
+    return str(name).strip() if name else DEFAULT_MODEL
+
+
+def openai_base_url(settings: Settings) -> str | None:
+    value = settings.get(
+        env=("OPENAI_BASE_URL", "OPENAI_API_BASE"), git="gpte.baseUrl", toml=("base_url",)
+    )
+    return str(value).rstrip("/") if value else None
+
+
+def known_models_text() -> str:
+    return ", ".join(sorted(KNOWN_MODELS))
+
+
+def resolve_model(name: str | None, settings: Settings) -> ModelInfo:
+    """The model to use and where it lives; ``name`` is the ``--model`` flag (or None).
+
+    Order of decision: ``claude-*`` → Anthropic; an Azure endpoint → Azure (deployment = name);
+    ``LOCAL_MODEL`` → the OpenAI-compatible server at the base URL; OpenAI names → OpenAI (through
+    the base URL when one is set, e.g. a proxy); any other name with a base URL →
+    OpenAI-compatible; otherwise a :class:`ConfigError` listing what is known.
+    """
+    model = configured_model(settings, name)
+    model = ALIASES.get(model, model)
+    found = lookup(model)
+    family, entry = found if found else (None, None)
+    pattern_provider = next((p for rx, p in _PROVIDER_PATTERNS if rx.match(model)), None)
+    provider_hint = entry.provider if entry else pattern_provider
+
+    base_url = openai_base_url(settings)
+    azure_endpoint = settings.get(env=("AZURE_OPENAI_ENDPOINT",), git="gpte.azureEndpoint")
+    local = settings.get_bool(env=("LOCAL_MODEL",), git="gpte.localModel", default=False)
+
+    info = ModelInfo(
+        name=model,
+        provider=provider_hint or COMPATIBLE,
+        supports_images=entry.images if entry else None,
+        context_tokens=entry.context if entry else None,
+        max_output_tokens=entry.max_output if entry else None,
+        price=Price(*entry.price) if entry else None,
+        temperature=entry.temperature if entry else True,
+        family=family,
+    )
+    if provider_hint == ANTHROPIC:
+        anthropic_url = settings.get(env=("ANTHROPIC_BASE_URL",), git="gpte.anthropicBaseUrl")
+        info = replace(info, base_url=str(anthropic_url).rstrip("/") if anthropic_url else None)
+    elif azure_endpoint:
+        version = settings.get(
+            env=("OPENAI_API_VERSION",),
+            git="gpte.azureApiVersion",
+            default=DEFAULT_AZURE_API_VERSION,
+        )
+        info = replace(
+            info, provider=AZURE, base_url=str(azure_endpoint).rstrip("/"), api_version=str(version)
+        )
+    elif local:
+        if not base_url:
+            raise ConfigError(
+                "LOCAL_MODEL is set but no server address is configured",
+                hint="set OPENAI_BASE_URL (or OPENAI_API_BASE), e.g. http://localhost:11434/v1",
+            )
+        info = replace(info, provider=COMPATIBLE, base_url=base_url)
+    elif provider_hint == OPENAI:
+        info = replace(info, base_url=base_url)
+    elif base_url:
+        info = replace(info, provider=COMPATIBLE, base_url=base_url)
+    else:
+        raise ConfigError(
+            f"unknown model {model!r}; known models: {known_models_text()}",
+            hint="for a local or OpenAI-compatible server (Ollama, llama.cpp, vLLM) set "
+            "OPENAI_BASE_URL (or git config gpte.baseUrl) to its address",
+        )
+
+    price = settings.get(env=("GPTE_PRICE",), git="gpte.price", toml=("price",))
+    if price:
+        info = replace(info, price=parse_price(str(price)))
+    return info

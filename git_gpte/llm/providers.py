@@ -1,0 +1,441 @@
+"""The two wire protocols, each through its official SDK.
+
+A provider turns a :class:`Request` into a :class:`Completion`, calling ``on_token`` for each
+streamed piece. It never retries (the SDKs' own retries are switched off: :mod:`.client` retries
+with one policy for every provider) and it reports every failure as a :class:`ProviderFailure`
+that says whether trying again could help. The SDKs are imported when a provider is created,
+never at module import, so ``git gpte --help`` does not pay for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .images import Image
+from .models import ANTHROPIC, AZURE, COMPATIBLE, OPENAI, ModelInfo
+from .retry import RETRYABLE_STATUS, parse_retry_after
+
+OnToken = Callable[[str], None]
+
+PROVIDER_LABELS = {
+    OPENAI: "OpenAI",
+    AZURE: "Azure OpenAI",
+    ANTHROPIC: "Anthropic",
+    COMPATIBLE: "the model server",
+}
+
+
+@dataclass
+class Request:
+    model: str
+    messages: list[dict[str, Any]]
+    images: list[Image] = field(default_factory=list)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    stream: bool = True
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str | None  # stop | length | content_filter | tool_calls | ...
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+
+
+class ProviderFailure(Exception):
+    """A failed call, classified: ``retryable`` and the server's requested wait."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        retry_after: float | None = None,
+        partial: str = "",
+        kind: str = "error",
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+        self.partial = partial
+        self.kind = kind  # status | connection | cut
+
+
+_FINISH = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "stop": "stop",
+    "max_tokens": "length",
+    "length": "length",
+    "refusal": "content_filter",
+    "content_filter": "content_filter",
+    "tool_use": "tool_calls",
+    "pause_turn": "pause",
+}
+
+
+def normalise_finish(reason: str | None) -> str | None:
+    return None if reason is None else _FINISH.get(reason, reason)
+
+
+def _body_message(body: Any) -> str | None:
+    """The human-readable message inside an OpenAI or Anthropic error body."""
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        if isinstance(error, Mapping) and error.get("message"):
+            return str(error["message"])
+        if body.get("message"):
+            return str(body["message"])
+    if isinstance(body, str) and body.strip():
+        return body.strip()
+    return None
+
+
+def _body_code(body: Any) -> str | None:
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        if isinstance(error, Mapping):
+            for key in ("code", "type"):
+                if error.get(key):
+                    return str(error[key])
+    return None
+
+
+def status_failure(exc: Any, label: str) -> ProviderFailure:
+    """Classify an SDK ``APIStatusError`` (works for both SDKs)."""
+    status = int(getattr(exc, "status_code", 0) or 0)
+    body = getattr(exc, "body", None)
+    message = _body_message(body) or str(getattr(exc, "message", "") or exc)
+    headers: Mapping[str, str] = {}
+    response = getattr(exc, "response", None)
+    if response is not None:
+        headers = dict(response.headers)
+    code = _body_code(body)
+    # Out of credit is a 429 that no amount of waiting fixes.
+    retryable = status in RETRYABLE_STATUS and code != "insufficient_quota"
+    return ProviderFailure(
+        f"{label} error {status}: {message}",
+        retryable=retryable,
+        status=status,
+        retry_after=parse_retry_after(headers),
+        kind="status",
+    )
+
+
+def _transport_error(exc: BaseException) -> bool:
+    """A network-level failure (connection refused/reset, timeout, incomplete body)."""
+    module = type(exc).__module__ or ""
+    return isinstance(exc, OSError) or module.startswith(("httpx", "httpcore", "h11"))
+
+
+def _describe_transport(exc: BaseException) -> str:
+    """The most specific message in the exception chain ("[Errno 111] Connection refused")."""
+    generic = ("Connection error.", "Request timed out.")
+    current: BaseException | None = exc
+    for _ in range(8):
+        if current is None:
+            break
+        text = str(current).strip()
+        if text and text not in generic:
+            return text
+        current = current.__cause__ or current.__context__
+    return "timed out" if "timed out" in str(exc) else (str(exc) or type(exc).__name__)
+
+
+def _with_images(
+    messages: list[dict[str, Any]],
+    images: list[Image],
+    block: Callable[[Image], Any],
+    text_block: Callable[[str], Any],
+    images_first: bool,
+) -> list[dict[str, Any]]:
+    """Attach the images to the last user message as content blocks."""
+    if not images:
+        return messages
+    out = [dict(m) for m in messages]
+    for message in reversed(out):
+        if message.get("role") == "user":
+            content = message.get("content", "")
+            text = [text_block(content)] if isinstance(content, str) else list(content)
+            pictures = [block(image) for image in images]
+            message["content"] = pictures + text if images_first else text + pictures
+            return out
+    out.append({"role": "user", "content": [block(image) for image in images]})
+    return out
+
+
+class OpenAIProvider:
+    """OpenAI, Azure OpenAI and OpenAI-compatible servers (chat completions)."""
+
+    def __init__(self, info: ModelInfo, api_key: str, timeout: float) -> None:
+        import openai
+
+        self.info = info
+        self.label = PROVIDER_LABELS[info.provider]
+        if info.provider == COMPATIBLE and info.base_url:
+            self.label = f"the model server at {info.base_url}"
+        self._openai = openai
+        if info.provider == AZURE:
+            self.client: Any = openai.AzureOpenAI(
+                azure_endpoint=info.base_url or "",
+                api_version=info.api_version,
+                api_key=api_key,
+                max_retries=0,
+                timeout=timeout,
+            )
+        else:
+            self.client = openai.OpenAI(
+                base_url=info.base_url or None, api_key=api_key, max_retries=0, timeout=timeout
+            )
+
+    def _params(self, request: Request) -> dict[str, Any]:
+        messages = _with_images(
+            request.messages,
+            request.images,
+            lambda image: {"type": "image_url", "image_url": {"url": image.data_url}},
+            lambda text: {"type": "text", "text": text},
+            images_first=False,
+        )
+        params: dict[str, Any] = {"model": request.model, "messages": messages}
+        if request.temperature is not None and self.info.temperature:
+            params["temperature"] = request.temperature
+        if request.max_tokens:
+            key = "max_tokens" if self.info.temperature else "max_completion_tokens"
+            params[key] = request.max_tokens
+        return params
+
+    def complete(self, request: Request, on_token: OnToken) -> Completion:
+        openai = self._openai
+        params = self._params(request)
+        text: list[str] = []
+        try:
+            if not request.stream:
+                response = self.client.chat.completions.create(**params)
+                if not response.choices:
+                    raise ProviderFailure(f"{self.label} returned no choices", retryable=True)
+                choice = response.choices[0]
+                content = choice.message.content or ""
+                usage = response.usage
+                return Completion(
+                    text=content,
+                    finish_reason=normalise_finish(choice.finish_reason),
+                    tokens_in=usage.prompt_tokens if usage else None,
+                    tokens_out=usage.completion_tokens if usage else None,
+                )
+            stream = self.client.chat.completions.create(
+                **params, stream=True, stream_options={"include_usage": True}
+            )
+            finish: str | None = None
+            tokens_in = tokens_out = None
+            for chunk in stream:
+                if chunk.usage is not None:
+                    tokens_in = chunk.usage.prompt_tokens
+                    tokens_out = chunk.usage.completion_tokens
+                for choice in chunk.choices or ():
+                    piece = choice.delta.content if choice.delta else None
+                    if piece:
+                        text.append(piece)
+                        on_token(piece)
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+            if finish is None:
+                raise ProviderFailure(
+                    f"the reply from {self.label} was cut off mid-stream "
+                    f"after {len(''.join(text))} characters",
+                    retryable=True,
+                    partial="".join(text),
+                    kind="cut",
+                )
+            return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
+        except openai.APIStatusError as exc:
+            raise status_failure(exc, self.label) from None
+        except openai.APIConnectionError as exc:
+            raise self._transport(exc, "".join(text)) from None
+        except ProviderFailure:
+            raise
+        except Exception as exc:
+            if _transport_error(exc):
+                raise self._transport(exc, "".join(text)) from None
+            raise
+
+    def _transport(self, exc: BaseException, partial: str) -> ProviderFailure:
+        where = self.info.base_url or "api.openai.com"
+        if partial:
+            return ProviderFailure(
+                f"the reply from {self.label} was cut off mid-stream after "
+                f"{len(partial)} characters ({_describe_transport(exc)})",
+                retryable=True,
+                partial=partial,
+                kind="cut",
+            )
+        return ProviderFailure(
+            f"cannot reach {where}: {_describe_transport(exc)}", retryable=True, kind="connection"
+        )
+
+
+def anthropic_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """Split out the system prompt and merge consecutive same-role turns (Anthropic's rules)."""
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content", "")
+        if role == "system":
+            system.append(content if isinstance(content, str) else str(content))
+            continue
+        role = "assistant" if role == "assistant" else "user"
+        if (
+            turns
+            and turns[-1]["role"] == role
+            and isinstance(content, str)
+            and isinstance(turns[-1]["content"], str)
+        ):
+            turns[-1]["content"] += "\n\n" + content
+        else:
+            turns.append({"role": role, "content": content})
+    if not turns or turns[0]["role"] != "user":
+        turns.insert(0, {"role": "user", "content": "(see the system prompt)"})
+    return "\n\n".join(system), turns
+
+
+class AnthropicProvider:
+    """Anthropic's messages API."""
+
+    # Beyond this the SDK refuses non-streaming calls (it expects them to take > 10 minutes).
+    NON_STREAMING_MAX_TOKENS = 16_384
+
+    def __init__(self, info: ModelInfo, api_key: str, timeout: float) -> None:
+        import anthropic
+
+        self.info = info
+        self.label = "Anthropic"
+        self._anthropic = anthropic
+        self.client: Any = anthropic.Anthropic(
+            api_key=api_key, base_url=info.base_url or None, max_retries=0, timeout=timeout
+        )
+
+    def _params(self, request: Request) -> dict[str, Any]:
+        system, turns = anthropic_messages(request.messages)
+        turns = _with_images(
+            turns,
+            request.images,
+            lambda image: {
+                "type": "image",
+                "source": {"type": "base64", "media_type": image.media_type, "data": image.base64},
+            },
+            lambda text: {"type": "text", "text": text},
+            images_first=True,
+        )
+        max_tokens = request.max_tokens or min(
+            self.info.max_output_tokens or 8192, self.NON_STREAMING_MAX_TOKENS
+        )
+        params: dict[str, Any] = {
+            "model": request.model,
+            "messages": turns,
+            "max_tokens": max_tokens,
+        }
+        if system:
+            params["system"] = system
+        # No temperature: the current SDK (and recent Claude models) no longer take one.
+        return params
+
+    def complete(self, request: Request, on_token: OnToken) -> Completion:
+        anthropic = self._anthropic
+        params = self._params(request)
+        text: list[str] = []
+        try:
+            if not request.stream:
+                response = self.client.messages.create(**params)
+                content = "".join(
+                    block.text for block in response.content if getattr(block, "type", "") == "text"
+                )
+                usage = response.usage
+                return Completion(
+                    text=content,
+                    finish_reason=normalise_finish(response.stop_reason),
+                    tokens_in=_anthropic_input(usage),
+                    tokens_out=usage.output_tokens if usage else None,
+                )
+            finish: str | None = None
+            tokens_in = tokens_out = None
+            stopped = False
+            for event in self.client.messages.create(**params, stream=True):
+                kind = event.type
+                if kind == "message_start":
+                    tokens_in = _anthropic_input(event.message.usage)
+                    tokens_out = event.message.usage.output_tokens
+                elif kind == "content_block_delta":
+                    piece = getattr(event.delta, "text", None)
+                    if piece:
+                        text.append(piece)
+                        on_token(piece)
+                elif kind == "message_delta":
+                    finish = event.delta.stop_reason or finish
+                    if event.usage is not None:
+                        tokens_out = event.usage.output_tokens
+                        later_in = _anthropic_input(event.usage)
+                        tokens_in = later_in or tokens_in
+                elif kind == "message_stop":
+                    stopped = True
+            if finish is None or not stopped:
+                raise ProviderFailure(
+                    f"the reply from Anthropic was cut off mid-stream after "
+                    f"{len(''.join(text))} characters",
+                    retryable=True,
+                    partial="".join(text),
+                    kind="cut",
+                )
+            return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
+        except anthropic.APIStatusError as exc:
+            raise status_failure(exc, self.label) from None
+        except anthropic.APIConnectionError as exc:
+            raise self._transport(exc, "".join(text)) from None
+        except ProviderFailure:
+            raise
+        except Exception as exc:
+            if _transport_error(exc):
+                raise self._transport(exc, "".join(text)) from None
+            raise
+
+    def _transport(self, exc: BaseException, partial: str) -> ProviderFailure:
+        where = self.info.base_url or "api.anthropic.com"
+        if partial:
+            return ProviderFailure(
+                f"the reply from Anthropic was cut off mid-stream after {len(partial)} "
+                f"characters ({_describe_transport(exc)})",
+                retryable=True,
+                partial=partial,
+                kind="cut",
+            )
+        return ProviderFailure(
+            f"cannot reach {where}: {_describe_transport(exc)}", retryable=True, kind="connection"
+        )
+
+
+def _anthropic_input(usage: Any) -> int | None:
+    """Input tokens including prompt-cache reads and writes (all billed as input)."""
+    if usage is None:
+        return None
+    total = 0
+    seen = False
+    for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+        value = getattr(usage, name, None)
+        if value:
+            total += int(value)
+            seen = True
+    return total if seen else None
+
+
+Provider = OpenAIProvider | AnthropicProvider
+
+
+def make_provider(info: ModelInfo, api_key: str, timeout: float) -> Provider:
+    if info.provider == ANTHROPIC:
+        return AnthropicProvider(info, api_key, timeout)
+    return OpenAIProvider(info, api_key, timeout)

@@ -1,0 +1,417 @@
+"""The run log: every command that talks to a model leaves a row in ``.git/gpte/runs.sqlite``.
+
+A *run* is one command (``improve``, ``heal``, ...): its prompt, model, base commit, outcome and
+the branch/commit it produced. Each model call inside it is an *exchange*: the messages sent
+(images by path and checksum, never inlined), the reply, tokens, cost, finish reason, whether it
+came from the cache, how many tries it took and the error if it failed. Run totals are the sum of
+the exchanges that were actually paid for (cache hits cost nothing), never a cumulative figure.
+
+Run ids are 12 hex digits; like commit ids, any unique prefix of four or more finds a run.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from .. import __version__
+from ..errors import GpteError, Interrupted, UsageError
+from .db import Migration, connect, utc_now
+
+DB_NAME = "runs.sqlite"
+
+MIGRATIONS: list[Migration] = [
+    (
+        "0001_runs_and_exchanges",
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            command TEXT NOT NULL,
+            prompt TEXT NOT NULL DEFAULT '',
+            model TEXT,
+            provider TEXT,
+            base TEXT,
+            outcome TEXT NOT NULL DEFAULT 'running',
+            branch TEXT,
+            commit_id TEXT,
+            detail TEXT,
+            tokens_in INTEGER NOT NULL DEFAULT 0,
+            tokens_out INTEGER NOT NULL DEFAULT 0,
+            cost_usd REAL,
+            cost_known INTEGER NOT NULL DEFAULT 1,
+            calls INTEGER NOT NULL DEFAULT 0,
+            version TEXT,
+            meta TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX runs_started ON runs (started_at);
+        CREATE TABLE exchanges (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            started_at TEXT NOT NULL,
+            elapsed REAL NOT NULL DEFAULT 0,
+            model TEXT,
+            provider TEXT,
+            messages TEXT NOT NULL,
+            images TEXT NOT NULL DEFAULT '[]',
+            reply TEXT NOT NULL DEFAULT '',
+            tokens_in INTEGER NOT NULL DEFAULT 0,
+            tokens_out INTEGER NOT NULL DEFAULT 0,
+            usage_exact INTEGER NOT NULL DEFAULT 1,
+            cost_usd REAL,
+            finish_reason TEXT,
+            cached INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 1,
+            error TEXT
+        );
+        CREATE INDEX exchanges_run ON exchanges (run_id, seq)
+        """,
+    ),
+]
+
+OUTCOMES = (
+    "ok",
+    "partial",
+    "no-edits",
+    "refused",
+    "llm-error",
+    "config-error",
+    "error",
+    "interrupted",
+    "dry-run",
+)
+
+
+@dataclass
+class Exchange:
+    """One model call as it is logged."""
+
+    messages: list[dict[str, Any]]
+    reply: str
+    model: str
+    provider: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    usage_exact: bool = True
+    cost_usd: float | None = None
+    finish_reason: str | None = None
+    cached: bool = False
+    elapsed: float = 0.0
+    attempts: int = 1
+    error: str | None = None
+    images: list[dict[str, Any]] = field(default_factory=list)
+    started_at: str = field(default_factory=utc_now)
+    seq: int = 0
+
+
+@dataclass
+class RunRecord:
+    """A run as read back from the log."""
+
+    id: str
+    started_at: str
+    finished_at: str | None
+    command: str
+    prompt: str
+    model: str | None
+    provider: str | None
+    base: str | None
+    outcome: str
+    branch: str | None
+    commit: str | None
+    detail: str | None
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None
+    calls: int
+    version: str | None
+    meta: dict[str, Any]
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def to_dict(self, *, exchanges: bool = True) -> dict[str, Any]:
+        data = asdict(self)
+        if not exchanges:
+            data.pop("exchanges")
+        return data
+
+
+def _record(row: sqlite3.Row) -> RunRecord:
+    return RunRecord(
+        id=row["id"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        command=row["command"],
+        prompt=row["prompt"],
+        model=row["model"],
+        provider=row["provider"],
+        base=row["base"],
+        outcome=row["outcome"],
+        branch=row["branch"],
+        commit=row["commit_id"],
+        detail=row["detail"],
+        tokens_in=row["tokens_in"],
+        tokens_out=row["tokens_out"],
+        cost_usd=row["cost_usd"] if row["cost_known"] else None,
+        calls=row["calls"],
+        version=row["version"],
+        meta=json.loads(row["meta"] or "{}"),
+    )
+
+
+def _exchange(row: sqlite3.Row) -> Exchange:
+    return Exchange(
+        messages=json.loads(row["messages"]),
+        reply=row["reply"],
+        model=row["model"],
+        provider=row["provider"],
+        tokens_in=row["tokens_in"],
+        tokens_out=row["tokens_out"],
+        usage_exact=bool(row["usage_exact"]),
+        cost_usd=row["cost_usd"],
+        finish_reason=row["finish_reason"],
+        cached=bool(row["cached"]),
+        elapsed=row["elapsed"],
+        attempts=row["attempts"],
+        error=row["error"],
+        images=json.loads(row["images"] or "[]"),
+        started_at=row["started_at"],
+        seq=row["seq"],
+    )
+
+
+class Run:
+    """A run being recorded. Use as a context manager so Ctrl-C and errors are recorded too."""
+
+    def __init__(self, log: RunLog, run_id: str) -> None:
+        self.log = log
+        self.id = run_id
+        self.finished = False
+        self.outcome: str | None = None
+        self._seq = 0
+
+    # ------------------------------------------------------------------ recording
+    def update(self, **fields: Any) -> None:
+        """Fill in what was learnt after start (``prompt``, ``model``, ``provider``, ``base``,
+        ``meta``)."""
+        allowed = {"prompt", "model", "provider", "base", "meta", "command"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise TypeError(f"cannot update {sorted(unknown)}")
+        if "meta" in fields:
+            fields["meta"] = json.dumps(fields["meta"], sort_keys=True, default=str)
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        self.log.conn.execute(f"UPDATE runs SET {sets} WHERE id = ?", (*fields.values(), self.id))
+
+    def record(self, exchange: Exchange) -> None:
+        """Log one model call and add what it cost to the run's totals."""
+        self._seq += 1
+        exchange.seq = self._seq
+        conn = self.log.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "INSERT INTO exchanges (run_id, seq, started_at, elapsed, model, provider,"
+                " messages, images, reply, tokens_in, tokens_out, usage_exact, cost_usd,"
+                " finish_reason, cached, attempts, error)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    self.id,
+                    exchange.seq,
+                    exchange.started_at,
+                    exchange.elapsed,
+                    exchange.model,
+                    exchange.provider,
+                    json.dumps(exchange.messages, ensure_ascii=False),
+                    json.dumps(exchange.images),
+                    exchange.reply,
+                    exchange.tokens_in,
+                    exchange.tokens_out,
+                    int(exchange.usage_exact),
+                    exchange.cost_usd,
+                    exchange.finish_reason,
+                    int(exchange.cached),
+                    exchange.attempts,
+                    exchange.error,
+                ),
+            )
+            paid = not exchange.cached
+            spent = exchange.tokens_in or exchange.tokens_out
+            cost_known = exchange.cost_usd is not None or not paid or not spent
+            conn.execute(
+                "UPDATE runs SET calls = calls + 1,"
+                " tokens_in = tokens_in + ?, tokens_out = tokens_out + ?,"
+                " cost_usd = COALESCE(cost_usd, 0) + ?,"
+                " cost_known = cost_known AND ?"
+                " WHERE id = ?",
+                (
+                    exchange.tokens_in if paid else 0,
+                    exchange.tokens_out if paid else 0,
+                    (exchange.cost_usd or 0.0) if paid else 0.0,
+                    int(cost_known),
+                    self.id,
+                ),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def finish(
+        self,
+        outcome: str,
+        *,
+        branch: str | None = None,
+        commit: str | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """Record how the run ended; the first call wins (later ones are ignored)."""
+        if self.finished:
+            return
+        self.log.conn.execute(
+            "UPDATE runs SET outcome = ?, finished_at = ?, branch = COALESCE(?, branch),"
+            " commit_id = COALESCE(?, commit_id), detail = COALESCE(?, detail) WHERE id = ?",
+            (outcome, utc_now(), branch, commit, detail, self.id),
+        )
+        self.finished = True
+        self.outcome = outcome
+
+    def interrupted(self, detail: str | None = None) -> None:
+        self.finish("interrupted", detail=detail or "interrupted by the user (Ctrl-C)")
+
+    # ------------------------------------------------------------------ context manager
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.finished:
+            return
+        if exc is None:
+            self.finish("ok")
+        elif isinstance(exc, (KeyboardInterrupt, Interrupted)):
+            self.interrupted()
+        elif isinstance(exc, GpteError):
+            self.finish(outcome_for(exc), detail=exc.render())
+        else:
+            self.finish("error", detail=f"{type(exc).__name__}: {exc}")
+
+    def get(self) -> RunRecord:
+        return self.log.get(self.id)
+
+
+def outcome_for(error: BaseException) -> str:
+    """The outcome word for a run that ended with ``error``."""
+    from ..errors import ConfigError, EditError, LLMError
+
+    if isinstance(error, (KeyboardInterrupt, Interrupted)):
+        return "interrupted"
+    if isinstance(error, LLMError):
+        return "llm-error"
+    if isinstance(error, ConfigError):
+        return "config-error"
+    if isinstance(error, EditError):
+        return "no-edits"
+    return "error"
+
+
+class RunLog:
+    """``RunLog(repo.state_dir())``: start runs, list them, read one back."""
+
+    def __init__(self, state_dir: Path | str) -> None:
+        self.path = Path(state_dir) / DB_NAME
+        self._conn: sqlite3.Connection | None = None
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = connect(self.path, MIGRATIONS)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def start(
+        self,
+        command: str,
+        *,
+        prompt: str = "",
+        model: str | None = None,
+        provider: str | None = None,
+        base: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Run:
+        for _ in range(10):
+            run_id = secrets.token_hex(6)
+            try:
+                self.conn.execute(
+                    "INSERT INTO runs (id, started_at, command, prompt, model, provider, base,"
+                    " version, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        run_id,
+                        utc_now(),
+                        command,
+                        prompt,
+                        model,
+                        provider,
+                        base,
+                        __version__,
+                        json.dumps(dict(meta or {}), sort_keys=True, default=str),
+                    ),
+                )
+            except sqlite3.IntegrityError:
+                continue
+            return Run(self, run_id)
+        raise RuntimeError("could not allocate a unique run id")  # pragma: no cover
+
+    def list(self, limit: int | None = None) -> list[RunRecord]:
+        """Runs, newest first (without their exchanges). No database yet: no runs."""
+        if self._conn is None and not self.path.exists():
+            return []
+        sql = "SELECT * FROM runs ORDER BY started_at DESC, rowid DESC"
+        params: tuple[Any, ...] = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (limit,)
+        return [_record(row) for row in self.conn.execute(sql, params)]
+
+    def get(self, run_id: str) -> RunRecord:
+        """A run with its exchanges, by id or unique prefix (at least four characters)."""
+        wanted = run_id.strip().lower()
+        if len(wanted) < 4 or any(c not in "0123456789abcdef" for c in wanted):
+            raise UsageError(f"not a run id: {run_id!r}", hint="see 'git gpte log'")
+        if self._conn is None and not self.path.exists():
+            raise UsageError(f"no run {run_id!r}: nothing has been recorded yet")
+        rows = self.conn.execute(
+            "SELECT * FROM runs WHERE id LIKE ? ORDER BY started_at", (wanted + "%",)
+        ).fetchall()
+        if not rows:
+            raise UsageError(f"no run {run_id!r}", hint="see 'git gpte log'")
+        if len(rows) > 1:
+            ids = ", ".join(row["id"] for row in rows[:5])
+            raise UsageError(f"run id {run_id!r} is ambiguous: {ids}")
+        record = _record(rows[0])
+        record.exchanges = [
+            _exchange(row)
+            for row in self.conn.execute(
+                "SELECT * FROM exchanges WHERE run_id = ? ORDER BY seq", (record.id,)
+            )
+        ]
+        return record
+
+    def latest(self) -> RunRecord | None:
+        runs = self.list(limit=1)
+        return self.get(runs[0].id) if runs else None
