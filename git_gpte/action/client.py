@@ -1,0 +1,166 @@
+"""The few GitHub REST calls the action makes, through PyGithub.
+
+PyGithub is imported when a client is made, never at module import, so ``git gpte --help`` stays
+fast. Every failure becomes a :class:`~git_gpte.errors.GitHubError` naming what was being done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ..errors import GitHubError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    number: int
+    url: str
+    head_ref: str
+    head_repo: str
+    base_ref: str
+    state: str
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class IssueInfo:
+    number: int
+    title: str
+    body: str
+    state: str
+    locked: bool
+    is_pull_request: bool
+
+
+def _pull_info(pr: Any) -> PullInfo:
+    return PullInfo(
+        number=pr.number,
+        url=pr.html_url,
+        head_ref=pr.head.ref,
+        head_repo=pr.head.repo.full_name if pr.head.repo else "",
+        base_ref=pr.base.ref,
+        state=pr.state,
+        title=pr.title or "",
+        body=pr.body or "",
+    )
+
+
+@contextmanager
+def _api(what: str) -> Iterator[None]:
+    from github import GithubException
+
+    try:
+        yield
+    except GithubException as exc:
+        data = exc.data if isinstance(exc.data, dict) else {}
+        detail = str(data.get("message") or exc)
+        for err in data.get("errors") or []:
+            if isinstance(err, dict) and err.get("message"):
+                detail += f": {err['message']}"
+        raise GitHubError(f"GitHub API: {what} failed ({exc.status}): {detail}") from None
+    except OSError as exc:
+        raise GitHubError(f"GitHub API: {what} failed: {exc}") from None
+
+
+class GitHubClient:
+    """One repository on one GitHub (or GitHub Enterprise) API."""
+
+    def __init__(self, api_url: str, token: str, repository: str) -> None:
+        from github import Auth, Github
+
+        if not token:
+            raise GitHubError(
+                "no GitHub token: set GITHUB_TOKEN or the github-token input",
+                hint="the workflow needs permissions: contents, issues and pull-requests: write",
+            )
+        auth = Auth.Token(token)
+        self._gh = Github(auth=auth, base_url=api_url.rstrip("/"), retry=None, timeout=30)
+        self.repository = repository
+        self._comments: dict[int, Any] = {}
+        with _api(f"reading repository {repository}"):
+            self._repo = self._gh.get_repo(repository)
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        with _api(what):
+            return fn()
+
+    # ------------------------------------------------------------------ repository
+    @property
+    def default_branch(self) -> str:
+        return str(self._call("reading the default branch", lambda: self._repo.default_branch))
+
+    def permission(self, login: str) -> str:
+        """admin, maintain, write, triage, read or none (404 -> none)."""
+        from github import GithubException
+
+        try:
+            data = self._repo._requester.requestJsonAndCheck(
+                "GET", f"{self._repo.url}/collaborators/{login}/permission"
+            )[1]
+        except GithubException as exc:
+            if exc.status == 404:
+                return "none"
+            raise GitHubError(f"GitHub API: permission of @{login} failed ({exc.status})") from None
+        # role_name knows maintain/triage; the legacy field folds them into write/read.
+        return str(data.get("role_name") or data.get("permission") or "none")
+
+    # ------------------------------------------------------------------ issues and comments
+    def issue(self, number: int) -> IssueInfo:
+        issue = self._call(f"reading issue #{number}", lambda: self._repo.get_issue(number))
+        return IssueInfo(
+            number=issue.number,
+            title=issue.title or "",
+            body=issue.body or "",
+            state=issue.state,
+            locked=bool(issue.locked),
+            is_pull_request=issue.pull_request is not None,
+        )
+
+    def create_comment(self, number: int, body: str) -> int:
+        def create() -> int:
+            comment = self._repo.get_issue(number).create_comment(body)
+            self._comments[int(comment.id)] = comment
+            return int(comment.id)
+
+        return self._call(f"commenting on #{number}", create)
+
+    def edit_comment(self, comment_id: int, body: str) -> None:
+        """Edit a comment this client created (PyGithub edits through the object's own URL)."""
+        self._call("editing the status comment", lambda: self._comments[comment_id].edit(body))
+
+    # ------------------------------------------------------------------ pull requests
+    def pull(self, number: int) -> PullInfo:
+        return self._call(
+            f"reading pull request #{number}", lambda: _pull_info(self._repo.get_pull(number))
+        )
+
+    def open_pulls(self, base: str | None = None) -> list[PullInfo]:
+        def listing() -> list[PullInfo]:
+            kwargs: dict[str, Any] = {"state": "open"}
+            if base:
+                kwargs["base"] = base
+            return [_pull_info(pr) for pr in self._repo.get_pulls(**kwargs)]
+
+        return self._call("listing open pull requests", listing)
+
+    def create_pull(self, *, title: str, body: str, head: str, base: str, draft: bool) -> PullInfo:
+        return self._call(
+            f"opening a pull request from {head} into {base}",
+            lambda: _pull_info(
+                self._repo.create_pull(title=title, body=body, head=head, base=base, draft=draft)
+            ),
+        )
+
+    def update_pull(self, number: int, *, title: str, body: str) -> PullInfo:
+        def update() -> PullInfo:
+            pr = self._repo.get_pull(number)
+            pr.edit(title=title, body=body)
+            return _pull_info(pr)
+
+        return self._call(f"updating pull request #{number}", update)

@@ -1,0 +1,207 @@
+"""The webhook payload turned into what the action should do.
+
+Pure functions over the parsed JSON of ``$GITHUB_EVENT_PATH``: no API calls here. The result is
+an :class:`IssueTrigger` (work on an issue, or a pull request's conversation), a
+:class:`PullRequestTrigger` (the pre-merge heal check), a :class:`DispatchTrigger` (an issue
+number given by hand), or :class:`Ignored` with the reason, shown to the user as a neutral note.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UsageError
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Whoever asked for the run: the person who labelled, commented, opened or pushed."""
+
+    login: str
+    association: str | None  # None when the payload does not tell (a label added by someone else)
+    is_bot: bool
+
+
+@dataclass(frozen=True)
+class IssueTrigger:
+    number: int
+    title: str
+    body: str
+    extra: str  # the comment's text after the trigger phrase
+    actor: Actor
+    state: str
+    locked: bool
+    is_pull_request: bool  # a /gpte comment on a pull request's conversation
+    comment_id: int | None
+
+
+@dataclass(frozen=True)
+class PullRequestTrigger:
+    number: int
+    title: str
+    head_ref: str
+    head_sha: str
+    head_repo: str
+    base_ref: str
+    base_repo: str
+    actor: Actor
+    state: str
+    action: str
+
+
+@dataclass(frozen=True)
+class DispatchTrigger:
+    number: int
+    actor: Actor
+
+
+@dataclass(frozen=True)
+class Ignored:
+    reason: str
+
+
+Trigger = IssueTrigger | PullRequestTrigger | DispatchTrigger | Ignored
+
+
+def load_event(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as exc:
+        raise UsageError(f"cannot read the event file {path}: {exc.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UsageError(f"the event file {path} is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"the event file {path} does not hold a JSON object")
+    return data
+
+
+def _user(obj: Any) -> tuple[str, bool]:
+    user = obj if isinstance(obj, dict) else {}
+    login = str(user.get("login") or "")
+    is_bot = user.get("type") == "Bot" or login.endswith("[bot]")
+    return login, is_bot
+
+
+def _labels(issue: dict[str, Any]) -> list[str]:
+    return [
+        str(label.get("name", "")) for label in issue.get("labels") or [] if isinstance(label, dict)
+    ]
+
+
+def match_phrase(body: str, phrase: str) -> str | None:
+    """The text after ``phrase`` when the comment starts with it (as a word), else None."""
+    text = body.lstrip()
+    if not phrase or not text.startswith(phrase):
+        return None
+    rest = text[len(phrase) :]
+    if rest and not re.match(r"\s", rest):
+        return None  # "/gpteX" is not "/gpte"
+    return rest.strip()
+
+
+def _issue_trigger(
+    issue: dict[str, Any], actor: Actor, extra: str, comment_id: int | None
+) -> IssueTrigger:
+    return IssueTrigger(
+        number=int(issue["number"]),
+        title=str(issue.get("title") or ""),
+        body=str(issue.get("body") or ""),
+        extra=extra,
+        actor=actor,
+        state=str(issue.get("state") or "open"),
+        locked=bool(issue.get("locked")),
+        is_pull_request=bool(issue.get("pull_request")),
+        comment_id=comment_id,
+    )
+
+
+def parse_event(
+    name: str,
+    payload: dict[str, Any],
+    *,
+    label: str,
+    phrase: str,
+    issue_number: int | None = None,
+) -> Trigger:
+    action = str(payload.get("action") or "")
+    sender_login, sender_bot = _user(payload.get("sender"))
+
+    if name == "issues":
+        issue = payload.get("issue")
+        if not isinstance(issue, dict) or "number" not in issue:
+            raise UsageError("the issues event has no issue in it")
+        author, author_bot = _user(issue.get("user"))
+        if action == "labeled":
+            added = str((payload.get("label") or {}).get("name") or "")
+            if added != label:
+                return Ignored(f"label {added!r} is not the trigger label {label!r}")
+        elif action == "opened":
+            if label not in _labels(issue):
+                return Ignored(f"the new issue does not carry the trigger label {label!r}")
+        else:
+            return Ignored(f"issues/{action} does not start a run")
+        # The association in the payload is the issue author's: it speaks for the sender only
+        # when they are the same person. Otherwise the permission API alone decides.
+        association = issue.get("author_association") if sender_login == author else None
+        actor = Actor(
+            sender_login or author, association, sender_bot if sender_login else author_bot
+        )
+        return _issue_trigger(issue, actor, "", None)
+
+    if name == "issue_comment":
+        if action != "created":
+            return Ignored(f"issue_comment/{action} does not start a run")
+        issue, comment = payload.get("issue"), payload.get("comment")
+        if not isinstance(issue, dict) or not isinstance(comment, dict):
+            raise UsageError("the issue_comment event has no issue or comment in it")
+        extra = match_phrase(str(comment.get("body") or ""), phrase)
+        if extra is None:
+            return Ignored(f"the comment does not start with {phrase!r}")
+        login, is_bot = _user(comment.get("user"))
+        actor = Actor(login, comment.get("author_association"), is_bot)
+        return _issue_trigger(
+            issue, actor, extra, int(comment["id"]) if comment.get("id") else None
+        )
+
+    if name == "pull_request":
+        if action not in ("opened", "synchronize", "reopened"):
+            return Ignored(f"pull_request/{action} does not start a heal check")
+        pr = payload.get("pull_request")
+        if not isinstance(pr, dict):
+            raise UsageError("the pull_request event has no pull request in it")
+        head, base = pr.get("head") or {}, pr.get("base") or {}
+        login, is_bot = _user(pr.get("user"))
+        # On synchronize the pusher is the sender; the payload gives the PR author's association.
+        actor_login = sender_login or login
+        association = pr.get("author_association") if actor_login == login else None
+        return PullRequestTrigger(
+            number=int(pr.get("number") or payload.get("number") or 0),
+            title=str(pr.get("title") or ""),
+            head_ref=str(head.get("ref") or ""),
+            head_sha=str(head.get("sha") or ""),
+            head_repo=str((head.get("repo") or {}).get("full_name") or ""),
+            base_ref=str(base.get("ref") or ""),
+            base_repo=str((base.get("repo") or {}).get("full_name") or ""),
+            actor=Actor(actor_login, association, sender_bot if sender_login else is_bot),
+            state=str(pr.get("state") or "open"),
+            action=action,
+        )
+
+    if name == "pull_request_target":
+        # Runs with a write token on code from forks: exactly what this action must never do.
+        return Ignored("pull_request_target is not supported: use pull_request (see the README)")
+
+    if name == "workflow_dispatch":
+        inputs = payload.get("inputs") or {}
+        raw = issue_number or inputs.get("issue-number") or inputs.get("issue")
+        try:
+            number = int(str(raw))
+        except ValueError:
+            return Ignored("workflow_dispatch needs an issue number (input issue-number)")
+        return DispatchTrigger(number, Actor(sender_login, None, sender_bot))
+
+    return Ignored(f"the {name!r} event does not start a run")

@@ -1,0 +1,521 @@
+"""The action's steps: event -> gate -> status -> improve (+ heal) -> push -> pull request.
+
+Order matters for safety: secrets are read, masked and removed from the environment first; the
+gate runs before anything costs money; everything the pipelines print (LLM text, the program's
+output) is inside a ``::stop-commands::`` block; the push happens last, with the token in the push's
+own environment only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+from ..config import Settings
+from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError, MissingIdentity, RunError
+from ..git import Repository
+from ..ui import Console
+from . import heal_bridge
+from .client import GitHubClient
+from .commands import WorkflowCommands, write_outputs, write_summary
+from .event import (
+    DispatchTrigger,
+    Ignored,
+    IssueTrigger,
+    PullRequestTrigger,
+    Trigger,
+    load_event,
+    parse_event,
+)
+from .gate import Decision, check_actor, check_state
+from .remote import Remote
+from .report import Outcome, cost_text, fence, pr_body, pr_title, summary_markdown, usage_line
+from .sanitize import build_prompt
+from .settings import BOT_IDENTITY, LLM_KEY_VARIABLES, ActionSettings, scrub_secrets
+from .status import StatusComment
+
+TAIL_CHARS = 3000
+
+
+@dataclass
+class Context:
+    settings: ActionSettings
+    model: str | None
+    cmds: WorkflowCommands
+    console: Console
+    verbose: bool
+
+    def say(self, message: str) -> None:
+        self.console.info(message)
+
+
+def run(
+    settings: ActionSettings,
+    model: str | None,
+    *,
+    verbose: bool = False,
+    quiet: bool = False,
+    stream: TextIO | None = None,
+) -> int:
+    """``git gpte action``: returns the exit code."""
+    out = stream if stream is not None else sys.stdout
+    cmds = WorkflowCommands(out)
+    for name in LLM_KEY_VARIABLES:
+        cmds.mask(os.environ.get(name))
+    cmds.mask(settings.token)
+    scrub_secrets(os.environ)
+    console = Console(quiet=quiet, verbose=verbose, stream=out, live=False)
+    ctx = Context(settings, model, cmds, console, verbose)
+
+    payload = load_event(settings.event_path)
+    trigger = parse_event(
+        settings.event_name,
+        payload,
+        label=settings.trigger_label,
+        phrase=settings.trigger_phrase,
+        issue_number=settings.issue_number,
+    )
+    if isinstance(trigger, Ignored):
+        return skip(ctx, trigger.reason)
+    client = GitHubClient(settings.api_url, settings.token, settings.repository)
+    trigger = _resolve_dispatch(client, trigger)
+    if isinstance(trigger, PullRequestTrigger):
+        return PullRequestFlow(ctx, client, trigger).run()
+    assert isinstance(trigger, IssueTrigger)
+    return IssueFlow(ctx, client, trigger).run()
+
+
+def _resolve_dispatch(client: GitHubClient, trigger: Trigger) -> Trigger:
+    if not isinstance(trigger, DispatchTrigger):
+        return trigger
+    issue = client.issue(trigger.number)
+    return IssueTrigger(
+        number=issue.number,
+        title=issue.title,
+        body=issue.body,
+        extra="",
+        actor=trigger.actor,
+        state=issue.state,
+        locked=issue.locked,
+        is_pull_request=issue.is_pull_request,
+        comment_id=None,
+    )
+
+
+def skip(ctx: Context, reason: str) -> int:
+    """Nothing to do (or not allowed): a neutral note, outputs saying so, exit 0."""
+    ctx.cmds.notice(f"git-gpte: nothing done: {reason}", title="git-gpte skipped")
+    write_outputs(
+        ctx.settings.output_path, {**Outcome(0).outputs(), "success": "false", "skipped": "true"}
+    )
+    write_summary(ctx.settings.summary_path, summary_markdown("skipped", [("reason", reason)]))
+    return EXIT_OK
+
+
+def gate(
+    ctx: Context,
+    client: GitHubClient,
+    decision_state: Decision,
+    trigger: IssueTrigger | PullRequestTrigger,
+) -> Decision:
+    if not decision_state.allowed:
+        return decision_state
+    return check_actor(
+        trigger.actor,
+        allowed_associations=ctx.settings.allowed_associations,
+        allowed_bots=ctx.settings.allowed_bots,
+        permission=client.permission,
+    )
+
+
+def identity(repo: Repository) -> tuple[str, str]:
+    """The configured git identity, or the GitHub Actions bot on a runner that has none."""
+    try:
+        return repo.identity()
+    except MissingIdentity:
+        return BOT_IDENTITY
+
+
+def default_heal_command(repo: Repository, commit: str, configured: str | None) -> str | None:
+    if configured:
+        return configured
+    if any(e.path == "run.sh" for e in repo.tree_entries(commit, (":(literal)run.sh",))):
+        return "bash run.sh"
+    return None
+
+
+def tail(text: str, limit: int = TAIL_CHARS) -> str:
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+class IssueFlow:
+    """An issue (or a ``/gpte`` comment) in, a branch and a pull request out."""
+
+    def __init__(self, ctx: Context, client: GitHubClient, trigger: IssueTrigger) -> None:
+        self.ctx = ctx
+        self.s = ctx.settings
+        self.client = client
+        self.t = trigger
+        self.outcome = Outcome(
+            trigger.number, run_url=self.s.run_url, max_attempts=self.s.max_attempts
+        )
+        self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
+
+    def run(self) -> int:
+        what = "pull request" if self.t.is_pull_request else "issue"
+        decision = gate(
+            self.ctx,
+            self.client,
+            check_state(self.t.state, self.t.locked, f"#{self.t.number}"),
+            self.t,
+        )
+        if not decision.allowed:
+            return skip(self.ctx, f"{what} #{self.t.number}: {decision.reason}")
+        self.status.update("started: reading the issue and the repository.")
+        try:
+            with self.ctx.cmds.untrusted():
+                code = self._work()
+        except GpteError as exc:
+            return self._failed(exc)
+        self._finish()
+        return code
+
+    # ------------------------------------------------------------------ steps
+    def _work(self) -> int:
+        s, t, o = self.s, self.t, self.outcome
+        repo = Repository.discover(s.workspace)
+        remote = Remote.origin(repo, s.server_url, s.token)
+        who = identity(repo)
+        target, expect, base_commit = self._target(repo, remote)
+        o.branch = target
+        prompt, o.truncated_prompt = build_prompt(
+            number=t.number,
+            title=t.title,
+            body=t.body,
+            extra=t.extra,
+            kind="pull request" if t.is_pull_request else "issue",
+            max_chars=s.max_prompt_chars,
+        )
+        self.ctx.say(f"issue #{t.number}: {t.title}")
+        self.ctx.say(f"base {o.base_branch} at {base_commit[:12]}, branch {target}")
+        self.status.update(f"editing: asking the model for changes (based on `{o.base_branch}`).")
+
+        from ..pipeline.improve import ImproveRequest, run_improve
+
+        settings = Settings.load(s.workspace, repo.root)
+        local = _free_local_branch(repo, target)
+        request = ImproveRequest(
+            prompt=prompt,
+            model=self.ctx.model,
+            base=base_commit,
+            branch=local,
+            identity=who,
+            command="action",
+        )
+        result = run_improve(repo, settings, request, self.ctx.console)
+        o.commit = result.commit
+        o.files_changed = list(result.files_changed)
+        o.applied = result.applied
+        o.refused = list(result.refused)
+        o.problems = list(getattr(result, "problems", []) or [])
+        o.model = getattr(result, "model", "") or ""
+        o.tokens_in, o.tokens_out, o.cost_usd = result.tokens_in, result.tokens_out, result.cost_usd
+
+        if s.self_heal:
+            command = default_heal_command(repo, result.commit, s.heal_command)
+            if command:
+                self._heal(repo, settings, command, who, prompt)
+            else:
+                self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
+
+        self.status.update(f"pushing `{target}`.")
+        remote.push(o.commit, target, expect=expect)
+        self._open_or_update_pull(target)
+        return EXIT_OK if o.success else EXIT_PARTIAL
+
+    def _target(self, repo: Repository, remote: Remote) -> tuple[str, str | None, str]:
+        """(branch to push, its current commit or None when new, commit to base the edit on)."""
+        s, t, o = self.s, self.t, self.outcome
+        if t.is_pull_request:
+            pr = self.client.pull(t.number)
+            if pr.head_repo.lower() != s.repository.lower():
+                raise GitHubError(
+                    f"pull request #{t.number} comes from a fork; git-gpte cannot push to it"
+                )
+            head = remote.fetch(pr.head_ref)
+            o.base_branch, o.pr_number, o.pr_url = pr.head_ref, pr.number, pr.url
+            return pr.head_ref, head, head
+        o.base_branch = s.base_branch or self.client.default_branch
+        pattern = re.compile(rf"^{re.escape(s.branch_prefix)}{t.number}(-\d+)?$")
+        for pr in self.client.open_pulls(base=o.base_branch):
+            if pr.head_repo.lower() == s.repository.lower() and pattern.match(pr.head_ref):
+                # Re-run: build on the pull request's branch, update the pull request.
+                head = remote.fetch(pr.head_ref)
+                o.pr_number, o.pr_url, o.pr_updated = pr.number, pr.url, True
+                return pr.head_ref, head, head
+        base_commit = remote.fetch(o.base_branch)
+        taken = set(remote.branches(f"{s.branch_prefix}{t.number}"))
+        name, n = f"{s.branch_prefix}{t.number}", 1
+        while name in taken:
+            n += 1
+            name = f"{s.branch_prefix}{t.number}-{n}"
+        return name, None, base_commit
+
+    def _heal(
+        self, repo: Repository, settings: Settings, command: str, who: tuple[str, str], prompt: str
+    ) -> None:
+        o = self.outcome
+        self.status.update(
+            f"checking: running `{command}` (up to {self.s.max_attempts} heal attempts)."
+        )
+        healed = heal_bridge.heal(
+            repo,
+            settings,
+            self.ctx.console,
+            command=command,
+            attempts=self.s.max_attempts,
+            base=o.commit,
+            prompt=prompt,
+            timeout=self.s.timeout_minutes * 60,
+            model=self.ctx.model,
+            identity=who,
+        )
+        if healed is None:
+            self.ctx.console.warn("self-heal is not available in this version of git-gpte; skipped")
+            return
+        o.heal_ran = True
+        o.heal_success = healed.success
+        o.attempts = healed.attempts
+        o.heal_tail = tail(healed.last_output_tail or "")
+        if healed.commit:
+            o.commit = healed.commit
+        o.tokens_in += healed.tokens_in
+        o.tokens_out += healed.tokens_out
+        o.cost_usd = (
+            None if o.cost_usd is None or healed.cost_usd is None else o.cost_usd + healed.cost_usd
+        )
+
+    def _open_or_update_pull(self, target: str) -> None:
+        o, t = self.outcome, self.t
+        if t.is_pull_request:
+            return  # the commits went onto the pull request itself
+        title = pr_title(t.title, t.number)
+        body = pr_body(o)
+        if o.pr_number is not None:
+            pr = self.client.update_pull(o.pr_number, title=title, body=body)
+        else:
+            pr = self.client.create_pull(
+                title=title, body=body, head=target, base=o.base_branch, draft=self.s.draft
+            )
+        o.pr_number, o.pr_url = pr.number, pr.url
+
+    # ------------------------------------------------------------------ endings
+    def _finish(self) -> None:
+        o = self.outcome
+        verb = "updated" if o.pr_updated or self.t.is_pull_request else "opened"
+        lines = [f"done: {verb} {o.pr_url} from `{o.branch}`.", "", f"Usage: {usage_line(o)}."]
+        if o.refused:
+            lines.append(
+                f"{len(o.refused)} hunk(s) could not be placed and were left out "
+                "(see the pull request)."
+            )
+        if o.heal_ran:
+            lines.append(
+                f"Self-heal: {'passed' if o.heal_success else 'still failing'} "
+                f"after {o.attempts} attempt(s) "
+                f"of at most {o.max_attempts}."
+            )
+        self.status.update("\n".join(lines))
+        self.ctx.cmds.notice(f"git-gpte {verb} {o.pr_url}", title="git-gpte")
+        self._outputs()
+
+    def _failed(self, exc: GpteError) -> int:
+        reason = exc.render()
+        o = self.outcome
+        text = f"failed: {reason}"
+        if o.tokens_in or o.tokens_out:
+            text += f"\n\nUsage: {usage_line(o)}."
+        text += "\n\nNothing was pushed."
+        self.status.update(text)
+        self.ctx.cmds.error(f"git-gpte: {reason}")
+        self._outputs(failed=reason)
+        return exc.exit_code
+
+    def _outputs(self, failed: str | None = None) -> None:
+        o = self.outcome
+        values = o.outputs()
+        if failed:
+            values["success"] = "false"
+        values["skipped"] = "false"
+        write_outputs(self.s.output_path, values)
+        rows = [
+            ("issue", f"#{o.number}"),
+            ("branch", o.branch or "-"),
+            ("pull request", o.pr_url or "-"),
+            ("files changed", str(len(o.files_changed))),
+            ("refused hunks", str(len(o.refused))),
+            ("heal attempts", str(o.attempts)),
+            ("tokens", f"{o.tokens_in:,} in / {o.tokens_out:,} out"),
+            ("cost", cost_text(o.cost_usd)),
+        ]
+        title = f"failed: {failed}" if failed else ("done" if o.success else "done, with problems")
+        write_summary(self.s.summary_path, summary_markdown(title, rows))
+
+
+def _free_local_branch(repo: Repository, name: str) -> str:
+    """A local branch name for the result; the remote name may already exist locally (re-runs)."""
+    from ..git import unique_branch
+
+    return unique_branch(repo, name)
+
+
+class PullRequestFlow:
+    """The pre-merge check: run the heal command on the pull request's head, heal if it fails."""
+
+    def __init__(self, ctx: Context, client: GitHubClient, trigger: PullRequestTrigger) -> None:
+        self.ctx = ctx
+        self.s = ctx.settings
+        self.client = client
+        self.t = trigger
+        self.outcome = Outcome(
+            trigger.number,
+            branch=trigger.head_ref,
+            base_branch=trigger.base_ref,
+            run_url=self.s.run_url,
+            max_attempts=self.s.max_attempts,
+            pr_number=trigger.number,
+        )
+        self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
+
+    def run(self) -> int:
+        t = self.t
+        if not t.head_repo or t.head_repo.lower() != t.base_repo.lower():
+            return skip(
+                self.ctx,
+                f"pull request #{t.number} comes from a fork; "
+                "the heal check runs on same-repository branches only",
+            )
+        decision = gate(
+            self.ctx, self.client, check_state(t.state, False, f"pull request #{t.number}"), t
+        )
+        if not decision.allowed:
+            return skip(self.ctx, f"pull request #{t.number}: {decision.reason}")
+        try:
+            with self.ctx.cmds.untrusted():
+                code = self._work()
+        except GpteError as exc:
+            self.status.update(f"heal check failed to run: {exc.render()}")
+            self.ctx.cmds.error(f"git-gpte: {exc.render()}")
+            self._outputs(False)
+            return exc.exit_code
+        return code
+
+    def _work(self) -> int:
+        s, t, o = self.s, self.t, self.outcome
+        repo = Repository.discover(s.workspace)
+        remote = Remote.origin(repo, s.server_url, s.token)
+        head = remote.fetch(t.head_ref)
+        command = default_heal_command(repo, head, s.heal_command)
+        if command is None:
+            self.ctx.say(
+                "no heal-command and no run.sh at the pull request's head: nothing to check"
+            )
+            self._outputs(True)
+            return EXIT_OK
+        settings = Settings.load(s.workspace, repo.root)
+        prompt = (
+            f"The checks of pull request #{t.number} fail. "
+            f"Fix the code so that `{command}` succeeds. "
+            "Change as little as needed."
+        )
+        healed = heal_bridge.heal(
+            repo,
+            settings,
+            self.ctx.console,
+            command=command,
+            attempts=s.max_attempts,
+            base=head,
+            prompt=prompt,
+            timeout=s.timeout_minutes * 60,
+            model=self.ctx.model,
+            identity=identity(repo),
+        )
+        if healed is None:
+            raise RunError("self-heal is not available in this version of git-gpte")
+        o.heal_ran, o.heal_success, o.attempts = True, healed.success, healed.attempts
+        o.tokens_in, o.tokens_out, o.cost_usd = healed.tokens_in, healed.tokens_out, healed.cost_usd
+        o.heal_tail = tail(healed.last_output_tail or "")
+        if healed.success and (not healed.commit or healed.commit == head):
+            self.status.update(f"check passed: `{command}` succeeds on {head[:12]}.")
+            self._outputs(True)
+            return EXIT_OK
+        if healed.success:
+            o.commit = healed.commit or head
+            self._push_fix(repo, remote, head, command)
+            self._outputs(True)
+            return EXIT_OK
+        self.status.update(
+            f"check failed: `{command}` still fails on {head[:12]} "
+            f"after {o.attempts} heal attempt(s). "
+            f"Usage: {usage_line(o)}.\n\nLast output:\n\n{fence(o.heal_tail or '(no output)')}"
+        )
+        self._outputs(False)
+        return RunError.exit_code
+
+    def _push_fix(self, repo: Repository, remote: Remote, head: str, command: str) -> None:
+        o, t = self.outcome, self.t
+        try:
+            remote.push(o.commit, t.head_ref, expect=head)
+            o.branch = t.head_ref
+            o.pr_url = self.client.pull(t.number).url
+            self.status.update(
+                f"healed: `{command}` failed on {head[:12]}; "
+                f"{o.attempts} heal attempt(s) fixed it and the "
+                f"fix was pushed to `{t.head_ref}`. Usage: {usage_line(o)}."
+            )
+            return
+        except GitHubError as exc:
+            self.ctx.console.warn(
+                f"cannot push to {t.head_ref} ({exc.render()}); opening a follow-up pull request"
+            )
+        taken = set(remote.branches(f"gpte/heal-{t.number}"))
+        name, n = f"gpte/heal-{t.number}", 1
+        while name in taken:
+            n += 1
+            name = f"gpte/heal-{t.number}-{n}"
+        remote.push(o.commit, name, expect=None)
+        body = (
+            f"Fixes the failing check of #{t.number} (`{command}`), "
+            "found by git-gpte's pre-merge heal.\n\n" + pr_body_heal(o)
+        )
+        pr = self.client.create_pull(
+            title=f"Fix the check of #{t.number}",
+            body=body,
+            head=name,
+            base=t.head_ref,
+            draft=self.s.draft,
+        )
+        o.branch, o.pr_url, o.pr_number = name, pr.url, pr.number
+        self.status.update(
+            f"healed: the fix is in the follow-up pull request {pr.url}. Usage: {usage_line(o)}."
+        )
+
+    def _outputs(self, success: bool) -> None:
+        o = self.outcome
+        values = {**o.outputs(), "success": "true" if success else "false", "skipped": "false"}
+        write_outputs(self.s.output_path, values)
+        rows = [
+            ("pull request", f"#{self.t.number}"),
+            ("result", "passed" if success else "failing"),
+            ("heal attempts", str(o.attempts)),
+            ("tokens", f"{o.tokens_in:,} in / {o.tokens_out:,} out"),
+            ("cost", cost_text(o.cost_usd)),
+        ]
+        write_summary(self.s.summary_path, summary_markdown("pre-merge heal", rows))
+
+
+def pr_body_heal(o: Outcome) -> str:
+    return f"{o.attempts} heal attempt(s). Usage: {usage_line(o)}.\n"

@@ -1,0 +1,141 @@
+"""The texts the action writes: pull request body, status lines, job summary. Pure functions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Outcome:
+    """What one action run produced, whatever the event."""
+
+    number: int
+    branch: str = ""
+    base_branch: str = ""
+    commit: str = ""
+    pr_url: str = ""
+    pr_number: int | None = None
+    pr_updated: bool = False
+    files_changed: list[str] = field(default_factory=list)
+    applied: int = 0
+    refused: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    heal_ran: bool = False
+    heal_success: bool | None = None
+    attempts: int = 0
+    max_attempts: int = 0
+    heal_tail: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None
+    model: str = ""
+    run_url: str | None = None
+    truncated_prompt: bool = False
+
+    @property
+    def success(self) -> bool:
+        return not self.refused and self.heal_success is not False
+
+    def outputs(self) -> dict[str, str]:
+        return {
+            "pr-url": self.pr_url,
+            "pr-number": str(self.pr_number or ""),
+            "branch": self.branch,
+            "attempts": str(self.attempts),
+            "success": "true" if self.success else "false",
+            "tokens-in": str(self.tokens_in),
+            "tokens-out": str(self.tokens_out),
+            "cost-usd": "" if self.cost_usd is None else f"{self.cost_usd:.4f}",
+        }
+
+
+def cost_text(cost: float | None) -> str:
+    return "cost unknown (no price for this model)" if cost is None else f"${cost:.4f}"
+
+
+def usage_line(o: Outcome) -> str:
+    return f"{o.tokens_in:,} tokens in, {o.tokens_out:,} out, {cost_text(o.cost_usd)}"
+
+
+def fence(text: str) -> str:
+    """``text`` in a code fence no line inside can close."""
+    longest = max((len(run) for run in _backtick_runs(text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}text\n{text.rstrip()}\n{ticks}"
+
+
+def _backtick_runs(text: str) -> list[str]:
+    runs, current = [], ""
+    for ch in text:
+        if ch == "`":
+            current += ch
+        elif current:
+            runs.append(current)
+            current = ""
+    if current:
+        runs.append(current)
+    return runs
+
+
+def pr_title(issue_title: str, number: int) -> str:
+    title = " ".join(issue_title.split()) or f"Changes for issue #{number}"
+    if len(title) > 200:
+        title = title[:199] + "…"
+    return f"{title} (#{number})" if f"#{number}" not in title else title
+
+
+def heal_section(o: Outcome) -> list[str]:
+    if not o.heal_ran:
+        return ["**Self-heal:** not run."]
+    if o.heal_success:
+        what = "passed" if o.attempts == 0 else f"passed after {o.attempts} heal attempt(s)"
+        return [f"**Self-heal:** the check {what} (up to {o.max_attempts} attempts)."]
+    lines = [
+        f"**Self-heal:** the check still fails after {o.attempts} attempt(s). Last output:",
+        "",
+    ]
+    if o.heal_tail:
+        lines += ["<details><summary>output</summary>", "", fence(o.heal_tail), "", "</details>"]
+    return lines
+
+
+def pr_body(o: Outcome) -> str:
+    lines = [f"Closes #{o.number}", "", "Changes written by git-gpte from the issue text."]
+    if o.model:
+        lines[-1] += f" Model: `{o.model}`."
+    lines += ["", "### Edits"]
+    if o.files_changed:
+        lines += [f"- `{path}`" for path in o.files_changed]
+    else:
+        lines.append("- (no file changed)")
+    lines.append(f"\n{o.applied} hunk(s) applied.")
+    if o.refused:
+        lines += [
+            "",
+            "### Refused hunks",
+            "",
+            "These could not be placed with confidence and were **not** applied:",
+            "",
+        ]
+        lines += [f"- {reason}" for reason in o.refused]
+    if o.problems:
+        lines += ["", "### Problems left", ""] + [f"- {p}" for p in o.problems]
+    lines += ["", *heal_section(o), "", f"**Usage:** {usage_line(o)}."]
+    if o.truncated_prompt:
+        lines += ["", "_The issue text was longer than the limit and was cut._"]
+    if o.run_url:
+        lines += ["", f"[Workflow run]({o.run_url})"]
+    lines += ["", "Review the changes before merging: they were written by a language model."]
+    return "\n".join(lines) + "\n"
+
+
+def summary_markdown(title: str, rows: list[tuple[str, str]], extra: str = "") -> str:
+    lines = [f"### git-gpte: {title}", "", "| | |", "|---|---|"]
+    lines += [f"| {k} | {_cell(v)} |" for k, v in rows]
+    if extra:
+        lines += ["", extra]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value: str) -> str:
+    return value.replace("|", "\\|").replace("\n", " ")
