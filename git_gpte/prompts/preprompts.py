@@ -1,0 +1,148 @@
+"""The system prompts ("preprompts"): plain text files, overridable per repository.
+
+Defaults ship in the top-level ``preprompts/`` folder of the source tree, which the wheel installs
+as ``git_gpte/preprompts``. A repository overrides any of them by putting a file of the same name
+in ``.gpte/preprompts/`` (``git gpte preprompts export`` copies the defaults there to start from).
+The names and roles follow gpt-engineer's, so its users' custom preprompts keep working,
+including the ``FILE_FORMAT`` placeholder.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, UsageError
+
+OVERRIDE_DIR = Path(".gpte") / "preprompts"
+
+NAMES: dict[str, str] = {
+    "roadmap": "the opening: who the model is and that the work must be complete",
+    "improve": "how to change existing code (used by improve and heal)",
+    "generate": "how to write a new project (used by init)",
+    "file_format": "whole-file blocks: path line + fenced code (init)",
+    "file_format_diff": "unified diffs against line-numbered files (improve)",
+    "file_format_search_replace": "SEARCH/REPLACE blocks (improve --edit-format search-replace)",
+    "entrypoint": "how to write run.sh",
+    "clarify": "asking one clarifying question before generating (init --clarify)",
+    "philosophy": "coding conventions appended to every generating prompt",
+}
+
+FORMAT_FILES = {
+    "diff": "file_format_diff",
+    "search-replace": "file_format_search_replace",
+    "files": "file_format",
+}
+
+PLACEHOLDER = "FILE_FORMAT"
+
+
+def default_dir() -> Path:
+    """The shipped preprompts: inside the installed package, else the source checkout's."""
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (package / "preprompts", package.parent / "preprompts"):
+        if (candidate / "roadmap").is_file():
+            return candidate
+    raise ConfigError(
+        "the default preprompts are missing from this installation",
+        hint=f"expected them in {package / 'preprompts'}; reinstall git-gpte",
+    )
+
+
+@dataclass(frozen=True)
+class Preprompt:
+    name: str
+    text: str
+    path: Path
+    overridden: bool
+
+
+def _check(name: str) -> None:
+    if name not in NAMES:
+        raise UsageError(f"no preprompt named {name!r}; known: {', '.join(NAMES)}")
+
+
+def find(name: str, root: Path | str | None = None) -> Preprompt:
+    """The preprompt ``name``: the repository's override if there is one, else the default."""
+    _check(name)
+    if root is not None:
+        override_dir = Path(root) / OVERRIDE_DIR
+        for candidate in (
+            override_dir / name,
+            override_dir / f"{name}.txt",
+            override_dir / f"{name}.md",
+        ):
+            if candidate.is_file():
+                return Preprompt(name, _read(candidate), candidate, True)
+    path = default_dir() / name
+    return Preprompt(name, _read(path), path, False)
+
+
+def load(name: str, root: Path | str | None = None) -> str:
+    return find(name, root).text
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read preprompt {path}: {exc}") from None
+
+
+def _with_format(body: str, file_format: str) -> str:
+    if PLACEHOLDER in body:
+        return body.replace(PLACEHOLDER, file_format.strip())
+    return body.rstrip() + "\n\n" + file_format.strip()
+
+
+def system_prompt(kind: str, root: Path | str | None = None, *, edit_format: str = "diff") -> str:
+    """The assembled system prompt for ``kind``.
+
+    ``improve``: roadmap + improve (with the edit format) + philosophy;
+    ``generate``: roadmap + generate (with whole-file format) + philosophy;
+    ``entrypoint``, ``clarify``: that preprompt alone.
+    """
+    if kind in ("entrypoint", "clarify"):
+        return load(kind, root).strip() + "\n"
+    if kind == "improve":
+        if edit_format not in FORMAT_FILES:
+            raise UsageError(
+                f"unknown edit format {edit_format!r}; expected one of {', '.join(FORMAT_FILES)}"
+            )
+        body, fmt = load("improve", root), load(FORMAT_FILES[edit_format], root)
+    elif kind == "generate":
+        body, fmt = load("generate", root), load("file_format", root)
+    else:
+        raise UsageError(f"no system prompt for {kind!r}")
+    parts = [
+        load("roadmap", root).strip(),
+        _with_format(body, fmt).strip(),
+        "Useful to know:\n" + load("philosophy", root).strip(),
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+def export(dest: Path | str, *, force: bool = False) -> tuple[list[Path], list[Path]]:
+    """Copy the defaults into ``dest``: (written, skipped because they exist and not ``force``)."""
+    target = Path(dest)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {target}: {exc.strerror or exc}") from None
+    source = default_dir()
+    written: list[Path] = []
+    skipped: list[Path] = []
+    for name in NAMES:
+        out = target / name
+        if out.exists() and not force:
+            skipped.append(out)
+            continue
+        try:
+            tmp = out.with_name(f".{name}.{os.getpid()}.tmp")
+            tmp.write_text(_read(source / name), encoding="utf-8")
+            tmp.replace(out)
+        except OSError as exc:
+            raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+        written.append(out)
+    return written, skipped
