@@ -1,0 +1,355 @@
+"""Applying a parsed reply to file texts in memory: every hunk applied, corrected or refused.
+
+Edits are taken in reply order. The hunks of one diff are placed against the same text and
+applied together by their original line numbers, so they never shift each other; a second diff
+for the same file (or a diff for a file created earlier in the reply) works on the result of
+the first. Untouched lines keep their bytes; the file keeps its newline style and final-newline
+state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import UnsafePathError
+from .model import FileEdit, Hunk, HunkReport, Op, ParsedReply
+from .paths import check_path, resolve_path
+from .place import Placement, Refusal, TextLines, locate
+from .render import render_hunks, retry_prompt
+
+
+class UnreadableFile(Exception):
+    """Raised by a ``files`` mapping for a file that is binary or not UTF-8."""
+
+
+@dataclass
+class ApplyResult:
+    """The outcome: final texts of changed files (None = deleted) and one report per hunk."""
+
+    files: dict[str, str | None] = field(default_factory=dict)
+    reports: list[HunkReport] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    placed: dict[str, list[tuple[str, list[Placement]]]] = field(default_factory=dict)
+
+    @property
+    def applied_count(self) -> int:
+        return sum(1 for r in self.reports if r.status != "refused")
+
+    @property
+    def corrected(self) -> list[HunkReport]:
+        return [r for r in self.reports if r.status == "corrected"]
+
+    @property
+    def refused(self) -> list[HunkReport]:
+        return [r for r in self.reports if r.status == "refused"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.refused
+
+    def retry_prompt(self) -> str:
+        """Text for the LLM describing each refused hunk; "" when nothing was refused."""
+        return retry_prompt(self.refused)
+
+    def corrected_diff(self, path: str | None = None) -> str:
+        """The placed hunks as a clean unified diff with true line numbers (what was applied)."""
+        parts = []
+        for name, blocks in self.placed.items():
+            if path is not None and name != path:
+                continue
+            for base, placements in blocks:
+                parts.append(render_hunks(name, base, placements))
+        return "".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "applied": sum(1 for r in self.reports if r.status == "applied"),
+            "corrected": len(self.corrected),
+            "refused": len(self.refused),
+            "files": {
+                path: ("deleted" if text is None else "written")
+                for path, text in self.files.items()
+            },
+            "problems": self.problems,
+            "hunks": [r.to_json() for r in self.reports],
+        }
+
+
+def unsafe_paths(parsed: ParsedReply) -> list[str]:
+    """Messages for every path in the reply that :func:`check_path` refuses."""
+    bad = []
+    for edit in parsed.edits:
+        for path in {edit.path, edit.old_path or edit.path}:
+            try:
+                check_path(path)
+            except UnsafePathError as err:
+                bad.append(err.message)
+    return sorted(set(bad))
+
+
+def apply_reply(
+    files: Mapping[str, str], parsed: ParsedReply, *, known_paths: Iterable[str] = ()
+) -> ApplyResult:
+    """Apply ``parsed`` to ``files`` (path -> current text) in memory.
+
+    Raises :class:`UnsafePathError` naming every unsafe path before anything is applied.
+    ``known_paths`` (all tracked paths) lets a bare ``events.py`` resolve to ``asyncio/events.py``.
+    """
+    bad = unsafe_paths(parsed)
+    if bad:
+        raise UnsafePathError("unsafe path(s) in the reply, nothing applied: " + "; ".join(bad))
+    known = list(known_paths)
+    state: dict[str, str | None] = {}
+    original: dict[str, str | None] = {}
+    created: set[str] = set()
+    unreadable: dict[str, str] = {}
+    counters: dict[str, int] = {}
+    result = ApplyResult(problems=list(parsed.problems))
+
+    class _Exists:
+        def __contains__(self, item: object) -> bool:
+            return isinstance(item, str) and (
+                (item in state and state[item] is not None) or item in files
+            )
+
+    exists = _Exists()
+    for edit in parsed.edits:
+        path, how = resolve_path(check_path(edit.path), exists, known)
+        if path not in state:
+            try:
+                text = files.get(path, None)
+            except (UnreadableFile, UnicodeDecodeError) as err:
+                text = None
+                unreadable[path] = str(err) or "binary or not UTF-8"
+            state[path] = original[path] = text
+        notes = [how] if how else []
+        first = counters.get(path, 0) + 1
+        reports = _apply_edit(edit, path, state, created, unreadable, first, notes, result)
+        counters[path] = first - 1 + max(1, len(reports))
+        result.reports.extend(reports)
+    for path, text in state.items():
+        if text != original[path]:
+            result.files[path] = text
+    return result
+
+
+def _report(
+    edit: FileEdit,
+    path: str,
+    number: int,
+    status: str,
+    detail: str,
+    hunk: Hunk | None = None,
+    **kw: Any,
+) -> HunkReport:
+    return HunkReport(
+        path=path,
+        hunk=number,
+        status=status,  # type: ignore[arg-type]
+        detail=detail,
+        header=hunk.header if hunk else edit.kind,
+        kind=edit.kind,
+        expected=hunk.old_lines if hunk else [],
+        **kw,
+    )
+
+
+def _apply_edit(
+    edit: FileEdit,
+    path: str,
+    state: dict[str, str | None],
+    created: set[str],
+    unreadable: dict[str, str],
+    first: int,
+    notes: list[str],
+    result: ApplyResult,
+) -> list[HunkReport]:
+    current = state[path]
+    prefix = "; ".join(notes)
+
+    def status(extra: list[str]) -> tuple[str, str]:
+        detail = "; ".join(x for x in [prefix, *extra] if x)
+        return ("corrected" if detail else "applied"), detail
+
+    if path in unreadable:
+        why = f"{path} is binary or not UTF-8 text; git-gpte does not edit it"
+        return [
+            _report(edit, path, first + k, "refused", why, h)
+            for k, h in enumerate(edit.hunks or [None])
+        ]
+    if edit.kind == "delete":
+        if current is None:
+            return [_report(edit, path, first, "refused", f"cannot delete {path}: no such file")]
+        state[path] = None
+        return [_report(edit, path, first, *status(["deleted"]))]
+    if edit.kind in ("new", "whole-file"):
+        content = edit.content or ""
+        extra: list[str] = []
+        if edit.fmt == "search-replace-append" and current:
+            sep = "" if current.endswith("\n") else "\n"
+            content = current + sep + content
+            extra.append("empty SEARCH: appended to the end of the file")
+        if current is not None:
+            content = _match_style(content, current)
+        if edit.kind == "new" and current:
+            if current == content:
+                st = status(["the file already has exactly this content; not created twice"])
+                return [_report(edit, path, first, *st)]
+            if path not in created:
+                why = (
+                    f"the reply creates {path} from /dev/null, but it exists with other content; "
+                    "send a diff against the existing file instead"
+                )
+                return [_report(edit, path, first, "refused", why)]
+            extra.append("replaces the version created earlier in this reply")
+        if current is None or path in created:
+            created.add(path)
+        state[path] = content
+        return [_report(edit, path, first, *status(extra))]
+    # modify
+    if current is None:
+        why = f"{path} does not exist" + (
+            " (deleted earlier in this reply)" if path in state and path in created else ""
+        )
+        return [
+            _report(
+                edit, path, first + k, "refused", why + "; create it with a diff from /dev/null", h
+            )
+            for k, h in enumerate(edit.hunks)
+        ]
+    text = TextLines(current)
+    placements: list[tuple[int, Placement]] = []
+    reports: list[HunkReport] = []
+    for k, hunk in enumerate(edit.hunks):
+        number = first + k
+        ops = normalise(hunk.lines)
+        hint = hunk.old_start - 1 if hunk.old_start else (0 if hunk.old_start == 0 else None)
+        placed = locate(ops, text, hint, intends_change=hunk.changes)
+        if isinstance(placed, Refusal):
+            reports.append(
+                _report(
+                    edit, path, number, "refused", placed.reason, hunk, candidate=placed.candidate
+                )
+            )
+            continue
+        if placed.duplicate:
+            reports.append(
+                _report(edit, path, number, *status(placed.notes), hunk, line=placed.start + 1)
+            )
+            continue
+        clash = _overlap(placed, placements)
+        if clash is not None:
+            other_k, other = clash
+            if [(o, t) for o, t, _ in other.ops] == [(o, t) for o, t, _ in placed.ops]:
+                st = status([f"same as hunk {first + other_k}; applied once"])
+                reports.append(_report(edit, path, number, *st, hunk, line=placed.start + 1))
+            else:
+                reports.append(
+                    _report(
+                        edit,
+                        path,
+                        number,
+                        "refused",
+                        f"overlaps hunk {first + other_k} "
+                        f"(lines {other.start + 1}-{max(other.end, other.start + 1)})",
+                        hunk,
+                    )
+                )
+            continue
+        placements.append((k, placed))
+        extra = list(placed.notes)
+        if (
+            hunk.old_start
+            and placed.method != "insert"
+            and abs(placed.start - (hunk.old_start - 1)) > 0
+            and not any("precede" in n for n in extra)
+        ):
+            extra.append(f"placed at line {placed.start + 1}, not {hunk.old_start}")
+        st = status(extra)
+        if not placed.changes:
+            st = (st[0], "; ".join(x for x in [st[1], "no change"] if x))
+        reports.append(_report(edit, path, number, *st, hunk, line=placed.start + 1))
+    if placements:
+        state[path] = _splice(
+            text, [p for _, p in placements], edit.hunks, [k for k, _ in placements]
+        )
+        result.placed.setdefault(path, []).append(
+            (current, [p for _, p in sorted(placements, key=lambda kp: kp[1].start)])
+        )
+    return reports
+
+
+def normalise(lines: list[tuple[Op, str]]) -> list[tuple[Op, str]]:
+    """Hunk lines with ``\\r`` dropped and removed/added pairs that cancel turned into context."""
+    out: list[tuple[Op, str]] = []
+    cleaned = [(op, t[:-1] if t.endswith("\r") else t) for op, t in lines]
+    i = 0
+    while i < len(cleaned):
+        if cleaned[i][0] == " ":
+            out.append(cleaned[i])
+            i += 1
+            continue
+        j = i
+        while j < len(cleaned) and cleaned[j][0] != " ":
+            j += 1
+        removed = [t for op, t in cleaned[i:j] if op == "-"]
+        added = [t for op, t in cleaned[i:j] if op == "+"]
+        head = 0
+        while head < min(len(removed), len(added)) and removed[head] == added[head]:
+            head += 1
+        tail = 0
+        while (
+            tail < min(len(removed), len(added)) - head and removed[-1 - tail] == added[-1 - tail]
+        ):
+            tail += 1
+        out.extend((" ", t) for t in removed[:head])
+        out.extend(("-", t) for t in removed[head : len(removed) - tail])
+        out.extend(("+", t) for t in added[head : len(added) - tail])
+        out.extend((" ", t) for t in removed[len(removed) - tail :])
+        i = j
+    return out
+
+
+def _overlap(
+    placed: Placement, others: list[tuple[int, Placement]]
+) -> tuple[int, Placement] | None:
+    for k, other in others:
+        if placed.start < other.end and other.start < placed.end:
+            return k, other
+        if placed.start == other.start and (placed.start == placed.end or other.start == other.end):
+            return k, other
+    return None
+
+
+def _splice(
+    text: TextLines, placements: list[Placement], hunks: list[Hunk], order: list[int]
+) -> str:
+    raw = text.raw
+    out: list[str] = []
+    pos = 0
+    final_newline = text.final_newline or len(text) == 0
+    for placed, k in sorted(zip(placements, order, strict=False), key=lambda pk: pk[0].start):
+        out.extend(raw[pos : placed.start])
+        for op, t, j in placed.ops:
+            if op == " ":
+                out.append(raw[j] if j is not None else text.new_line(t))
+            elif op == "+":
+                out.append(text.new_line(t))
+        pos = placed.end
+        if placed.end >= len(raw):
+            hunk = hunks[k]
+            if hunk.no_newline_new:
+                final_newline = False
+            elif hunk.no_newline_old:
+                final_newline = True
+    out.extend(raw[pos:])
+    return text.render(out, final_newline)
+
+
+def _match_style(content: str, current: str) -> str:
+    """Whole-file content in the existing file's newline style."""
+    if "\r\n" in current and current.count("\r\n") * 2 >= current.count("\n"):
+        return content.replace("\r\n", "\n").replace("\n", "\r\n")
+    return content

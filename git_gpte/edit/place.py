@@ -1,0 +1,545 @@
+"""Placing one hunk in a file: strict about where, honest about how sure.
+
+The key is the hunk's whole old side (context and removed lines together); the ``@@`` line number
+is only a hint. Matching goes exact, then whitespace-insensitive, then fuzzy on *lines* (an
+alignment that tolerates skipped, invented and slightly different lines). When two places match
+alike, the hint decides only if it clearly points at one; otherwise the hunk is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .model import Candidate, Op
+
+Method = Literal["exact", "whitespace", "fuzzy", "insert"]
+
+# Ties between equally good places: the nearest to the hint wins only when it is this close...
+HINT_TOLERANCE = 40
+# ...and every other place is at least this much farther (2*d + HINT_MARGIN).
+HINT_MARGIN = 5
+CONTEXT_SIM = 0.7  # a context line pairs with a file line this similar
+REMOVED_SIM = 0.9  # a removed line must be at least this similar to the line it removes
+TIE_SCORE = 0.08  # fuzzy candidates closer than this (per line) score alike
+MIN_MATCHED = 0.6  # share of the old side's non-blank lines that must be found
+
+
+def norm(line: str) -> str:
+    """A line with all whitespace removed: the whitespace-insensitive key."""
+    return "".join(line.split())
+
+
+_COMMENT = re.compile(r"\s*(#|//|--|/\*).*$")
+
+
+def _strip_comment(line: str) -> str:
+    return _COMMENT.sub("", line)
+
+
+def _trivial(line: str) -> bool:
+    text = line.strip()
+    return len(text) < 4 or not any(c.isalnum() for c in text)
+
+
+class TextLines:
+    """A file split into lines for matching; rebuilds text keeping its bytes and style."""
+
+    def __init__(self, text: str) -> None:
+        self.bom = "\ufeff" if text.startswith("\ufeff") else ""
+        body = text[len(self.bom) :]
+        self.final_newline = body.endswith("\n")
+        raw = body.split("\n")
+        if self.final_newline or body == "":
+            raw.pop()
+        self.raw = raw
+        crlf = sum(1 for line in raw if line.endswith("\r"))
+        self.crlf = crlf > 0 and crlf * 2 >= len(raw)
+        self.keys = [line[:-1] if line.endswith("\r") else line for line in raw]
+        self._norms: list[str] | None = None
+        self._index: dict[str, list[int]] | None = None
+        self._norm_index: dict[str, list[int]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @property
+    def norms(self) -> list[str]:
+        if self._norms is None:
+            self._norms = [norm(k) for k in self.keys]
+        return self._norms
+
+    @property
+    def index(self) -> dict[str, list[int]]:
+        if self._index is None:
+            self._index = _build_index(self.keys)
+        return self._index
+
+    @property
+    def norm_index(self) -> dict[str, list[int]]:
+        if self._norm_index is None:
+            self._norm_index = _build_index(self.norms)
+        return self._norm_index
+
+    def new_line(self, text: str) -> str:
+        """An added line in this file's newline style."""
+        return text + "\r" if self.crlf else text
+
+    def render(self, raw: list[str], final_newline: bool) -> str:
+        if not raw:
+            return self.bom
+        return self.bom + "\n".join(raw) + ("\n" if final_newline else "")
+
+
+def _build_index(lines: Sequence[str]) -> dict[str, list[int]]:
+    index: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        index.setdefault(line, []).append(i)
+    return index
+
+
+@dataclass
+class Placement:
+    """Where a hunk goes: file lines ``start:end`` (0-based) become ``ops``' new side.
+
+    ``ops`` is the corrected hunk: ``(op, text, file_line)``, file_line set for lines taken from
+    the file (context and removed), None for added lines.
+    """
+
+    start: int
+    end: int
+    ops: list[tuple[Op, str, int | None]]
+    method: Method
+    notes: list[str] = field(default_factory=list)
+    duplicate: bool = False
+
+    @property
+    def changes(self) -> bool:
+        return any(op != " " for op, _, _ in self.ops)
+
+
+@dataclass
+class Refusal:
+    reason: str
+    candidate: Candidate | None = None
+
+
+def choose_by_hint(starts: list[int], hint: int | None) -> tuple[int | None, str]:
+    """The one start to use among equally good ``starts`` (0-based), or None and why not."""
+    if len(starts) == 1:
+        return starts[0], ""
+    where = ", ".join(str(s + 1) for s in sorted(starts)[:6])
+    if hint is None:
+        return (
+            None,
+            f"the lines occur {len(starts)} times (at lines {where}) "
+            "and the hunk has no line number",
+        )
+    ranked = sorted(starts, key=lambda s: abs(s - hint))
+    d1, d2 = abs(ranked[0] - hint), abs(ranked[1] - hint)
+    if d1 <= HINT_TOLERANCE and d2 >= 2 * d1 + HINT_MARGIN:
+        return ranked[0], ""
+    return None, (
+        f"the lines occur {len(starts)} times (at lines {where}) and the hunk's line number "
+        f"{hint + 1} does not clearly pick one"
+    )
+
+
+def find_block(
+    lines: Sequence[str], index: dict[str, list[int]], block: Sequence[str]
+) -> list[int]:
+    """Every start where ``block`` occurs in ``lines`` as consecutive lines."""
+    n = len(block)
+    if n == 0 or n > len(lines):
+        return []
+    best_i, best_count = 0, -1
+    for i, line in enumerate(block):
+        count = len(index.get(line, ()))
+        if count == 0:
+            return []
+        if best_count < 0 or count < best_count:
+            best_i, best_count = i, count
+    starts = []
+    for pos in index[block[best_i]]:
+        s = pos - best_i
+        if s < 0 or s + n > len(lines):
+            continue
+        if all(lines[s + k] == block[k] for k in range(n)):
+            starts.append(s)
+    return starts
+
+
+def _line_sim(a: str, b: str) -> float:
+    """Similarity of two whitespace-free lines in [0, 1]; blank pairs only with blank."""
+    if a == b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    from rapidfuzz import fuzz
+
+    score = fuzz.ratio(a, b, score_cutoff=CONTEXT_SIM * 100) / 100.0
+    if score < REMOVED_SIM:
+        ca, cb = _strip_comment(a), _strip_comment(b)
+        if ca and ca == cb:
+            score = max(score, REMOVED_SIM)
+    return score
+
+
+@dataclass
+class _Alignment:
+    score: float
+    pairs: dict[int, tuple[int, float]]  # old index -> (file line, sim)
+    first: int
+    last: int
+
+
+def _align(
+    old: list[str], kinds: list[Op], norms: Sequence[str], lo: int, hi: int
+) -> _Alignment | None:
+    """Best alignment of the old side with file lines ``lo:hi`` (free file lines at both ends)."""
+    n, m = len(old), hi - lo
+    neg = -1e9
+    window = norms[lo:hi]
+    pen_inv = [
+        0.15 if not o else (0.6 if k == " " else 3.0) for o, k in zip(old, kinds, strict=True)
+    ]
+    pen_gap = [0.1 if not w else 0.35 for w in window]
+    prev = [0.0] * (m + 1)
+    back: list[bytearray] = [bytearray(m + 1)]
+    sims: list[list[float]] = []
+    for i in range(1, n + 1):
+        o = old[i - 1]
+        need = CONTEXT_SIM if kinds[i - 1] == " " else REMOVED_SIM
+        row_sim = [0.0] * m
+        cur = [neg] * (m + 1)
+        bk = bytearray(m + 1)
+        cur[0] = prev[0] - pen_inv[i - 1]
+        bk[0] = 1
+        for j in range(1, m + 1):
+            best = prev[j] - pen_inv[i - 1]
+            b = 1  # hunk line invented
+            v = cur[j - 1] - pen_gap[j - 1]
+            if v > best:
+                best, b = v, 2  # file line skipped
+            s = _line_sim(o, window[j - 1]) if (o or not window[j - 1]) else 0.0
+            row_sim[j - 1] = s
+            if s >= need:
+                v = prev[j - 1] + s
+                if v > best:
+                    best, b = v, 3
+            cur[j] = best
+            bk[j] = b
+        sims.append(row_sim)
+        back.append(bk)
+        prev = cur
+    j_end = max(range(m + 1), key=lambda j: prev[j])
+    score = prev[j_end]
+    pairs: dict[int, tuple[int, float]] = {}
+    i, j = n, j_end
+    while i > 0:
+        b = back[i][j]
+        if b == 3:
+            pairs[i - 1] = (lo + j - 1, sims[i - 1][j - 1])
+            i, j = i - 1, j - 1
+        elif b == 2:
+            j -= 1
+        else:
+            i -= 1
+    if not pairs:
+        return None
+    lines = [p[0] for p in pairs.values()]
+    return _Alignment(score / n, pairs, min(lines), max(lines))
+
+
+def locate(
+    ops: list[tuple[Op, str]],
+    text: TextLines,
+    hint: int | None,
+    *,
+    intends_change: bool | None = None,
+) -> Placement | Refusal:
+    """Place one (normalised) hunk in ``text``; ``hint`` is the 0-based line the header names."""
+    old_idx = [k for k, (op, _) in enumerate(ops) if op != "+"]
+    old = [ops[k][1] for k in old_idx]
+    if not old:
+        if len(text) == 0:
+            return Placement(0, 0, [(op, t, None) for op, t in ops], "insert")
+        return Refusal(
+            "the hunk has only added lines and no context, so nothing says where they go; "
+            "include 2-3 unchanged lines around the insertion"
+        )
+    for method, lines, index, block in (
+        ("exact", text.keys, text.index, old),
+        ("whitespace", text.norms, text.norm_index, [norm(x) for x in old]),
+    ):
+        starts = find_block(lines, index, block)
+        if starts:
+            start, why = choose_by_hint(starts, hint)
+            if start is None:
+                return Refusal(why, _candidate(text, starts[0], starts[0] + len(old), 1.0))
+            mapping = {k: start + i for i, k in enumerate(old_idx)}
+            notes = (
+                ["whitespace differs from the file; the file's lines were kept"]
+                if method == "whitespace"
+                else []
+            )
+            return _finish(ops, mapping, start, start + len(old), text, method, notes)  # type: ignore[arg-type]
+        dup = _already_applied(ops, lines, index, method == "whitespace")
+        if dup is not None:
+            return dup
+    if intends_change is None:
+        intends_change = any(op != " " for op, _ in ops)
+    return _fuzzy(ops, old_idx, old, text, hint, intends_change)
+
+
+def _already_applied(
+    ops: list[tuple[Op, str]], lines: Sequence[str], index: dict[str, list[int]], loose: bool
+) -> Placement | None:
+    """A hunk whose result is already in the file (given twice) is not applied again."""
+    if not any(op == "+" and t.strip() for op, t in ops):
+        return None
+    new = [t for op, t in ops if op != "-"]
+    if loose:
+        new = [norm(t) for t in new]
+    starts = find_block(lines, index, new)
+    if not starts:
+        return None
+    s = starts[0]
+    return Placement(
+        s,
+        s,
+        [],
+        "exact",
+        [f"already in the file at line {s + 1}; not applied twice"],
+        duplicate=True,
+    )
+
+
+def _candidate(text: TextLines, start: int, end: int, score: float) -> Candidate:
+    start = max(0, start)
+    end = min(len(text), max(end, start + 1))
+    return Candidate(start + 1, end, score, text.keys[start:end])
+
+
+def _fuzzy(
+    ops: list[tuple[Op, str]],
+    old_idx: list[int],
+    old: list[str],
+    text: TextLines,
+    hint: int | None,
+    intends_change: bool,
+) -> Placement | Refusal:
+    n = len(old)
+    norms_old = [norm(x) for x in old]
+    kinds: list[Op] = [ops[k][0] for k in old_idx]
+    votes: Counter[int] = Counter()
+    for i, key in enumerate(norms_old):
+        if not key:
+            continue
+        positions = text.norm_index.get(key, ())
+        if len(positions) > 50:
+            continue
+        for p in positions:
+            votes[p - i] += 1
+    if not votes:
+        _fuzzy_votes(votes, norms_old, text)
+    if hint is not None and 0 <= hint < len(text):
+        votes[hint] += 1
+    if not votes:
+        return Refusal("none of the hunk's lines are in the file")
+    starts: list[int] = []
+    for s, _ in votes.most_common():
+        if all(abs(s - t) > 2 for t in starts):
+            starts.append(s)
+        if len(starts) >= 8:
+            break
+    slack = max(6, n)
+    found: dict[int, _Alignment] = {}
+    for s in starts:
+        lo, hi = max(0, s - 3), min(len(text), s + n + slack)
+        if lo >= hi:
+            continue
+        al = _align(norms_old, kinds, text.norms, lo, hi)
+        if al is not None and (al.first not in found or found[al.first].score < al.score):
+            found[al.first] = al
+    if not found:
+        return Refusal("none of the hunk's lines are in the file")
+    ranked = sorted(found.values(), key=lambda a: -a.score)
+    best = ranked[0]
+    rivals = [
+        a
+        for a in ranked[1:]
+        if a.score >= best.score - TIE_SCORE and (a.first > best.last or a.last < best.first)
+    ]
+    if rivals:
+        start, why = choose_by_hint([best.first, *(a.first for a in rivals)], hint)
+        if start is None:
+            return Refusal(
+                "the hunk matches several places about equally well: " + why,
+                _candidate(text, best.first, best.last + 1, best.score),
+            )
+        best = next(a for a in ranked if a.first == start)
+    candidate = _candidate(text, best.first, best.last + 1, best.score)
+    problem = _check_alignment(ops, old_idx, old, kinds, best, text)
+    if problem:
+        return Refusal(problem, candidate)
+    mapping = {old_idx[i]: j for i, (j, _) in best.pairs.items()}
+    notes = _alignment_notes(old_idx, old, kinds, best, text)
+    result = _finish(ops, mapping, best.first, best.last + 1, text, "fuzzy", notes)
+    if not result.changes and intends_change:
+        return Refusal(
+            "once the lines that are not in the file are left out, this hunk changes nothing "
+            "(lines meant to be added must start with '+')",
+            candidate,
+        )
+    return result
+
+
+def _fuzzy_votes(votes: Counter[int], norms_old: list[str], text: TextLines) -> None:
+    """Anchors for a hunk none of whose lines is in the file verbatim: the closest lines."""
+    from rapidfuzz import fuzz, process
+
+    longest = sorted(range(len(norms_old)), key=lambda i: -len(norms_old[i]))[:3]
+    for i in longest:
+        if len(norms_old[i]) < 8:
+            continue
+        for _, _, p in process.extract(
+            norms_old[i], text.norms, scorer=fuzz.ratio, score_cutoff=80, limit=10
+        ):
+            votes[p - i] += 1
+
+
+def _check_alignment(
+    ops: list[tuple[Op, str]],
+    old_idx: list[int],
+    old: list[str],
+    kinds: list[Op],
+    al: _Alignment,
+    text: TextLines,
+) -> str:
+    """Why this fuzzy placement is not safe to apply, or "" when it is."""
+    nonblank = [i for i, o in enumerate(old) if o.strip()]
+    matched = [i for i in nonblank if i in al.pairs]
+    strong = [i for i in matched if al.pairs[i][1] >= REMOVED_SIM]
+    if not nonblank:
+        return "the hunk's context is only blank lines"
+    missing_removed = [old[i] for i in nonblank if kinds[i] == "-" and i not in al.pairs]
+    if missing_removed:
+        return "lines to remove are not in the file: " + "; ".join(
+            repr(x.strip()) for x in missing_removed[:3]
+        )
+    if len(matched) < MIN_MATCHED * len(nonblank) or len(strong) < min(2, len(nonblank)):
+        return (
+            f"only {len(matched)} of the hunk's {len(nonblank)} non-blank context/removed lines "
+            "were found near each other in the file"
+        )
+    span_norms = set(text.norms[max(0, al.first - len(old)) : al.last + len(old) + 1])
+    for i in nonblank:
+        if i not in al.pairs and norm(old[i]) in span_norms:
+            return f"the hunk puts {old[i].strip()!r} in a different order than the file has it"
+    matched_lines = {j for j, _ in al.pairs.values()}
+    skipped = [j for j in range(al.first, al.last + 1) if j not in matched_lines]
+    if len([j for j in skipped if text.norms[j]]) > max(6, len(old)):
+        return f"{len(skipped)} file lines inside the hunk's range are missing from it"
+    added = [norm(t) for op, t in ops if op == "+" and not _trivial(t)]
+    for j in skipped:
+        if _trivial(text.keys[j]):
+            continue
+        for a in added:
+            if _line_sim(text.norms[j], a) >= 0.8:
+                return (
+                    f"file line {j + 1} {text.keys[j].strip()!r} is missing from the hunk but "
+                    "resembles an added line: cannot tell whether it should be kept or replaced"
+                )
+    return ""
+
+
+def _alignment_notes(
+    old_idx: list[int], old: list[str], kinds: list[Op], al: _Alignment, text: TextLines
+) -> list[str]:
+    notes = []
+    invented = [old[i] for i in range(len(old)) if i not in al.pairs]
+    if invented:
+        shown = "; ".join(repr(x.strip()) for x in invented if x.strip())[:160]
+        notes.append(
+            f"left out {len(invented)} line(s) the file does not have"
+            + (f" ({shown})" if shown else "")
+        )
+    matched_lines = {j for j, _ in al.pairs.values()}
+    skipped = [j for j in range(al.first, al.last + 1) if j not in matched_lines]
+    if skipped:
+        notes.append(f"kept {len(skipped)} file line(s) the hunk skipped")
+    differ = sum(1 for _, s in al.pairs.values() if s < 1.0)
+    if differ:
+        notes.append(f"{differ} line(s) differ slightly from the file; the file's text was kept")
+    return notes
+
+
+def _finish(
+    ops: list[tuple[Op, str]],
+    mapping: dict[int, int],
+    start: int,
+    end: int,
+    text: TextLines,
+    method: Method,
+    notes: list[str],
+) -> Placement:
+    """The corrected hunk: file lines for context, skipped lines kept, added lines as given."""
+    out: list[tuple[Op, str, int | None]] = []
+    nxt = start
+    for k, (op, t) in enumerate(ops):
+        if op == "+":
+            out.append(("+", t, None))
+            continue
+        j = mapping.get(k)
+        if j is None:
+            continue  # a line the file does not have
+        while nxt < j:
+            out.append((" ", text.keys[nxt], nxt))
+            nxt += 1
+        out.append((op, text.keys[j], j))
+        nxt = j + 1
+    # Added lines at the edges that repeat the file's neighbouring lines were context.
+    first_ctx = next((x for x, o in enumerate(out) if o[0] == " "), len(out))
+    lead = [x for x in range(first_ctx) if out[x][0] == "+"]
+    for m in range(len(lead), 0, -1):
+        s0 = start - m
+        head = [out[x][1] for x in lead[:m]]
+        if (
+            s0 >= 0
+            and not all(_trivial(t) for t in head)
+            and all(norm(t) == text.norms[s0 + x] for x, t in enumerate(head))
+        ):
+            drop = set(lead[:m])
+            out = [(" ", text.keys[s0 + x], s0 + x) for x in range(m)] + [
+                o for x, o in enumerate(out) if x not in drop
+            ]
+            notes = [
+                *notes,
+                f"{m} added line(s) already precede the hunk in the file; not added twice",
+            ]
+            start = s0
+            break
+    last_ctx = max((x for x, o in enumerate(out) if o[0] == " "), default=-1)
+    trail = [x for x in range(last_ctx + 1, len(out)) if out[x][0] == "+"]
+    for c in range(len(trail), 0, -1):
+        tail = [out[x][1] for x in trail[len(trail) - c :]]
+        if (
+            end + c <= len(text)
+            and not all(_trivial(t) for t in tail)
+            and all(norm(t) == text.norms[end + x] for x, t in enumerate(tail))
+        ):
+            drop = set(trail[len(trail) - c :])
+            out = [o for x, o in enumerate(out) if x not in drop] + [
+                (" ", text.keys[end + x], end + x) for x in range(c)
+            ]
+            notes = [
+                *notes,
+                f"{c} added line(s) already follow the hunk in the file; not added twice",
+            ]
+            end += c
+            break
+    return Placement(start, end, out, method, notes)
