@@ -21,6 +21,8 @@ from .errors import GpteError, Interrupted
 
 # name -> (module in git_gpte.commands, one-line help shown in the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "log": ("log", "List recorded runs (model, tokens, cost, outcome); 'log show ID' for one."),
+    "preprompts": ("preprompts", "List, show or export the system prompts (per-repo overrides)."),
     "run": ("run", "Run a commit's entrypoint in a temporary worktree, with a timeout."),
     "sysinfo": ("sysinfo", "Print system information for bug reports."),
 }

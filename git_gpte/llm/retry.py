@@ -10,7 +10,6 @@ errors (other 4xx) are never retried, nor is an exhausted quota.
 
 from __future__ import annotations
 
-import email.utils
 import random
 import time
 from collections.abc import Mapping
@@ -70,6 +69,8 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = Non
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

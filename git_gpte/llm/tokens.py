@@ -17,7 +17,6 @@ import os
 import tempfile
 import threading
 import time
-import urllib.request
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -82,6 +81,8 @@ def _download(url: str, digest: str, target: Path, timeout: float) -> bool:
     result: dict[str, bytes] = {}
 
     def fetch() -> None:
+        import urllib.request
+
         try:
             with urllib.request.urlopen(url, timeout=timeout) as response:
                 result["data"] = response.read()

@@ -1,0 +1,125 @@
+"""``git gpte log`` / ``git gpte log show ID``: the recorded runs (``.git/gpte/runs.sqlite``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from ..cli import AppContext
+
+
+def _log(ctx: click.Context) -> Any:
+    from ..git.repo import Repository
+    from ..llm.runlog import RunLog
+
+    obj: AppContext = ctx.obj
+    repo = Repository.discover(obj.cwd)
+    return RunLog(repo.state_dir())
+
+
+def _cost(value: float | None) -> str:
+    from ..llm import format_cost
+
+    return "-" if value is None else format_cost(value)
+
+
+def _when(stamp: str) -> str:
+    return stamp.replace("T", " ").removesuffix("Z")[:16]
+
+
+def _first_line(text: str, width: int = 50) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+@click.group("log", invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON array.")
+@click.option("-n", "--max-count", "limit", type=int, metavar="N", help="Show at most N runs.")
+@click.pass_context
+def command(ctx: click.Context, as_json: bool, limit: int | None) -> int:
+    """List recorded runs, newest first: id, date, model, tokens, cost, outcome, branch.
+
+    Every command that talks to a model records its run under .git/gpte/ (never in the work
+    tree). Commits made by git-gpte name their run in a Gpte-Run: trailer; see one with
+    'git gpte log show ID'.
+    """
+    if ctx.invoked_subcommand is not None:
+        return 0
+    runs = _log(ctx).list(limit=limit)
+    if as_json:
+        click.echo(json.dumps([run.to_dict(exchanges=False) for run in runs], indent=2))
+        return 0
+    if not runs:
+        click.echo("no runs recorded yet", err=True)
+        return 0
+    for run in runs:
+        tokens = f"{run.tokens_in:,}/{run.tokens_out:,}"
+        fields = [
+            run.id,
+            _when(run.started_at),
+            run.model or "-",
+            f"{tokens:>15}",
+            f"{_cost(run.cost_usd):>9}",
+            f"{run.outcome:<11}",
+            run.branch or "-",
+            f"{run.command}: {_first_line(run.prompt)}",
+        ]
+        click.echo("  ".join(fields))
+    return 0
+
+
+@command.command("show")
+@click.argument("run_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print the run and its exchanges as JSON.")
+@click.pass_context
+def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
+    """Show one run in full: prompt, outcome, and every message and reply (ID may be a prefix)."""
+    record = _log(ctx).get(run_id)
+    if as_json:
+        click.echo(json.dumps(record.to_dict(), indent=2, ensure_ascii=False))
+        return 0
+    rows = [
+        ("run", record.id),
+        ("command", record.command),
+        ("started", _when(record.started_at)),
+        ("finished", _when(record.finished_at) if record.finished_at else "-"),
+        ("model", f"{record.model or '-'}" + (f" ({record.provider})" if record.provider else "")),
+        ("base", record.base or "-"),
+        ("outcome", record.outcome),
+        ("branch", record.branch or "-"),
+        ("commit", record.commit or "-"),
+        ("tokens", f"{record.tokens_in:,} in, {record.tokens_out:,} out in {record.calls} call(s)"),
+        ("cost", _cost(record.cost_usd) if record.cost_usd is not None else "unknown"),
+    ]
+    for key, value in rows:
+        click.echo(f"{key + ':':<10}{value}")
+    if record.detail:
+        click.echo(f"{'detail:':<10}{record.detail}")
+    click.echo(f"\nprompt:\n{record.prompt.rstrip()}\n")
+    for exchange in record.exchanges:
+        flags = []
+        if exchange.cached:
+            flags.append("cached")
+        if exchange.attempts > 1:
+            flags.append(f"{exchange.attempts} tries")
+        if exchange.error:
+            flags.append(f"error: {exchange.error}")
+        mark = "" if exchange.usage_exact else "~"
+        click.echo(
+            f"=== exchange {exchange.seq}: {exchange.model}, {mark}{exchange.tokens_in:,} in, "
+            f"{mark}{exchange.tokens_out:,} out, {_cost(exchange.cost_usd)}, "
+            f"finish {exchange.finish_reason or '-'}" + (f" ({'; '.join(flags)})" if flags else "")
+        )
+        for message in exchange.messages:
+            content = message.get("content", "")
+            text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+            click.echo(f"--- {message.get('role', '?')}\n{text.rstrip()}")
+        for image in exchange.images:
+            click.echo(
+                f"--- image {image.get('path')} ({image.get('media_type')}, "
+                f"{image.get('bytes')} bytes)"
+            )
+        click.echo(f"--- reply\n{exchange.reply.rstrip()}\n")
+    return 0
