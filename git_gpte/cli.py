@@ -21,6 +21,7 @@ from .errors import GpteError, Interrupted
 
 # name -> (module in git_gpte.commands, one-line help shown in the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "apply": ("apply", "Apply an LLM reply's edits: each hunk applied, corrected or refused."),
     "log": ("log", "List recorded runs (model, tokens, cost, outcome); 'log show ID' for one."),
     "preprompts": ("preprompts", "List, show or export the system prompts (per-repo overrides)."),
     "run": ("run", "Run a commit's entrypoint in a temporary worktree, with a timeout."),
