@@ -304,6 +304,10 @@ def normalise(lines: list[tuple[Op, str]]) -> list[tuple[Op, str]]:
             tail < min(len(removed), len(added)) - head and removed[-1 - tail] == added[-1 - tail]
         ):
             tail += 1
+        if not head and not tail:
+            out.extend(cleaned[i:j])  # keep the reply's order: it decides where kept lines go
+            i = j
+            continue
         out.extend((" ", t) for t in removed[:head])
         out.extend(("-", t) for t in removed[head : len(removed) - tail])
         out.extend(("+", t) for t in added[head : len(added) - tail])

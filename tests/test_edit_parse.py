@@ -1,0 +1,112 @@
+# ruff: noqa: E501  (replies are test data; kept on one line to read like the reply)
+"""Parsing LLM replies: lenient about form, exact about content."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from git_gpte.edit import parse_reply, search_replace_blocks
+from tests.conftest import SHARED
+
+AIDER = SHARED / "corpora" / "aider-search-replace"
+
+
+def test_fenced_diff_with_prose_and_empty_fence() -> None:
+    reply = "Intro\n```diff\n```\nMore prose\n```diff\n--- /dev/null\n+++ new.py\n@@ -0,0 +1,2 @@\n+a\n+b\n```\nbye\n"
+    parsed = parse_reply(reply)
+    assert [(e.path, e.kind, e.content) for e in parsed.edits] == [("new.py", "new", "a\nb\n")]
+
+
+def test_git_prefixes_dropped_and_deletion() -> None:
+    reply = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n--- a/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+    parsed = parse_reply(reply)
+    assert [(e.path, e.kind) for e in parsed.edits] == [("x.py", "modify"), ("old.py", "delete")]
+
+
+def test_hunk_without_numbers_and_context_without_space() -> None:
+    reply = "```diff\n--- f.py\n+++ f.py\n@@ ... @@\ndef f():\n-    return 1\n+    return 2\n```\n"
+    hunk = parse_reply(reply).edits[0].hunks[0]
+    assert hunk.old_start is None
+    assert hunk.lines == [(" ", "def f():"), ("-", "    return 1"), ("+", "    return 2")]
+
+
+def test_missing_closing_fence_reads_to_the_end() -> None:
+    reply = "```diff\n--- f.py\n+++ f.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c"
+    parsed = parse_reply(reply)
+    assert parsed.edits[0].hunks[0].lines == [(" ", "a"), ("-", "b"), ("+", "c")]
+    assert any("unclosed" in p for p in parsed.problems)
+
+
+def test_removed_sql_comment_is_not_a_file_header() -> None:
+    reply = "--- q.sql\n+++ q.sql\n@@ -1,2 +1,1 @@\n--- old comment\n select 1\n"
+    hunk = parse_reply(reply).edits[0].hunks[0]
+    assert hunk.lines == [("-", "-- old comment"), (" ", "select 1")]
+
+
+def test_no_newline_marker() -> None:
+    reply = "--- f\n+++ f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n"
+    hunk = parse_reply(reply).edits[0].hunks[0]
+    assert hunk.no_newline_old and hunk.no_newline_new
+
+
+def test_whole_file_blocks() -> None:
+    reply = "Here:\n\n**src/app.py**\n```python\nprint(1)\n```\n\nrun.sh\n```bash\npython src/app.py\n```\n"
+    parsed = parse_reply(reply)
+    assert [(e.path, e.kind, e.content) for e in parsed.edits] == [
+        ("src/app.py", "whole-file", "print(1)\n"),
+        ("run.sh", "whole-file", "python src/app.py\n"),
+    ]
+
+
+def test_search_replace_block() -> None:
+    reply = "x.py\n```python\n<<<<<<< SEARCH\na = 1\nb = 2\n=======\na = 1\nb = 3\n>>>>>>> REPLACE\n```\n"
+    parsed = parse_reply(reply)
+    assert parsed.format == "search-replace"
+    assert parsed.edits[0].hunks[0].lines == [(" ", "a = 1"), ("-", "b = 2"), ("+", "b = 3")]
+
+
+def test_unknown_format_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        parse_reply("x", "patch")
+
+
+@pytest.mark.skipif(not AIDER.exists(), reason="shared corpora absent")
+def test_udiff_multi_reply_gpt4() -> None:
+    parsed = parse_reply((AIDER / "udiff_multi_reply_gpt4.txt").read_text())
+    assert [e.path for e in parsed.edits] == ["aider/versioncheck.py", "aider/main.py"]
+    first, second = (e.hunks for e in parsed.edits)
+    assert first[0].old_start is None
+    assert [op for op, _ in first[0].lines] == [" ", " ", "+"]
+    added = [t for op, t in second[0].lines if op == "+"]
+    assert added[1] == '        "--check-update",' and len(added) == 6
+
+
+@pytest.mark.skipif(not AIDER.exists(), reason="shared corpora absent")
+def test_search_replace_matches_aider_gold_parse() -> None:
+    gold: Counter[tuple[str, str, str]] = Counter()
+    lines = (AIDER / "chat-history-search-replace-gold.txt").read_text().split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("@@@ SEARCH: "):
+            path = lines[i][len("@@@ SEARCH: ") :].split(" @@@")[0]
+            j = lines.index("@" * 20, i + 1)
+            k = next(x for x in range(j + 1, len(lines)) if lines[x].startswith("@@@ REPLACE"))
+            gold[(path, "\n".join(lines[i + 1 : j]), "\n".join(lines[j + 1 : k]))] += 1
+            i = k
+        i += 1
+    mine = Counter(
+        search_replace_blocks(
+            parse_reply((AIDER / "chat-history.md").read_text(), "search-replace").edits
+        )
+    )
+    assert sum(gold.values()) == 577
+    # Text of every block: what a parser must get right.
+    gold_text = Counter((s, r) for (_, s, r), n in gold.items() for _ in range(n))
+    mine_text = Counter((s, r) for (_, s, r), n in mine.items() for _ in range(n))
+    same_text = sum((gold_text & mine_text).values())
+    assert same_text >= 565, f"only {same_text} of 577 gold blocks parsed with the same text"
+    # Paths: aider infers some from its chat state; we take the name written before the block.
+    same_path = sum((gold & mine).values())
+    assert same_path >= 510, f"only {same_path} of 577 gold blocks have the same path"
