@@ -208,7 +208,8 @@ def resolve_model(name: str | None, settings: Settings) -> ModelInfo:
         context_tokens=entry.context if entry else None,
         max_output_tokens=entry.max_output if entry else None,
         price=Price(*entry.price) if entry else None,
-        temperature=entry.temperature if entry else True,
+        # Newer OpenAI models are reasoning models that reject a temperature: send none.
+        temperature=entry.temperature if entry else provider_hint != OPENAI,
         family=family,
     )
     if provider_hint == ANTHROPIC:
