@@ -30,7 +30,7 @@ MIN_MATCHED = 0.6  # share of the old side's non-blank lines that must be found
 
 def norm(line: str) -> str:
     """A line with all whitespace removed: the whitespace-insensitive key."""
-    return "".join(line.split())
+    return line.replace(" ", "").replace("\t", "").replace("\f", "").replace("\v", "")
 
 
 _COMMENT = re.compile(r"\s*(#|//|--|/\*).*$")
@@ -58,31 +58,36 @@ class TextLines:
         self.raw = raw
         crlf = sum(1 for line in raw if line.endswith("\r"))
         self.crlf = crlf > 0 and crlf * 2 >= len(raw)
-        self.keys = [line[:-1] if line.endswith("\r") else line for line in raw]
+        if "\r" in body:
+            self.keys = [line[:-1] if line.endswith("\r") else line for line in raw]
+        else:
+            self.keys = raw
         self._norms: list[str] | None = None
-        self._index: dict[str, list[int]] | None = None
-        self._norm_index: dict[str, list[int]] | None = None
+        self._joined: str | None = None
+        self._joined_norms: str | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
 
+    # Searches run on the whole text joined with newlines (str.find is C speed), so even a
+    # 50,000-line file costs a few milliseconds and no per-line Python loop.
+    @property
+    def joined(self) -> str:
+        if self._joined is None:
+            self._joined = "\n" + "\n".join(self.keys) + "\n"
+        return self._joined
+
+    @property
+    def joined_norms(self) -> str:
+        if self._joined_norms is None:
+            self._joined_norms = norm(self.joined)
+        return self._joined_norms
+
     @property
     def norms(self) -> list[str]:
         if self._norms is None:
-            self._norms = [norm(k) for k in self.keys]
+            self._norms = self.joined_norms[1:-1].split("\n") if self.keys else []
         return self._norms
-
-    @property
-    def index(self) -> dict[str, list[int]]:
-        if self._index is None:
-            self._index = _build_index(self.keys)
-        return self._index
-
-    @property
-    def norm_index(self) -> dict[str, list[int]]:
-        if self._norm_index is None:
-            self._norm_index = _build_index(self.norms)
-        return self._norm_index
 
     def new_line(self, text: str) -> str:
         """An added line in this file's newline style."""
@@ -92,13 +97,6 @@ class TextLines:
         if not raw:
             return self.bom
         return self.bom + "\n".join(raw) + ("\n" if final_newline else "")
-
-
-def _build_index(lines: Sequence[str]) -> dict[str, list[int]]:
-    index: dict[str, list[int]] = {}
-    for i, line in enumerate(lines):
-        index.setdefault(line, []).append(i)
-    return index
 
 
 @dataclass
@@ -148,27 +146,19 @@ def choose_by_hint(starts: list[int], hint: int | None) -> tuple[int | None, str
     )
 
 
-def find_block(
-    lines: Sequence[str], index: dict[str, list[int]], block: Sequence[str]
-) -> list[int]:
-    """Every start where ``block`` occurs in ``lines`` as consecutive lines."""
-    n = len(block)
-    if n == 0 or n > len(lines):
+def find_block(joined: str, block: Sequence[str], limit: int = 1000) -> list[int]:
+    """Every 0-based start where ``block`` occurs as consecutive lines of ``joined``."""
+    if not block:
         return []
-    best_i, best_count = 0, -1
-    for i, line in enumerate(block):
-        count = len(index.get(line, ()))
-        if count == 0:
-            return []
-        if best_count < 0 or count < best_count:
-            best_i, best_count = i, count
-    starts = []
-    for pos in index[block[best_i]]:
-        s = pos - best_i
-        if s < 0 or s + n > len(lines):
-            continue
-        if all(lines[s + k] == block[k] for k in range(n)):
-            starts.append(s)
+    needle = "\n" + "\n".join(block) + "\n"
+    starts: list[int] = []
+    pos = joined.find(needle)
+    line, counted = 0, 0
+    while pos >= 0 and len(starts) < limit:
+        line += joined.count("\n", counted, pos)
+        counted = pos
+        starts.append(line)
+        pos = joined.find(needle, pos + 1)
     return starts
 
 
@@ -212,7 +202,7 @@ def _align(
     sims: list[list[float]] = []
     for i in range(1, n + 1):
         o = old[i - 1]
-        need = CONTEXT_SIM if kinds[i - 1] == " " else REMOVED_SIM
+        need = CONTEXT_SIM if kinds[i - 1] == " " else 1.0  # removed lines: whitespace only
         row_sim = [0.0] * m
         cur = [neg] * (m + 1)
         bk = bytearray(m + 1)
@@ -271,11 +261,11 @@ def locate(
             "the hunk has only added lines and no context, so nothing says where they go; "
             "include 2-3 unchanged lines around the insertion"
         )
-    for method, lines, index, block in (
-        ("exact", text.keys, text.index, old),
-        ("whitespace", text.norms, text.norm_index, [norm(x) for x in old]),
+    for method, joined, block in (
+        ("exact", text.joined, old),
+        ("whitespace", text.joined_norms, [norm(x) for x in old]),
     ):
-        starts = find_block(lines, index, block)
+        starts = find_block(joined, block)
         if starts:
             start, why = choose_by_hint(starts, hint)
             if start is None:
@@ -287,7 +277,7 @@ def locate(
                 else []
             )
             return _finish(ops, mapping, start, start + len(old), text, method, notes)  # type: ignore[arg-type]
-        dup = _already_applied(ops, lines, index, method == "whitespace")
+        dup = _already_applied(ops, joined, method == "whitespace")
         if dup is not None:
             return dup
     if intends_change is None:
@@ -295,16 +285,14 @@ def locate(
     return _fuzzy(ops, old_idx, old, text, hint, intends_change)
 
 
-def _already_applied(
-    ops: list[tuple[Op, str]], lines: Sequence[str], index: dict[str, list[int]], loose: bool
-) -> Placement | None:
+def _already_applied(ops: list[tuple[Op, str]], joined: str, loose: bool) -> Placement | None:
     """A hunk whose result is already in the file (given twice) is not applied again."""
     if not any(op == "+" and t.strip() for op, t in ops):
         return None
     new = [t for op, t in ops if op != "-"]
     if loose:
         new = [norm(t) for t in new]
-    starts = find_block(lines, index, new)
+    starts = find_block(joined, new, limit=1)
     if not starts:
         return None
     s = starts[0]
@@ -339,7 +327,7 @@ def _fuzzy(
     for i, key in enumerate(norms_old):
         if not key:
             continue
-        positions = text.norm_index.get(key, ())
+        positions = find_block(text.joined_norms, [key], limit=51)
         if len(positions) > 50:
             continue
         for p in positions:
