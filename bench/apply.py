@@ -87,9 +87,8 @@ def pick_lines(lines: list[str], rng: random.Random, k: int) -> list[int]:
             len(s) > 12
             and not s.startswith(("#", '"', "'"))
             and text_blocks[tuple(lines[i - 3 : i + 4])] == 1
-        ):
-            if all(lines[j].strip() for j in range(i - 3, i + 4)):
-                good.append(i)
+        ) and all(lines[j].strip() for j in range(i - 3, i + 4)):
+            good.append(i)
     rng.shuffle(good)
     chosen: list[int] = []
     for i in good:
