@@ -22,6 +22,8 @@ from .errors import GpteError, Interrupted
 # name -> (module in git_gpte.commands, one-line help shown in the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply", "Apply an LLM reply's edits: each hunk applied, corrected or refused."),
+    "action": ("action", "Run as a GitHub Action: issue or comment -> pull request; PR heal check."),
+    "improve": ("improve", "Ask the LLM for edits and commit them on a new branch."),
     "log": ("log", "List recorded runs (model, tokens, cost, outcome); 'log show ID' for one."),
     "preprompts": ("preprompts", "List, show or export the system prompts (per-repo overrides)."),
     "run": ("run", "Run a commit's entrypoint in a temporary worktree, with a timeout."),

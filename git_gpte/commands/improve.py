@@ -1,0 +1,241 @@
+"""``git gpte improve PROMPT [PATHSPEC...]``: edits from the LLM, committed on a new branch."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..cli import AppContext
+from ..errors import RepoError, UsageError
+
+CONFIRM_TOKENS_DEFAULT = 100_000
+
+
+def read_prompt(prompt: str | None, prompt_file: str | None) -> str:
+    """The instruction from the argument, ``-f FILE`` or standard input (``-``)."""
+    if prompt_file is not None:
+        try:
+            if prompt_file == "-":
+                return sys.stdin.read()
+            with open(prompt_file, encoding="utf-8") as handle:
+                return handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read the prompt file {prompt_file!r}: {exc}") from None
+    if prompt == "-":
+        return sys.stdin.read()
+    if prompt is None:
+        raise UsageError("no prompt given", hint='git gpte improve "what to change" [PATHSPEC...]')
+    return prompt
+
+
+def interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def pick_files_in_editor(paths: list[str]) -> tuple[str, ...]:
+    """Open the file list in $EDITOR (like ``git rebase -i``); kept lines are what is sent."""
+    if not interactive():
+        raise UsageError("--select needs a terminal (it opens $EDITOR)")
+    header = (
+        "# Files to send to the model, one per line.\n"
+        "# Delete or comment out (#) the lines of files to leave out. An empty list aborts.\n"
+    )
+    edited = click.edit(header + "\n".join(paths) + "\n", extension=".txt", require_save=False)
+    if edited is None:
+        raise UsageError("--select: the editor was closed without saving")
+    chosen = [line.strip() for line in edited.splitlines()]
+    kept = [p for p in chosen if p and not p.startswith("#")]
+    unknown = [p for p in kept if p not in paths]
+    if unknown:
+        raise UsageError(f"--select: not among the files offered: {', '.join(unknown[:3])}")
+    if not kept:
+        raise UsageError("--select: no file left in the list; nothing to do")
+    return tuple(f":(literal){p}" for p in kept)
+
+
+def format_cost(cost: float | None) -> str:
+    return "cost unknown (no price for this model)" if cost is None else f"cost ${cost:.4f}"
+
+
+@click.command("improve")
+@click.argument("prompt", required=False)
+@click.argument("pathspecs", nargs=-1)
+@click.option("-f", "--prompt-file", metavar="FILE", help="Read the prompt from FILE (- = stdin).")
+@click.option("-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model).")
+@click.option("--base", default="HEAD", show_default=True, help="Commit the edit is based on.")
+@click.option("-b", "--branch", help="Branch to create (default: gpte/<slug of the prompt>).")
+@click.option("-n", "--dry-run", is_flag=True, help="Show files, token and cost estimate; no call.")
+@click.option("-y", "--yes", is_flag=True, help="Do not ask before sending a large request.")
+@click.option("--checkout", is_flag=True, help="Switch to the new branch afterwards, if safe.")
+@click.option("--max-retries", type=click.IntRange(0, 10), default=2, show_default=True)
+@click.option(
+    "--edit-format",
+    type=click.Choice(["diff", "search-replace"]),
+    default="diff",
+    show_default=True,
+    help="The edit format the model is asked for.",
+)
+@click.option("--image", "images", multiple=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--cache", is_flag=True, help="Reuse cached replies for identical requests.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+@click.option("--select", is_flag=True, help="Pick the files to send in $EDITOR.")
+@click.option(
+    "--from-worktree",
+    is_flag=True,
+    help="Base the edit on your uncommitted changes (committed first on the new branch).",
+)
+@click.pass_obj
+def command(
+    app: AppContext,
+    prompt: str | None,
+    pathspecs: tuple[str, ...],
+    prompt_file: str | None,
+    model: str | None,
+    base: str,
+    branch: str | None,
+    dry_run: bool,
+    yes: bool,
+    checkout: bool,
+    max_retries: int,
+    edit_format: str,
+    images: tuple[str, ...],
+    cache: bool,
+    as_json: bool,
+    select: bool,
+    from_worktree: bool,
+) -> int:
+    """Ask the LLM for edits to the tracked files and commit them on a new branch.
+
+    The files at --base (default HEAD), narrowed by PATHSPECs, are sent with line numbers; the
+    reply's diffs are validated, corrected or refused, refused hunks are sent back up to
+    --max-retries times, and the result is one commit on a new branch. Your working tree, index
+    and current branch are untouched.
+    """
+    from ..config import Settings
+    from ..git import Repository
+    from ..pipeline.improve import ImproveRequest, plan_improve, run_improve
+    from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
+    from ..ui import Console
+
+    if prompt_file is not None and prompt is not None:
+        pathspecs = (prompt, *pathspecs)
+        prompt = None
+    text = read_prompt(prompt, prompt_file)
+    repo = Repository.discover(app.cwd)
+    settings = Settings.load(app.cwd, repo.root)
+    console = Console(quiet=app.quiet or as_json, verbose=app.verbose)
+    specs = tuple(to_top_pathspecs(repo, app.cwd, pathspecs))
+    if select:
+        from ..pipeline.selection import select_files
+
+        offered = select_files(repo, repo.resolve_commit(base), specs)
+        specs = pick_files_in_editor(list(offered.files))
+    request = ImproveRequest(
+        prompt=text,
+        pathspecs=specs,
+        model=model,
+        base=base,
+        branch=branch,
+        max_retries=max_retries,
+        edit_format=edit_format,
+        images=images,
+        cache=cache,
+        from_worktree=from_worktree,
+        max_file_bytes=settings.get_int(git="gpte.maxFileBytes", default=DEFAULT_MAX_FILE_BYTES),
+    )
+    if dry_run and from_worktree:
+        raise UsageError("--dry-run and --from-worktree cannot be combined")
+    plan = plan_improve(repo, settings, request, console)
+    if dry_run:
+        return _print_plan(app, plan, as_json)
+    limit = settings.get_int(git="gpte.confirmTokens", default=CONFIRM_TOKENS_DEFAULT)
+    if not yes and interactive() and plan.tokens_estimate > limit:
+        click.confirm(
+            f"Send {len(plan.selection.files)} files (~{plan.tokens_estimate:,} tokens) "
+            f"to {plan.model.name}?",
+            default=True,
+            abort=True,
+            err=True,
+        )
+    result = run_improve(repo, settings, request, console, plan=plan)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        _print_result(app, repo, result, checkout)
+    if checkout:
+        _checkout(repo, result.branch)
+    return result.exit_code
+
+
+def _print_plan(app: AppContext, plan: Any, as_json: bool) -> int:
+    label = "" if plan.tokens_exact else " (estimate)"
+    data = {
+        "base": plan.base,
+        "branch": plan.branch,
+        "model": plan.model.name,
+        "files": {p: len(t.encode("utf-8")) for p, t in plan.selection.files.items()},
+        "skipped": plan.selection.skipped,
+        "tokens_in_estimate": plan.tokens_estimate,
+        "tokens_exact": plan.tokens_exact,
+        "cost_estimate_usd": plan.cost_estimate,
+    }
+    if as_json:
+        if app.verbose:
+            data["messages"] = plan.messages
+        click.echo(json.dumps(data, indent=2))
+        return 0
+    click.echo(f"dry run: nothing sent. Base {plan.base[:12]}, branch would be {plan.branch}")
+    click.echo(f"files to send ({len(plan.selection.files)}):")
+    for path, size in data["files"].items():
+        click.echo(f"  {path}  ({size:,} bytes)")
+    if plan.selection.skipped:
+        click.echo(f"left out ({len(plan.selection.skipped)}):")
+        for path, reason in plan.selection.skipped.items():
+            click.echo(f"  {path}  ({reason})")
+    click.echo(f"model: {plan.model.name}")
+    click.echo(f"tokens in: {plan.tokens_estimate:,}{label}")
+    if plan.cost_estimate is not None:
+        click.echo(f"cost of the input: ${plan.cost_estimate:.4f} (estimate; the reply adds more)")
+    else:
+        click.echo("cost: unknown (no price for this model)")
+    if app.verbose:
+        for message in plan.messages:
+            click.echo(f"\n----- {message['role']} -----\n{message['content']}")
+    return 0
+
+
+def _print_result(app: AppContext, repo: Any, result: Any, checkout: bool) -> None:
+    stat = repo.git_run("diff", "--stat", "--no-color", result.base, result.commit)
+    head = repo.git_run("rev-parse", "HEAD")
+    base_ref = "HEAD" if head == result.base else result.base[:12]
+    click.echo(f"branch {result.branch}  (commit {result.commit[:12]} on {result.base[:12]})")
+    click.echo(stat)
+    if result.refused:
+        click.echo(f"refused hunks ({len(result.refused)}), not applied:")
+        for line in result.refused:
+            click.echo(f"  {line}")
+    for problem in result.problems:
+        click.echo(f"problem left: {problem}")
+    click.echo(
+        f"tokens {result.tokens_in:,} in / {result.tokens_out:,} out   "
+        f"{format_cost(result.cost_usd)}   run {result.run_id}"
+    )
+    if not checkout:
+        click.echo(f"look:  git diff {base_ref}...{result.branch}")
+        click.echo(f"take:  git merge {result.branch}   (or: git switch {result.branch})")
+
+
+def _checkout(repo: Any, branch: str) -> None:
+    from ..errors import GitCommandError
+
+    try:
+        repo.git_run("switch", "--quiet", branch)
+    except GitCommandError as exc:
+        raise RepoError(
+            f"branch {branch} was created, but switching to it is not safe: {exc.message}",
+            hint="commit or stash your changes, then git switch " + branch,
+        ) from None
+    click.echo(f"switched to {branch}")

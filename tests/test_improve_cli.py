@@ -1,0 +1,330 @@
+"""``git gpte improve`` end to end: the installed CLI, the real SDKs, a scripted local LLM server.
+
+Configuration reaches the CLI only the way a user sets it: OPENAI_BASE_URL, OPENAI_API_KEY,
+ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY and the documented options.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import Snapshot, git, make_repo, write_files
+from tests.helpers.llm_server import Cut, Fault, LLMServer
+
+APP = """\
+import sys
+
+
+def greet(name):
+    return "hello " + name
+
+
+def main():
+    print(greet(sys.argv[1] if len(sys.argv) > 1 else "world"))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+CLEAN_DIFF = """\
+I will add logging to the app.
+
+```diff
+--- src/app.py
++++ src/app.py
+@@ -1,4 +1,6 @@
++import logging
+ import sys
+ 
++log = logging.getLogger(__name__)
+ 
+ def greet(name):
+@@ -8,2 +10,3 @@
+ def main():
++    log.info("starting")
+     print(greet(sys.argv[1] if len(sys.argv) > 1 else "world"))
+```
+"""
+
+# Wrong @@ numbers, and a context line that lost its leading space.
+SLOPPY_DIFF = """\
+```diff
+--- a/src/app.py
++++ b/src/app.py
+@@ -40,3 +40,3 @@
+ def greet(name):
+-    return "hello " + name
++    return "Hello, " + name + "!"
+```
+"""
+
+INVENTED_CONTEXT = """\
+```diff
+--- src/app.py
++++ src/app.py
+@@ -5,3 +5,3 @@
+ def greet_everyone(names, punctuation):
+-    return ", ".join(names) + punctuation
++    return "; ".join(names) + punctuation
+```
+"""
+
+NEW_AND_DELETE = """\
+```diff
+--- /dev/null
++++ src/util.py
+@@ -0,0 +1,2 @@
++def shout(text):
++    return text.upper()
+```
+
+```diff
+--- README.md
++++ /dev/null
+@@ -1 +0,0 @@
+-# demo
+```
+"""
+
+
+def env_for(server: LLMServer) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "sk-test"}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "proj", {"src/app.py": APP, "README.md": "# demo\n"})
+
+
+def improve(project: Path, server: LLMServer, *args: str) -> tuple[int, str, str]:
+    result = run_gpte("improve", *args, "--model", "gpt-4o-mini", cwd=project, env=env_for(server))
+    return result.returncode, result.stdout, result.stderr
+
+
+def show(project: Path, rev: str, path: str) -> str:
+    return git(project, "show", f"{rev}:{path}")
+
+
+def test_clean_reply_is_committed_on_a_new_branch(project: Path, llm_server: LLMServer) -> None:
+    # a dirty work tree and index, which must stay byte-identical
+    write_files(project, {"README.md": "# demo (my edit)\n", "notes.txt": "untracked\n"})
+    git(project, "add", "README.md")
+    write_files(project, {"src/app.py": APP + "# unstaged edit\n"})
+    before = Snapshot.take(project)
+    llm_server.queue(CLEAN_DIFF)
+
+    code, out, err = improve(project, llm_server, "add logging")
+
+    assert code == 0, err
+    before.assert_unchanged(project, new_branches=("gpte/add-logging",))
+    head = git(project, "rev-parse", "HEAD").strip()
+    assert git(project, "rev-parse", "gpte/add-logging^").strip() == head
+    app = show(project, "gpte/add-logging", "src/app.py")
+    assert app.startswith("import logging\nimport sys\n\nlog = logging.getLogger(__name__)\n")
+    assert '    log.info("starting")\n    print(greet(' in app
+    message = git(project, "log", "-1", "--format=%B", "gpte/add-logging")
+    assert message.startswith("add logging\n")
+    assert "Gpte-Model: gpt-4o-mini" in message
+    run_id = git(
+        project, "log", "-1", "--format=%(trailers:key=Gpte-Run,valueonly)", "gpte/add-logging"
+    ).strip()
+    assert run_id
+    assert "branch gpte/add-logging" in out and "src/app.py" in out
+    assert "git diff HEAD...gpte/add-logging" in out and "git merge gpte/add-logging" in out
+    assert "tokens" in out and "cost $" in out
+    assert "uncommitted changes" in err  # the user is told the edit ignores them
+    # the request carried the file with line numbers and the instruction
+    sent = llm_server.requests[0].body["messages"][-1]["content"]
+    assert " 4 def greet(name):" in sent and "add logging" in sent
+    # the run is in the log, with the branch and commit
+    log = run_gpte("log", "--json", cwd=project)
+    assert log.returncode == 0, log.stderr
+    assert run_id in log.stdout and "gpte/add-logging" in log.stdout
+
+
+def test_sloppy_reply_is_repaired(project: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(SLOPPY_DIFF)
+    code, _, err = improve(project, llm_server, "friendlier greeting", "--branch", "greet")
+    assert code == 0, err
+    assert 'return "Hello, " + name + "!"' in show(project, "greet", "src/app.py")
+
+
+def test_refused_hunk_fixed_by_the_retry(project: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(INVENTED_CONTEXT, SLOPPY_DIFF)
+    code, _, err = improve(project, llm_server, "change greeting")
+    assert code == 0, err
+    assert len(llm_server.requests) == 2
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "greet_everyone" in retry  # the refusal report names what did not match
+    assert "File: src/app.py" in retry and "File: README.md" not in retry  # only what failed
+    assert 'return "Hello, " + name + "!"' in show(project, "gpte/change-greeting", "src/app.py")
+
+
+def test_reply_that_stays_broken_commits_nothing(project: Path, llm_server: LLMServer) -> None:
+    before = Snapshot.take(project)
+    llm_server.queue(INVENTED_CONTEXT, INVENTED_CONTEXT, INVENTED_CONTEXT)
+    code, _, err = improve(project, llm_server, "change greeting")
+    assert code == 6, err
+    assert "nothing committed" in err and "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("git-gpte: error:")]
+    assert len(errors) == 1 and err.strip().splitlines()[-1] == errors[0]
+    before.assert_unchanged(project)
+    assert len(llm_server.requests) == 3  # one try + --max-retries 2
+    log = json.loads(run_gpte("log", "--json", cwd=project).stdout)
+    runs = log if isinstance(log, list) else log["runs"]
+    assert runs[0]["outcome"] in ("refused", "no-edits")
+
+
+def test_partial_result_exits_1_and_lists_refusals(project: Path, llm_server: LLMServer) -> None:
+    both = CLEAN_DIFF + "\n" + INVENTED_CONTEXT
+    llm_server.queue(both, INVENTED_CONTEXT)
+    code, out, err = improve(project, llm_server, "add logging", "--max-retries", "1")
+    assert code == 1, err
+    assert "refused" in out
+    body = git(project, "log", "-1", "--format=%B", "gpte/add-logging")
+    assert "Refused hunks" in body
+    assert "import logging" in show(project, "gpte/add-logging", "src/app.py")
+
+
+def test_new_and_deleted_files(project: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(NEW_AND_DELETE)
+    code, _, err = improve(project, llm_server, "add util, drop readme")
+    assert code == 0, err
+    branch = "gpte/add-util-drop-readme"
+    assert show(project, branch, "src/util.py") == "def shout(text):\n    return text.upper()\n"
+    files = git(project, "ls-tree", "-r", "--name-only", branch).split()
+    assert "README.md" not in files
+
+
+def test_dry_run_needs_no_key_and_calls_nothing(project: Path, llm_server: LLMServer) -> None:
+    result = run_gpte(
+        "improve",
+        "--dry-run",
+        "add logging",
+        "--model",
+        "gpt-4o",
+        cwd=project,
+        env={"OPENAI_BASE_URL": llm_server.openai_base_url},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "src/app.py" in result.stdout and "tokens in:" in result.stdout
+    assert llm_server.requests == []
+    verbose = run_gpte("-v", "improve", "-n", "add logging", "--model", "gpt-4o", cwd=project)
+    assert "----- system -----" in verbose.stdout and "add logging" in verbose.stdout
+
+
+def test_existing_branch_is_refused_before_any_call(project: Path, llm_server: LLMServer) -> None:
+    git(project, "branch", "taken")
+    before = Snapshot.take(project)
+    code, _, err = improve(project, llm_server, "x", "--branch", "taken")
+    assert code == 3 and "already exists" in err
+    assert llm_server.requests == []
+    before.assert_unchanged(project)
+
+
+def test_default_branch_gets_a_suffix_when_taken(project: Path, llm_server: LLMServer) -> None:
+    git(project, "branch", "gpte/add-logging")
+    llm_server.queue(CLEAN_DIFF)
+    code, out, err = improve(project, llm_server, "add logging")
+    assert code == 0, err
+    assert "branch gpte/add-logging-2" in out
+
+
+def test_cut_stream_commits_nothing(project: Path, llm_server: LLMServer) -> None:
+    before = Snapshot.take(project)
+    llm_server.queue(Cut("```diff\n--- src/app.py\n+++ src/app.py\n@@ -1,1"))
+    code, _, err = improve(project, llm_server, "add logging", "--max-retries", "0")
+    assert code == 5, err
+    assert "Traceback" not in err
+    before.assert_unchanged(project)
+
+
+def test_llm_errors_are_one_line(project: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(Fault(status=401, message="Incorrect API key provided"))
+    code, _, err = improve(project, llm_server, "add logging")
+    assert code == 5 or code == 4
+    assert "Incorrect API key" in err and "Traceback" not in err
+
+
+def test_anthropic_run(project: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(CLEAN_DIFF)
+    result = run_gpte(
+        "improve",
+        "add logging",
+        "--model",
+        "claude-3-5-sonnet-latest",
+        cwd=project,
+        env={"ANTHROPIC_BASE_URL": llm_server.anthropic_base_url, "ANTHROPIC_API_KEY": "k"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert llm_server.requests[0].provider == "anthropic"
+    assert "import logging" in show(project, "gpte/add-logging", "src/app.py")
+
+
+def test_python_syntax_error_is_fed_back(project: Path, llm_server: LLMServer) -> None:
+    broken = SLOPPY_DIFF.replace('"Hello, " + name + "!"', '"Hello, " + (name')
+    llm_server.queue(
+        broken, SLOPPY_DIFF.replace('-    return "hello " + name', '-    return "Hello, " + (name')
+    )
+    code, _, err = improve(project, llm_server, "friendlier greeting")
+    assert len(llm_server.requests) == 2, err
+    assert "SyntaxError" in llm_server.requests[1].body["messages"][-1]["content"]
+    assert code == 0, err
+    compile(show(project, "gpte/friendlier-greeting", "src/app.py"), "app.py", "exec")
+
+
+def test_json_output(project: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(CLEAN_DIFF)
+    code, out, err = improve(project, llm_server, "add logging", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["branch"] == "gpte/add-logging" and data["files_changed"] == ["src/app.py"]
+    assert data["tokens_in"] > 0 and data["tokens_out"] > 0
+
+
+def test_from_worktree_bases_the_edit_on_uncommitted_work(
+    project: Path, llm_server: LLMServer
+) -> None:
+    write_files(project, {"README.md": "# demo\n\nmine\n"})
+    before = Snapshot.take(project)
+    llm_server.queue(CLEAN_DIFF)
+    code, _, err = improve(project, llm_server, "add logging", "--from-worktree")
+    assert code == 0, err
+    before.assert_unchanged(project, new_branches=("gpte/add-logging",))
+    assert git(project, "rev-list", "--count", "main..gpte/add-logging").strip() == "2"
+    assert show(project, "gpte/add-logging", "README.md") == "# demo\n\nmine\n"
+
+
+def test_checkout_switches_when_safe(project: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(CLEAN_DIFF)
+    code, _, err = improve(project, llm_server, "add logging", "--checkout")
+    assert code == 0, err
+    assert git(project, "symbolic-ref", "--short", "HEAD").strip() == "gpte/add-logging"
+
+
+def test_bad_input_gets_one_line(tmp_path: Path, llm_server: LLMServer) -> None:
+    env = env_for(llm_server)
+    outside = run_gpte("improve", "x", cwd=tmp_path, env=env)
+    assert outside.returncode == 3 and "not a git repository" in outside.stderr
+    empty = make_repo(tmp_path / "empty")
+    result = run_gpte("improve", "x", cwd=empty, env=env)
+    assert result.returncode == 3 and "no commits" in result.stderr
+    project = make_repo(tmp_path / "p", {"a.py": "x = 1\n"})
+    nokey = run_gpte("improve", "x", "--model", "gpt-4o", cwd=project)
+    assert nokey.returncode == 4 and "OPENAI_API_KEY" in nokey.stderr
+    unknown = run_gpte("improve", "x", "--model", "no-such-model", cwd=project)
+    assert unknown.returncode == 4
+    nothing = run_gpte("improve", "x", "nope/", cwd=project, env=env)
+    assert nothing.returncode == 2 and "did not match" in nothing.stderr
+    git(project, "checkout", "-q", "--detach")
+    llm_server.queue("```diff\n--- a.py\n+++ a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```\n")
+    detached = run_gpte("improve", "set x to 2", "--model", "gpt-4o", cwd=project, env=env)
+    assert detached.returncode == 0, detached.stderr  # allowed: the edit is based on HEAD's commit
+    for failed in (outside, result, nokey, unknown, nothing):
+        assert "Traceback" not in failed.stderr
+        assert len(failed.stderr.strip().splitlines()) == 1, failed.stderr
