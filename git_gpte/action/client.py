@@ -84,8 +84,14 @@ class GitHubClient:
         # PyGithub paces requests (0.25 s apart, writes 1 s apart) to stay clear of GitHub's
         # secondary rate limits; an API on this machine (a test server, a local proxy) has none.
         local = urlsplit(api_url).hostname in ("127.0.0.1", "localhost", "::1")
-        pacing = {"seconds_between_requests": 0, "seconds_between_writes": 0} if local else {}
-        self._gh = Github(auth=auth, base_url=api_url.rstrip("/"), retry=None, timeout=30, **pacing)
+        self._gh = Github(
+            auth=auth,
+            base_url=api_url.rstrip("/"),
+            retry=None,
+            timeout=30,
+            seconds_between_requests=0 if local else 0.25,
+            seconds_between_writes=0 if local else 1.0,
+        )
         self.repository = repository
         self._comments: dict[int, Any] = {}
         with _api(f"reading repository {repository}"):
