@@ -328,3 +328,65 @@ def test_bad_input_gets_one_line(tmp_path: Path, llm_server: LLMServer) -> None:
     for failed in (outside, result, nokey, unknown, nothing):
         assert "Traceback" not in failed.stderr
         assert len(failed.stderr.strip().splitlines()) == 1, failed.stderr
+
+
+def test_selection_over_the_context_budget_is_refused_with_sizes(
+    project: Path, llm_server: LLMServer
+) -> None:
+    write_files(project, {"data/big.py": "VALUES = [\n" + "    12345678,\n" * 6000 + "]\n"})
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "big")
+    result = run_gpte("improve", "x", "--model", "gpt-4", cwd=project, env=env_for(llm_server))
+    assert result.returncode == 2, result.stderr
+    assert "over gpt-4's budget" in result.stderr and "data/big.py" in result.stderr
+    assert "pathspec" in result.stderr
+    assert llm_server.requests == []
+
+
+def test_select_and_images_are_refused_clearly(project: Path, llm_server: LLMServer) -> None:
+    select = run_gpte("improve", "x", "--select", cwd=project, env=env_for(llm_server))
+    assert select.returncode == 2 and "--select needs a terminal" in select.stderr
+    image = project / "shot.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
+    no_images = run_gpte(
+        "improve",
+        "x",
+        "--model",
+        "gpt-4",
+        "--image",
+        str(image),
+        cwd=project,
+        env=env_for(llm_server),
+    )
+    assert no_images.returncode == 2 and "does not accept images" in no_images.stderr
+    assert llm_server.requests == []
+
+
+def test_prompt_from_file_and_stdin(project: Path, llm_server: LLMServer) -> None:
+    (project.parent / "prompt.txt").write_text("add logging\n")
+    llm_server.queue(CLEAN_DIFF, CLEAN_DIFF)
+    from_file = run_gpte(
+        "improve",
+        "-f",
+        str(project.parent / "prompt.txt"),
+        "src/app.py",
+        "--model",
+        "gpt-4o",
+        cwd=project,
+        env=env_for(llm_server),
+    )
+    assert from_file.returncode == 0, from_file.stderr
+    assert "README.md" not in llm_server.requests[0].body["messages"][-1]["content"]
+    from_stdin = run_gpte(
+        "improve",
+        "-",
+        "--model",
+        "gpt-4o",
+        "--branch",
+        "logs",
+        cwd=project,
+        input="add logging from stdin\n",
+        env=env_for(llm_server),
+    )
+    assert from_stdin.returncode == 0, from_stdin.stderr
+    assert "add logging from stdin" in git(project, "log", "-1", "--format=%B", "logs")
