@@ -109,15 +109,15 @@ def main() -> int:
         whole, whole_data = improve(n=args.runs)
         one, one_data = improve(path, n=args.runs)
         print(f"repository: {args.repo} ({size:,} bytes of tracked files)")
+        rows = [
+            ("python -c pass", base),
+            ("git status", status),
+            ("git gpte improve (whole repo), median", whole),
+            (f"git gpte improve {path}, median", one),
+        ]
         print(f"{'measure':<44} {'value':>12} {'vs python':>10}")
-        print(f"{'python -c pass':<44} {base * 1000:10.1f}ms {1.0:9.2f}x")
-        print(f"{'git status':<44} {status * 1000:10.1f}ms {status / base:9.2f}x")
-        print(
-            f"{'git gpte improve (whole repo), median':<44} {whole * 1000:10.1f}ms {whole / base:9.2f}x"
-        )
-        print(
-            f"{'git gpte improve ' + path + ', median':<44} {one * 1000:10.1f}ms {one / base:9.2f}x"
-        )
+        for label, seconds in rows:
+            print(f"{label:<44} {seconds * 1000:10.1f}ms {seconds / base:9.2f}x")
         for label, data in (("whole repo", whole_data), (path, one_data)):
             tokens = int(str(data["tokens_in"]))
             print(
