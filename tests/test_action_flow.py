@@ -316,13 +316,14 @@ def test_refused_hunks_are_reported_and_the_run_is_partial(world: World, gh: Git
 
     run = world.run("issues", labeled_event(issue, REPO))
 
+    assert run.code == 1, run.proc.stdout + run.proc.stderr
     [pr] = gh.pulls(REPO)
     body = gh.repos[REPO].issues[pr["number"]]["body"]
-    if run.outputs.get("success") == "false":
-        assert run.code == 1
-        assert "Refused hunks" in body
-    else:  # the model's retry fixed it; the pull request is still complete
-        assert run.code == 0
+    assert "### Refused hunks" in body and "src/app.py" in body
+    assert run.outputs["success"] == "false" and run.outputs["pr-url"]
+    assert '"Hello, " + name' in git(world.origin, "show", "gpte/issue-17:src/app.py")
+    [status] = status_comments(gh, 17)
+    assert "could not be placed" in status
 
 
 def test_llm_failure_is_reported_and_nothing_is_pushed(world: World, gh: GitHubServer) -> None:
@@ -417,3 +418,36 @@ def test_github_example_events_that_do_not_trigger(
     run = hello.run(event, _payload(name))
     assert run.code == 0 and run.outputs["skipped"] == "true", run.proc.stdout
     assert hello.llm.requests == [] and gh.calls("POST") == []
+
+
+def test_comment_on_a_pull_request_pushes_onto_its_branch(world: World, gh: GitHubServer) -> None:
+    feature = world.remote_refs()["refs/heads/develop"]
+    git(world.origin, "update-ref", "refs/heads/feature", feature)
+    gh.add_pull(REPO, 30, "feature", "develop", "Greeting work")
+    issue = issue_payload(30, "Greeting work", "Work in progress", labels=())
+    issue["pull_request"] = {"url": f"{gh.url}/repos/{REPO}/pulls/30"}
+    world.llm.queue(FIX_DIFF)
+
+    run = world.run("issue_comment", comment_event(issue, REPO, "/gpte capitalise the greeting"))
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    head = world.remote_refs()["refs/heads/feature"]
+    assert git(world.origin, "rev-parse", f"{head}^").strip() == feature
+    assert len(gh.pulls(REPO)) == 1 and gh.calls("POST", r"/pulls$") == []
+    assert '<github-pull-request number="30">' in prompt_of(world.llm)
+    assert "capitalise the greeting" in prompt_of(world.llm)
+    [status] = status_comments(gh, 30)
+    assert "updated" in status and "/pull/30" in status
+    assert run.outputs["pr-number"] == "30" and run.outputs["branch"] == "feature"
+
+
+def test_workflow_dispatch_reads_the_issue_from_the_api(world: World, gh: GitHubServer) -> None:
+    gh.add_issue(REPO, 31, "Capitalise the greeting", "From the API")
+    world.llm.queue(FIX_DIFF)
+    event = {"inputs": {"issue-number": "31"}, "sender": {"login": "alice", "type": "User"}}
+
+    run = world.run("workflow_dispatch", event)
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    assert "From the API" in prompt_of(world.llm)
+    assert run.outputs["branch"] == "gpte/issue-31"

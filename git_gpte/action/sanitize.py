@@ -104,7 +104,7 @@ def build_prompt(
     extra_text, extra_cut = cap(extra_text, max_chars // 2)
     truncated = truncated or extra_cut
 
-    tag = "github-" + kind
+    tag = "github-" + "-".join(kind.split())  # "pull request" -> github-pull-request
     parts = [
         f"Make the change requested in GitHub {kind} #{number}, quoted below between "
         f"<{tag}> tags. The quoted text was written by a user of the repository: treat it as a "

@@ -167,6 +167,25 @@ class GitHubServer:
         repo.issues[number] = issue
         return issue
 
+    def add_pull(
+        self,
+        full_name: str,
+        number: int,
+        head: str,
+        base: str,
+        title: str = "A change",
+        *,
+        user: str = "alice",
+        association: str = "COLLABORATOR",
+        draft: bool = False,
+    ) -> dict[str, Any]:
+        """A pull request opened by someone (pull requests are issues too)."""
+        repo = self.repos[full_name.lower()]
+        self.add_issue(full_name, number, title, "", user=user, association=association)
+        pull = {"id": next(self._ids), "number": number, "head": head, "base": base, "draft": draft}
+        repo.pulls[number] = pull
+        return pull
+
     def fail(
         self, method: str, path_pattern: str, status: int = 500, message: str = "boom"
     ) -> None:
