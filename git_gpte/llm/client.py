@@ -133,7 +133,9 @@ class LLM:
         self.run = run
         self.key = api_key(info, settings)  # fail before any work is done
         self.policy = RetryPolicy.from_settings(settings)
-        self.timeout = _number(settings, DEFAULT_TIMEOUT, "GPTE_TIMEOUT", "gpte.timeout")
+        self.timeout = _number(
+            settings, DEFAULT_TIMEOUT, "GPTE_REQUEST_TIMEOUT", "gpte.requestTimeout"
+        )
         self.temperature = (
             temperature
             if temperature is not None
