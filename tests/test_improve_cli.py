@@ -390,3 +390,39 @@ def test_prompt_from_file_and_stdin(project: Path, llm_server: LLMServer) -> Non
     )
     assert from_stdin.returncode == 0, from_stdin.stderr
     assert "add logging from stdin" in git(project, "log", "-1", "--format=%B", "logs")
+
+
+def test_ctrl_c_while_streaming_commits_nothing_and_is_logged(
+    project: Path, llm_server: LLMServer
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from tests.helpers.llm_server import Reply
+
+    before = Snapshot.take(project)
+    llm_server.queue(Reply(CLEAN_DIFF, delay=0.2))
+    env = dict(os.environ, **env_for(llm_server))
+    proc = subprocess.Popen(
+        # git-gpte itself: `git` would report its own death by SIGINT, not the tool's exit code
+        ["git-gpte", "improve", "add logging", "--model", "gpt-4o"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while not llm_server.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # some of the reply has streamed
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    before.assert_unchanged(project)
+    runs = json.loads(run_gpte("log", "--json", cwd=project).stdout)
+    assert runs[0]["outcome"] == "interrupted"

@@ -58,6 +58,7 @@ class Reply:
     text: str
     finish_reason: str = "stop"
     usage: tuple[int, int] | None = None  # (input tokens, output tokens); computed when None
+    delay: float = 0.0  # seconds between streamed pieces (a slow model, for Ctrl-C tests)
 
 
 @dataclass(frozen=True)
@@ -304,6 +305,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._start_sse()
         self._chunk(chunk({"role": "assistant", "content": ""}))
         for piece in _pieces(text):
+            if isinstance(item, Reply) and item.delay:
+                time.sleep(item.delay)
             self._chunk(chunk({"content": piece}))
         if isinstance(item, Cut):
             self._drop()
