@@ -83,3 +83,20 @@ def create_branch(repo: Repository, name: str, commit: str, reason: str = "git-g
             raise BranchExists(f"branch {name!r} already exists") from None
         raise exc
     return name
+
+
+def advance_branch(
+    repo: Repository, name: str, new: str, expected_old: str, reason: str = "git-gpte"
+) -> str:
+    """Move an existing branch from ``expected_old`` to ``new``; fail, changing nothing, if the
+    branch has moved meanwhile (``update-ref <ref> <new> <old>`` is a compare-and-swap)."""
+    check_branch_name(repo, name)
+    ref = f"refs/heads/{name}"
+    try:
+        repo.git_run("update-ref", "-m", reason, ref, new, expected_old)
+    except GitCommandError:
+        raise BranchExists(
+            f"branch {name!r} is no longer at {expected_old[:12]}; it was changed meanwhile",
+            hint="nothing was overwritten; look at the branch and run again",
+        ) from None
+    return name

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..errors import EditError, GpteError, Interrupted, LLMError, UsageError
+from ..errors import EditError, GpteError, Interrupted, LLMError, RepoError, UsageError
 from ..git import (
     FileChange,
     Repository,
+    advance_branch,
     branch_from_prompt,
     build_commit,
     create_branch,
@@ -52,6 +53,11 @@ class ImproveRequest:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     branch_prefix: str = "gpte/"
     system_prompt: str | None = None  # heal and init bring their own
+    # heal: commit on top of ``base`` on the existing ``branch`` (which must point at ``base``),
+    # advancing it with a compare-and-swap instead of creating it.
+    extend_branch: bool = False
+    summary: str | None = None  # commit summary line (default: the prompt's first line)
+    commit_body: str | None = None  # replaces the "Prompt:" section of the commit body
 
 
 @dataclass
@@ -180,7 +186,16 @@ def plan_improve(
     if not request.prompt.strip():
         raise UsageError("the prompt is empty")
     base = repo.resolve_commit(request.base)
-    if request.branch:
+    if request.extend_branch:
+        if not request.branch:
+            raise UsageError("extend_branch needs the branch to extend")
+        branch = check_branch_name(repo, request.branch)
+        ref = f"refs/heads/{branch}"
+        if not repo.ref_exists(ref) or repo.git_run("rev-parse", ref) != base:
+            raise RepoError(
+                f"branch {branch!r} does not point at {base[:12]}; it was changed meanwhile"
+            )
+    elif request.branch:
         branch = check_branch_name(repo, request.branch)
         if repo.ref_exists(f"refs/heads/{branch}"):
             from ..errors import BranchExists
@@ -211,7 +226,7 @@ def plan_improve(
 
     selection = select_files(repo, base, request.pathspecs, max_bytes=request.max_file_bytes)
     model = resolve_model(request.model, settings)
-    if request.images and not model.supports_images:
+    if request.images and model.supports_images is False:
         raise UsageError(f"model {model.name!r} does not accept images (--image)")
     system = request.system_prompt or system_prompt(
         "improve", repo.root, edit_format=request.edit_format
@@ -343,12 +358,15 @@ def run_improve(
         applied = sum(1 for r in reports if getattr(r, "status", "") != "refused")
         body = _commit_body(request, refused_lines, problems if refused_lines or problems else [])
         message = format_message(
-            summary_line(request.prompt),
+            summary_line(request.summary or request.prompt),
             body,
             [("Gpte-Run", run.id), ("Gpte-Model", plan.model.name)],
         )
         commit = build_commit(repo, plan.base, changes, message, identity=identity)
-        create_branch(repo, plan.branch, commit, reason=f"git-gpte {request.command}")
+        if request.extend_branch:
+            advance_branch(repo, plan.branch, commit, plan.base, f"git-gpte {request.command}")
+        else:
+            create_branch(repo, plan.branch, commit, reason=f"git-gpte {request.command}")
     except KeyboardInterrupt:
         run.finish(outcome="interrupted", detail="interrupted by the user")
         raise Interrupted("interrupted; nothing committed") from None
@@ -419,7 +437,10 @@ def _final_changes(
 
 
 def _commit_body(request: ImproveRequest, refused: list[str], problems: list[str]) -> str:
-    body = ["Prompt:", "", *[f"    {line}" for line in request.prompt.strip().splitlines()]]
+    if request.commit_body is not None:
+        body = request.commit_body.strip("\n").splitlines()
+    else:
+        body = ["Prompt:", "", *[f"    {line}" for line in request.prompt.strip().splitlines()]]
     if refused:
         body += ["", "Refused hunks (not applied):", *[f"- {line}" for line in refused]]
     other = [p for p in problems if not any(p.startswith(r) for r in refused)]

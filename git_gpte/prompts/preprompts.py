@@ -19,7 +19,8 @@ OVERRIDE_DIR = Path(".gpte") / "preprompts"
 
 NAMES: dict[str, str] = {
     "roadmap": "the opening: who the model is and that the work must be complete",
-    "improve": "how to change existing code (used by improve and heal)",
+    "improve": "how to change existing code (used by improve)",
+    "heal": "how to fix a program from its failed run (used by heal)",
     "generate": "how to write a new project (used by init)",
     "file_format": "whole-file blocks: path line + fenced code (init)",
     "file_format_diff": "unified diffs against line-numbered files (improve)",
@@ -100,17 +101,18 @@ def system_prompt(kind: str, root: Path | str | None = None, *, edit_format: str
     """The assembled system prompt for ``kind``.
 
     ``improve``: roadmap + improve (with the edit format) + philosophy;
+    ``heal``: roadmap + heal (with the edit format) + philosophy;
     ``generate``: roadmap + generate (with whole-file format) + philosophy;
     ``entrypoint``, ``clarify``: that preprompt alone.
     """
     if kind in ("entrypoint", "clarify"):
         return load(kind, root).strip() + "\n"
-    if kind == "improve":
+    if kind in ("improve", "heal"):
         if edit_format not in FORMAT_FILES:
             raise UsageError(
                 f"unknown edit format {edit_format!r}; expected one of {', '.join(FORMAT_FILES)}"
             )
-        body, fmt = load("improve", root), load(FORMAT_FILES[edit_format], root)
+        body, fmt = load(kind, root), load(FORMAT_FILES[edit_format], root)
     elif kind == "generate":
         body, fmt = load("generate", root), load("file_format", root)
     else:

@@ -1,0 +1,170 @@
+"""``git gpte heal``: run the entrypoint; while it fails, commit an LLM fix and run it again."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..cli import AppContext
+from ..errors import RunError
+
+
+@click.command("heal")
+@click.option(
+    "--attempts",
+    type=click.IntRange(0, 50),
+    default=5,
+    show_default=True,
+    help="Fixes to try at most (0: only run and report).",
+)
+@click.option(
+    "--entrypoint",
+    metavar="PATH",
+    help="Script to run with bash, relative to the repository root (default: run.sh).",
+)
+@click.option(
+    "--command",
+    "command_text",
+    metavar="CMD",
+    help="Command line to run with bash -c instead of a script (default: [run] test/"
+    "build from gpt-engineer.toml, if set).",
+)
+@click.option(
+    "--base", default="HEAD", show_default=True, metavar="REV", help="Commit to run and heal."
+)
+@click.option("-b", "--branch", help="Heal branch to create (default: gpte/heal-<slug>).")
+@click.option(
+    "-p",
+    "--prompt",
+    "spec",
+    metavar="TEXT",
+    help="The specification the code was written from (default: from the run log).",
+)
+@click.option("-f", "--prompt-file", metavar="FILE", help="Read the specification from FILE.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="S",
+    help="Seconds before each run is killed (default: gpte.timeout or 600).",
+)
+@click.option("-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model).")
+@click.option(
+    "-y", "--yes", is_flag=True, help="Run without asking (required when stdin is not a terminal)."
+)
+@click.option("--docker", is_flag=True, help="Run inside a Docker container.")
+@click.option("--cache", is_flag=True, help="Reuse cached replies for identical requests.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+@click.pass_obj
+def command(
+    app: AppContext,
+    attempts: int,
+    entrypoint: str | None,
+    command_text: str | None,
+    base: str,
+    branch: str | None,
+    spec: str | None,
+    prompt_file: str | None,
+    timeout: float | None,
+    model: str | None,
+    yes: bool,
+    docker: bool,
+    cache: bool,
+    as_json: bool,
+) -> int:
+    """Run the entrypoint of a commit; while it fails, ask the LLM for a fix and run again.
+
+    Each run happens in a temporary worktree with a timeout and no secrets in its environment
+    (see git gpte run). On failure the specification (the prompt that made the code, from the
+    run log or --prompt), the exit code and the end of the output go to the LLM as an improve
+    request; the fix is committed on the heal branch and run. It stops when a run exits 0,
+    after --attempts fixes, when a fix holds no usable edit, or when a fix leaves the same
+    failure. Exits 0 only if the last run passed, 8 otherwise. Your checkout is untouched.
+    """
+    from ..config import Settings
+    from ..git import Repository
+    from ..pipeline.heal import HealRequest, run_heal
+    from ..run import require_confirmation, sigterm_as_interrupt
+    from ..ui import Console
+    from .improve import read_prompt
+    from .run import _stop_workflow_commands, _Streamer
+
+    if spec is not None and prompt_file is not None:
+        from ..errors import UsageError
+
+        raise UsageError("give --prompt or --prompt-file, not both")
+    if prompt_file is not None:
+        spec = read_prompt(None, prompt_file)
+    repo = Repository.discover(app.cwd)
+    settings = Settings.load(app.cwd, repo.root)
+    console = Console(quiet=app.quiet, verbose=app.verbose)
+
+    def confirm(text: str, attempt: int) -> None:
+        if attempt == 0:
+            require_confirmation(text, yes=yes, quiet=app.quiet or as_json)
+        elif not yes:
+            require_confirmation(text, yes=False, question=f"Run the code of attempt {attempt}?")
+
+    streamer = None if (app.quiet or as_json) else _Streamer(sys.stdout.buffer)
+    request = HealRequest(
+        command=command_text,
+        entrypoint=entrypoint,
+        attempts=attempts,
+        base=base,
+        branch=branch,
+        prompt=spec,
+        timeout=timeout,
+        model=model,
+        docker=docker,
+        cache=cache,
+    )
+    stop_token = _stop_workflow_commands(streamer is not None)
+    try:
+        with sigterm_as_interrupt():
+            result = run_heal(repo, settings, request, console, on_output=streamer, confirm=confirm)
+    finally:
+        if stop_token:
+            click.echo(f"::{stop_token}::")
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        _print_result(app, result)
+    if not result.success:
+        raise RunError(_failure_line(result))
+    return 0
+
+
+def _failure_line(result: Any) -> str:
+    last = result.runs[-1].summary if result.runs else "the program failed"
+    where = f"; attempts are on {result.branch}" if result.branch else ""
+    return f"not healed: {result.stop_reason}; last run: {last}{where}"
+
+
+def _print_result(app: AppContext, result: Any) -> None:
+    from .improve import format_cost
+
+    if app.quiet:
+        return
+    click.echo("")
+    for run in result.runs:
+        label = "base" if run.attempt == 0 else f"attempt {run.attempt}"
+        verdict = "pass" if run.exit_code == 0 and not run.timed_out else "FAIL"
+        click.echo(f"{label:<11} {run.commit[:12]}  {verdict}  {run.summary}")
+    if result.success and result.branch:
+        click.echo(
+            f"healed in {result.attempts} attempt(s): branch {result.branch} "
+            f"(commit {result.commit[:12]})"
+        )
+        click.echo(f"look:  git diff {result.base[:12]}...{result.branch}")
+        click.echo(f"take:  git merge {result.branch}")
+    elif result.success:
+        click.echo("the program passes; nothing to heal")
+    elif result.branch:
+        click.echo(f"not healed ({result.stop_reason}); attempts kept on {result.branch}")
+    if result.attempts:
+        click.echo(
+            f"tokens {result.tokens_in:,} in / {result.tokens_out:,} out   "
+            f"{format_cost(result.cost_usd)}   run {result.run_id}"
+        )
