@@ -167,6 +167,12 @@ def command(
         _print_result(app, repo, result, checkout)
     if checkout:
         _checkout(repo, result.branch)
+    if not as_json:
+        from ..feedback.hint import review_hint
+
+        hint = review_hint(result.run_id, cwd=app.cwd)
+        if hint:
+            app.echo(hint)
     return result.exit_code
 
 

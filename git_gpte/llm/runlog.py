@@ -75,6 +75,20 @@ MIGRATIONS: list[Migration] = [
         CREATE INDEX exchanges_run ON exchanges (run_id, seq)
         """,
     ),
+    (
+        # Review records (git gpte review): one per run and install; see git_gpte/feedback.
+        "0002_feedback",
+        """
+        CREATE TABLE feedback (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            install_id TEXT NOT NULL,
+            reviewed_at TEXT NOT NULL,
+            record TEXT NOT NULL,
+            UNIQUE (run_id, install_id)
+        )
+        """,
+    ),
 ]
 
 OUTCOMES = (
