@@ -267,21 +267,24 @@ class IssueFlow:
     def _heal(
         self, repo: Repository, settings: Settings, command: str, who: tuple[str, str], prompt: str
     ) -> None:
-        o = self.outcome
-        self.status.update(
-            f"checking: running `{command}` (up to {self.s.max_attempts} heal attempts)."
-        )
+        o, n = self.outcome, self.s.max_attempts
+
+        def progress(attempt: int) -> None:
+            what = "checking the edit" if attempt == 0 else f"heal attempt {attempt}/{n}"
+            self.status.update(f"{what}: running `{command}`.")
+
         healed = heal_bridge.heal(
             repo,
             settings,
             self.ctx.console,
             command=command,
-            attempts=self.s.max_attempts,
+            attempts=n,
             base=o.commit,
             prompt=prompt,
             timeout=self.s.timeout_minutes * 60,
             model=self.ctx.model,
             identity=who,
+            on_attempt=progress,
         )
         if healed is None:
             self.ctx.console.warn("self-heal is not available in this version of git-gpte; skipped")
@@ -289,9 +292,10 @@ class IssueFlow:
         o.heal_ran = True
         o.heal_success = healed.success
         o.attempts = healed.attempts
-        o.heal_tail = tail(healed.last_output_tail or "")
-        if healed.commit:
-            o.commit = healed.commit
+        o.heal_tail = tail(healed.last_output_tail)
+        o.heal_stop = healed.stop_reason
+        if healed.success and healed.commit:
+            o.commit = healed.commit  # failed attempts stay out of the pull request
         o.tokens_in += healed.tokens_in
         o.tokens_out += healed.tokens_out
         o.cost_usd = (
@@ -431,23 +435,31 @@ class PullRequestFlow:
             f"Fix the code so that `{command}` succeeds. "
             "Change as little as needed."
         )
+        n = s.max_attempts
+
+        def progress(attempt: int) -> None:
+            what = "running the check" if attempt == 0 else f"heal attempt {attempt}/{n}"
+            self.status.update(f"{what}: `{command}` on `{t.head_ref}`.")
+
         healed = heal_bridge.heal(
             repo,
             settings,
             self.ctx.console,
             command=command,
-            attempts=s.max_attempts,
+            attempts=n,
             base=head,
             prompt=prompt,
             timeout=s.timeout_minutes * 60,
             model=self.ctx.model,
             identity=identity(repo),
+            on_attempt=progress,
         )
         if healed is None:
             raise RunError("self-heal is not available in this version of git-gpte")
         o.heal_ran, o.heal_success, o.attempts = True, healed.success, healed.attempts
         o.tokens_in, o.tokens_out, o.cost_usd = healed.tokens_in, healed.tokens_out, healed.cost_usd
-        o.heal_tail = tail(healed.last_output_tail or "")
+        o.heal_tail = tail(healed.last_output_tail)
+        o.heal_stop = healed.stop_reason
         if healed.success and (not healed.commit or healed.commit == head):
             self.status.update(f"check passed: `{command}` succeeds on {head[:12]}.")
             self._outputs(True)
@@ -459,7 +471,8 @@ class PullRequestFlow:
             return EXIT_OK
         self.status.update(
             f"check failed: `{command}` still fails on {head[:12]} "
-            f"after {o.attempts} heal attempt(s). "
+            f"after {o.attempts} heal attempt(s)"
+            f"{f' ({o.heal_stop})' if o.heal_stop else ''}. "
             f"Usage: {usage_line(o)}.\n\nLast output:\n\n{fence(o.heal_tail or '(no output)')}"
         )
         self._outputs(False)

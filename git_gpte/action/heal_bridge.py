@@ -5,6 +5,8 @@ Returns None when this installation has no heal pipeline; the caller says so and
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +19,12 @@ from ..ui import Console
 class Healed:
     success: bool
     attempts: int
-    commit: str | None
+    commit: str | None  # the last heal commit; None when nothing was committed
     tokens_in: int
     tokens_out: int
     cost_usd: float | None
     last_output_tail: str
+    stop_reason: str
 
 
 def heal(
@@ -36,27 +39,33 @@ def heal(
     timeout: int,
     model: str | None,
     identity: tuple[str, str],
+    on_attempt: Callable[[int], None] | None = None,
 ) -> Healed | None:
-    import importlib
+    """Run ``command`` on ``base`` and heal failures, up to ``attempts`` fixes.
 
+    ``on_attempt(k)`` is called before run k (0 is the base) — the status comment's progress.
+    """
     try:
         module: Any = importlib.import_module("git_gpte.pipeline.heal")
     except ImportError:
         return None
-    HealRequest, run_heal = module.HealRequest, module.run_heal
-    from ..git import unique_branch
 
-    request = HealRequest(
+    def before_run(_preview: str, attempt: int) -> None:
+        # The action runs without asking (CI; the gate already decided who may trigger it).
+        if on_attempt is not None:
+            on_attempt(attempt)
+
+    request = module.HealRequest(
         command=command,
         attempts=attempts,
         base=base,
-        branch=unique_branch(repo, "gpte/heal"),
+        branch=None,  # heal picks a fresh gpte/heal-... name; the action pushes the commit
         prompt=prompt,
         timeout=timeout,
         model=model,
         identity=identity,
     )
-    result = run_heal(repo, settings, request, console)
+    result = module.run_heal(repo, settings, request, console, confirm=before_run)
     return Healed(
         success=bool(result.success),
         attempts=int(result.attempts),
@@ -65,4 +74,5 @@ def heal(
         tokens_out=int(result.tokens_out),
         cost_usd=result.cost_usd,
         last_output_tail=result.last_output_tail or "",
+        stop_reason=str(getattr(result, "stop_reason", "") or ""),
     )

@@ -25,6 +25,7 @@ class Outcome:
     attempts: int = 0
     max_attempts: int = 0
     heal_tail: str = ""
+    heal_stop: str = ""  # why healing stopped, in the heal pipeline's words
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float | None = None
@@ -90,8 +91,9 @@ def heal_section(o: Outcome) -> list[str]:
     if o.heal_success:
         what = "passed" if o.attempts == 0 else f"passed after {o.attempts} heal attempt(s)"
         return [f"**Self-heal:** the check {what} (up to {o.max_attempts} attempts)."]
+    stop = f" ({o.heal_stop})" if o.heal_stop else ""
     lines = [
-        f"**Self-heal:** the check still fails after {o.attempts} attempt(s). Last output:",
+        f"**Self-heal:** the check still fails after {o.attempts} attempt(s){stop}. Last output:",
         "",
     ]
     if o.heal_tail:

@@ -1,0 +1,149 @@
+"""``git gpte action`` with the heal pipeline: the pre-merge check on ``pull_request`` events, and
+self-heal after an issue's edit. Same local servers and bare ``origin`` as test_action_flow."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.action_world import TOKEN, World, issue_payload, labeled_event, make_world
+from tests.helpers.action_world import pull_request_event as pr_event
+from tests.helpers.github_server import GitHubServer
+from tests.helpers.gitrepo import git
+from tests.helpers.llm_server import LLMServer
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("git_gpte.pipeline.heal") is None,
+    reason="the heal pipeline (git_gpte/pipeline/heal.py) is not in this tree yet",
+)
+
+REPO = "octo/demo"
+RUN_SH = "python3 check.py\n"
+BROKEN = """\
+import sys
+
+TOTAL = 1 + 1
+if TOTAL != 3:
+    sys.exit("expected 3, got %d" % TOTAL)
+print("ok")
+"""
+FIX = """\
+```diff
+--- check.py
++++ check.py
+@@ -3,1 +3,1 @@
+-TOTAL = 1 + 1
++TOTAL = 1 + 2
+```
+"""
+USELESS = """\
+```diff
+--- check.py
++++ check.py
+@@ -6,1 +6,1 @@
+-print("ok")
++print("okay")
+```
+"""
+
+
+@pytest.fixture
+def gh() -> Iterator[GitHubServer]:
+    with GitHubServer(token=TOKEN) as server:
+        yield server
+
+
+def pr_world(tmp_path: Path, gh: GitHubServer, llm: LLMServer, check: str) -> tuple[World, str]:
+    world = make_world(tmp_path, gh, llm, {"run.sh": RUN_SH, "check.py": check}, repository=REPO)
+    gh.set_permission(REPO, "alice", "write")
+    head = world.remote_refs()["refs/heads/main"]
+    git(world.origin, "update-ref", "refs/heads/feature", head)
+    gh.add_pull(REPO, 40, "feature", "main", "Some change")
+    return world, head
+
+
+def test_green_pull_request_gets_a_note_and_no_model_call(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    world, head = pr_world(tmp_path, gh, llm_server, BROKEN.replace("1 + 1", "1 + 2"))
+
+    run = world.run("pull_request", pr_event(40, "feature", head, REPO))
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    assert llm_server.requests == []
+    assert world.remote_refs()["refs/heads/feature"] == head
+    [status] = [c["body"] for c in gh.issue_comments(REPO, 40)]
+    assert "check passed" in status
+    assert run.outputs["success"] == "true" and run.outputs["attempts"] == "0"
+
+
+def test_red_pull_request_is_healed_and_the_fix_pushed(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    world, head = pr_world(tmp_path, gh, llm_server, BROKEN)
+    llm_server.queue(FIX)
+
+    run = world.run("pull_request", pr_event(40, "feature", head, REPO, action="synchronize"))
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    new_head = world.remote_refs()["refs/heads/feature"]
+    assert new_head != head
+    assert git(world.origin, "merge-base", "--is-ancestor", head, new_head) == ""
+    assert "1 + 2" in git(world.origin, "show", f"{new_head}:check.py")
+    [status] = [c["body"] for c in gh.issue_comments(REPO, 40)]
+    assert "healed" in status and "feature" in status
+    assert run.outputs["success"] == "true" and int(run.outputs["attempts"]) >= 1
+    # the program under test never saw the token
+    for request in llm_server.requests:
+        assert TOKEN not in str(request.body)
+
+
+def test_heal_that_fails_comments_the_output_tail(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    world, head = pr_world(tmp_path, gh, llm_server, BROKEN)
+    llm_server.queue(*[USELESS] * 8)
+
+    run = world.run("pull_request", pr_event(40, "feature", head, REPO), GPTE_MAX_ATTEMPTS="2")
+
+    assert run.code == 8, run.proc.stdout + run.proc.stderr
+    assert world.remote_refs()["refs/heads/feature"] == head
+    [status] = [c["body"] for c in gh.issue_comments(REPO, 40)]
+    assert "check failed" in status and "expected 3, got 2" in status
+    assert run.outputs["success"] == "false"
+
+
+def test_fork_pull_request_is_not_touched(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    world, head = pr_world(tmp_path, gh, llm_server, BROKEN)
+    event = pr_event(40, "feature", head, REPO, head_repository="someone/fork")
+
+    run = world.run("pull_request", event)
+
+    assert run.code == 0 and run.outputs["skipped"] == "true"
+    assert "fork" in run.proc.stdout
+    assert llm_server.requests == [] and gh.calls("POST") == []
+
+
+def test_issue_edit_is_checked_by_self_heal(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    world = make_world(
+        tmp_path, gh, llm_server, {"run.sh": RUN_SH, "check.py": BROKEN}, repository=REPO
+    )
+    gh.set_permission(REPO, "alice", "write")
+    issue = issue_payload(41, "Make the total three", "check.py should add 1 and 2")
+    gh.add_issue(REPO, 41, issue["title"], issue["body"])
+    llm_server.queue(FIX)
+
+    run = world.run("issues", labeled_event(issue, REPO))
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    [pr] = gh.pulls(REPO)
+    body = gh.repos[REPO].issues[pr["number"]]["body"]
+    assert "**Self-heal:** the check passed" in body
+    assert run.outputs["success"] == "true"
