@@ -147,3 +147,24 @@ def test_issue_edit_is_checked_by_self_heal(
     body = gh.repos[REPO].issues[pr["number"]]["body"]
     assert "**Self-heal:** the check passed" in body
     assert run.outputs["success"] == "true"
+
+
+def test_fix_goes_to_a_follow_up_pull_request_when_the_branch_refuses_the_push(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    world, head = pr_world(tmp_path, gh, llm_server, BROKEN)
+    # A stale lock on the remote branch makes the push to it fail, as branch protection would.
+    (world.origin / "refs" / "heads" / "feature.lock").write_text(head + "\n")
+    llm_server.queue(FIX)
+
+    run = world.run("pull_request", pr_event(40, "feature", head, REPO))
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    refs = world.remote_refs()
+    assert refs["refs/heads/feature"] == head
+    follow_up = [p for p in gh.pulls(REPO) if p["number"] != 40]
+    assert [(p["head"], p["base"]) for p in follow_up] == [("gpte/heal-40", "feature")]
+    assert "1 + 2" in git(world.origin, "show", "gpte/heal-40:check.py")
+    [status] = [c["body"] for c in gh.issue_comments(REPO, 40)]
+    assert "follow-up pull request" in status
+    assert run.outputs["branch"] == "gpte/heal-40"
