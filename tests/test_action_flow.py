@@ -451,3 +451,20 @@ def test_workflow_dispatch_reads_the_issue_from_the_api(world: World, gh: GitHub
     assert run.code == 0, run.proc.stdout + run.proc.stderr
     assert "From the API" in prompt_of(world.llm)
     assert run.outputs["branch"] == "gpte/issue-31"
+
+
+def test_pull_request_refused_by_github_says_where_the_push_went(
+    world: World, gh: GitHubServer
+) -> None:
+    issue = issue_payload(32, "Capitalise", "x")
+    gh.add_issue(REPO, 32, "Capitalise", "x")
+    gh.fail("POST", r"/pulls$", 403, "GitHub Actions is not permitted to create pull requests.")
+    world.llm.queue(FIX_DIFF)
+
+    run = world.run("issues", labeled_event(issue, REPO))
+
+    assert run.code == 9, run.proc.stdout
+    assert "refs/heads/gpte/issue-32" in world.remote_refs()
+    [status] = status_comments(gh, 32)
+    assert "not permitted to create pull requests" in status
+    assert "pushed to `gpte/issue-32`" in status

@@ -163,6 +163,7 @@ class IssueFlow:
             trigger.number, run_url=self.s.run_url, max_attempts=self.s.max_attempts
         )
         self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
+        self.pushed = False
 
     def run(self) -> int:
         what = "pull request" if self.t.is_pull_request else "issue"
@@ -233,6 +234,7 @@ class IssueFlow:
 
         self.status.update(f"pushing `{target}`.")
         remote.push(o.commit, target, expect=expect)
+        self.pushed = True
         self._open_or_update_pull(target)
         return EXIT_OK if o.success else EXIT_PARTIAL
 
@@ -342,7 +344,12 @@ class IssueFlow:
         text = f"failed: {reason}"
         if o.tokens_in or o.tokens_out:
             text += f"\n\nUsage: {usage_line(o)}."
-        text += "\n\nNothing was pushed."
+        if self.pushed:
+            text += (
+                f"\n\nThe changes were pushed to `{o.branch}`; open a pull request from it by hand."
+            )
+        else:
+            text += "\n\nNothing was pushed."
         self.status.update(text)
         self.ctx.cmds.error(f"git-gpte: {reason}")
         self._outputs(failed=reason)
