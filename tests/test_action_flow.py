@@ -468,3 +468,4 @@ def test_pull_request_refused_by_github_says_where_the_push_went(
     [status] = status_comments(gh, 32)
     assert "not permitted to create pull requests" in status
     assert "pushed to `gpte/issue-32`" in status
+    assert "Allow GitHub Actions to create and approve pull requests" in status

@@ -64,7 +64,15 @@ def _api(what: str) -> Iterator[None]:
         for err in data.get("errors") or []:
             if isinstance(err, dict) and err.get("message"):
                 detail += f": {err['message']}"
-        raise GitHubError(f"GitHub API: {what} failed ({exc.status}): {detail}") from None
+        hint = None
+        if exc.status == 403 and "pull request" in detail.lower():
+            hint = (
+                "enable Settings > Actions > General > 'Allow GitHub Actions to create and "
+                "approve pull requests', or pass a token that may"
+            )
+        raise GitHubError(
+            f"GitHub API: {what} failed ({exc.status}): {detail}", hint=hint
+        ) from None
     except OSError as exc:
         raise GitHubError(f"GitHub API: {what} failed: {exc}") from None
 
