@@ -65,7 +65,13 @@ def broken(tmp_path: Path) -> Path:
 
 def heal(repo: Path, server: LLMServer, *args: str, timeout: float = 120) -> tuple[int, str, str]:
     proc = run_gpte(
-        "heal", "--yes", "--model", "gpt-4o-mini", *args, cwd=repo, env=env_for(server),
+        "heal",
+        "--yes",
+        "--model",
+        "gpt-4o-mini",
+        *args,
+        cwd=repo,
+        env=env_for(server),
         timeout=timeout,
     )
     return proc.returncode, proc.stdout, proc.stderr
@@ -153,6 +159,7 @@ def test_timeout_is_killed_reported_and_healed(tmp_path: Path, llm_server: LLMSe
     assert time.monotonic() - started < 25  # the sleeps (and the background one) were killed
     assert code == 0, err
     assert "timed out after 1.0 s" in err
+    assert out.count("start") == 2 and out.count("done") == 1  # killed before "done", then fixed
     sent = llm_server.requests[0].body["messages"][-1]["content"]
     assert "Timed out: yes" in sent and "did not finish within 1.0 seconds" in sent
 
@@ -161,7 +168,7 @@ def test_attempt_without_edits_stops(broken: Path, llm_server: LLMServer) -> Non
     before = Snapshot.take(broken)
     prose = "The code looks right to me; I would not change anything."
     llm_server.queue(prose, prose, prose)  # improve's own retries, then heal gives up
-    code, out, err = heal(broken, llm_server)
+    code, _out, err = heal(broken, llm_server)
     assert code == 8, err
     last = err.strip().splitlines()[-1]
     assert last.startswith("git-gpte: error: not healed: attempt 1 produced no usable edit")
@@ -174,7 +181,7 @@ def test_same_failure_twice_stops(broken: Path, llm_server: LLMServer) -> None:
     before = Snapshot.take(broken)
     base = git(broken, "rev-parse", "HEAD").strip()
     llm_server.queue(README_ONLY, fix("nmae", "name"))  # the second is never asked for
-    code, out, err = heal(broken, llm_server, "--branch", "fix-it")
+    code, _out, err = heal(broken, llm_server, "--branch", "fix-it")
     assert code == 8, err
     assert "same failure" in err.strip().splitlines()[-1]
     assert "attempts are on fix-it" in err
@@ -187,7 +194,7 @@ def test_same_failure_twice_stops(broken: Path, llm_server: LLMServer) -> None:
 def test_attempts_exhausted_exit_8(broken: Path, llm_server: LLMServer) -> None:
     base = git(broken, "rev-parse", "HEAD").strip()
     llm_server.queue(fix("nmae", "naem"))
-    code, out, err = heal(broken, llm_server, "--attempts", "1")
+    code, _out, err = heal(broken, llm_server, "--attempts", "1")
     assert code == 8, err
     assert "still failing after 1 attempt(s)" in err
     assert len(branch_commits(broken, base, f"gpte/heal-{base[:7]}")) == 1

@@ -1,0 +1,144 @@
+"""``git gpte init PROMPT``: generate a project and its run.sh, committed on a new branch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..cli import AppContext
+from ..errors import NotARepository, UsageError
+
+PROMPT_FILE = "prompt"  # gpt-engineer projects keep their prompt in a file of this name
+
+
+@click.command("init")
+@click.argument("prompt", required=False)
+@click.option("-f", "--prompt-file", metavar="FILE", help="Read the prompt from FILE (- = stdin).")
+@click.option("-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model).")
+@click.option("-b", "--branch", help="Branch to create (default: gpte/init-<slug of the prompt>).")
+@click.option("--clarify", is_flag=True, help="Answer the model's clarifying questions first.")
+@click.option("--lite", is_flag=True, help="Send the prompt alone (no roadmap/philosophy).")
+@click.option("--no-entrypoint", is_flag=True, help="Do not write run.sh.")
+@click.option("--cache", is_flag=True, help="Reuse cached replies for identical requests.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+@click.pass_obj
+def command(
+    app: AppContext,
+    prompt: str | None,
+    prompt_file: str | None,
+    model: str | None,
+    branch: str | None,
+    clarify: bool,
+    lite: bool,
+    no_entrypoint: bool,
+    cache: bool,
+    as_json: bool,
+) -> int:
+    """Generate a new project from PROMPT and commit it, with a run.sh that runs it.
+
+    The prompt comes from PROMPT, -f FILE, or a file named 'prompt' at the repository root (as
+    gpt-engineer projects have). The files are committed on a new branch gpte/init-<slug> on
+    top of HEAD; in a repository with no commits yet, as the first commit of the current
+    branch. Your working tree and index are not written: switch to the branch (or, after a
+    first commit, run 'git checkout HEAD -- .') to get the files. Nothing is run: review run.sh,
+    then 'git gpte run' or 'git gpte heal'.
+    """
+    from ..config import Settings
+    from ..git import Repository
+    from ..pipeline.generate import GenerateRequest, run_generate
+    from ..ui import Console
+    from .improve import interactive, read_prompt
+
+    if clarify and not interactive():
+        raise UsageError(
+            "--clarify asks questions and needs a terminal",
+            hint="run it in a terminal, or put the answers in the prompt",
+        )
+    if clarify and as_json:
+        raise UsageError("--clarify and --json cannot be combined")
+    try:
+        repo = Repository.discover(app.cwd)
+    except NotARepository:
+        raise NotARepository(
+            f"not a git repository: {app.cwd}",
+            hint='create one first: git init && git gpte init "..."',
+        ) from None
+    text = _prompt_text(repo.root, prompt, prompt_file, read_prompt)
+    settings = Settings.load(app.cwd, repo.root)
+    console = Console(quiet=app.quiet or as_json, verbose=app.verbose)
+
+    def ask(question: str) -> str:
+        if not console.live:
+            click.echo(question.strip(), err=True)
+        answer: str = click.prompt(
+            "Your answer (Enter to stop the questions)",
+            default="",
+            show_default=False,
+            err=True,
+        )
+        return answer
+
+    request = GenerateRequest(
+        prompt=text,
+        model=model,
+        branch=branch,
+        entrypoint=not no_entrypoint,
+        lite=lite,
+        clarify=ask if clarify else None,
+        cache=cache,
+    )
+    result = run_generate(repo, settings, request, console)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        _print_result(app, result, on_current_branch=branch is None)
+    return 1 if result.problems else 0
+
+
+def _prompt_text(root: Path, prompt: str | None, prompt_file: str | None, read: Any) -> str:
+    if prompt is not None or prompt_file is not None:
+        text: str = read(prompt, prompt_file)
+        return text
+    candidate = root / PROMPT_FILE
+    if candidate.is_file():
+        try:
+            return candidate.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {candidate}: {exc}") from None
+    raise UsageError(
+        "no prompt given",
+        hint=f'git gpte init "what to build", -f FILE, or a file named {PROMPT_FILE!r} at the '
+        "repository root",
+    )
+
+
+def _print_result(app: AppContext, result: Any, *, on_current_branch: bool) -> None:
+    from .improve import format_cost
+
+    if app.quiet:
+        click.echo(result.branch)
+        return
+    where = "first commit" if result.first_commit else f"on {result.base[:12]}"
+    click.echo(f"branch {result.branch}  (commit {result.commit[:12]}, {where})")
+    click.echo(f"files ({len(result.files)}):")
+    for path in result.files:
+        note = "  (replaces the existing file)" if path in result.overwritten else ""
+        click.echo(f"  {path}{note}")
+    for warning in result.entrypoint_warnings:
+        click.echo(f"review run.sh: it {warning}")
+    for problem in result.problems:
+        click.echo(f"problem: {problem}")
+    click.echo(
+        f"tokens {result.tokens_in:,} in / {result.tokens_out:,} out   "
+        f"{format_cost(result.cost_usd)}   run {result.run_id}"
+    )
+    if result.first_commit and on_current_branch:
+        click.echo("the files are in the commit, not yet in your work tree:")
+        click.echo("get them:  git checkout HEAD -- .")
+    else:
+        click.echo(f"look:  git show --stat {result.branch}")
+        click.echo(f"take:  git switch {result.branch}")
+    click.echo("then:  git gpte run   (or: git gpte heal)")

@@ -1,0 +1,424 @@
+"""``init``: a prompt in, a generated project plus ``run.sh`` out, committed on a branch.
+
+gpt-engineer's generate flow, in git: optional clarifying questions (one at a time, until the
+model has none), the files as whole-file blocks, then ``run.sh`` written from those files. The
+paths are checked like every LLM path; the files go straight into git's object database and a
+new commit: on a new branch ``gpte/init-<slug>`` on top of HEAD, or — in a repository with no
+commits yet — as the first commit of the current (unborn) branch. The ref update is create-only
+either way, and the work tree and index are never written.
+
+``run.sh`` is checked for what it must not do (sudo, system package managers, global installs,
+piping downloads into a shell). Findings are sent back once for a corrected script; what is
+still there afterwards is committed with a warning (and noted in the commit message), because
+nothing runs at ``init``: ``run``/``heal`` show the script and ask before running it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Settings
+from ..errors import BranchExists, EditError, GpteError, Interrupted, UsageError
+from ..git import (
+    FileChange,
+    Repository,
+    branch_from_prompt,
+    build_commit,
+    create_branch,
+    format_message,
+    summary_line,
+    unique_branch,
+)
+from ..git.branch import check_branch_name
+from ..ui import Console
+
+ENTRYPOINT = "run.sh"
+MAX_QUESTIONS = 10
+STOP_ANSWERS = ("", "c")  # gpt-engineer's "c" (or an empty answer): stop asking, go ahead
+
+# clarify(question_text) -> the user's answer ("" or "c" stops the questions)
+ClarifyCallback = Callable[[str], str]
+
+
+@dataclass
+class GenerateRequest:
+    prompt: str
+    model: str | None = None
+    branch: str | None = None
+    entrypoint: bool = True
+    lite: bool = False
+    clarify: ClarifyCallback | None = None  # None: no clarifying questions
+    identity: tuple[str, str] | None = None
+    cache: bool = False
+
+
+@dataclass
+class GenerateResult:
+    run_id: str
+    branch: str
+    commit: str
+    base: str | None  # None: the first commit of the repository
+    files: list[str]
+    overwritten: list[str]
+    entrypoint_warnings: list[str]
+    clarifications: list[dict[str, str]]
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None
+    model: str
+    first_commit: bool = False
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "branch": self.branch,
+            "commit": self.commit,
+            "base": self.base,
+            "first_commit": self.first_commit,
+            "model": self.model,
+            "files": self.files,
+            "overwritten": self.overwritten,
+            "entrypoint_warnings": self.entrypoint_warnings,
+            "clarifications": self.clarifications,
+            "problems": self.problems,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "cost_usd": self.cost_usd,
+        }
+
+
+# ---------------------------------------------------------------------------- run.sh checks
+_UNSAFE: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(
+            r"(?:^|[;&|(`]|\b(?:then|do|else|exec|xargs)\b)\s*(?P<tool>sudo|doas|su)\s", re.M
+        ),
+        "uses {tool} (root rights)",
+    ),
+    (
+        re.compile(
+            r"\b(?P<tool>apt-get|apt|yum|dnf|apk|pacman|zypper|brew|port|snap|choco)\s+"
+            r"(?:-\S+\s+)*(?:install|add|-S)\b"
+        ),
+        "installs system packages with {tool}",
+    ),
+    (
+        re.compile(r"\bnpm\s+(?:i|install|add)\b[^\n]*\s(?:-g|--global)\b"),
+        "installs npm packages globally",
+    ),
+    (re.compile(r"\byarn\s+global\s+add\b"), "installs npm packages globally"),
+    (re.compile(r"\bpip3?\s+install\b[^\n]*--user\b"), "installs into the user's site-packages"),
+    (re.compile(r"--break-system-packages\b"), "installs into the system Python"),
+    (
+        re.compile(r"\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b"),
+        "pipes a download into a shell",
+    ),
+    (
+        re.compile(r"(?:>|\btee\s+(?:-a\s+)?)\s*/(?:etc|usr|opt|bin|sbin|lib)/"),
+        "writes outside the project",
+    ),
+    (re.compile(r"\brm\s+-[a-zA-Z]*r[a-zA-Z]*\s+(?:/|~)"), "deletes outside the project"),
+]
+_PIP_INSTALL = re.compile(r"\bpip3?\s+install\b|\bpython3?\s+-m\s+pip\s+install\b")
+_ISOLATED = re.compile(
+    r"\bvenv\b|virtualenv|\.venv|\bconda\s|\bpoetry\s|\buv\s|\bpipenv\s|--target\b|--prefix\b"
+)
+
+
+def entrypoint_problems(script: str) -> list[str]:
+    """What ``run.sh`` does that it must not: root rights, system or global installs, writes
+    outside the project, downloads piped into a shell. Comments are ignored."""
+    code = "\n".join(
+        line.split("#", 1)[0] if not line.startswith("#!") else "" for line in script.splitlines()
+    )
+    found: list[str] = []
+    for pattern, message in _UNSAFE:
+        match = pattern.search(code)
+        if match:
+            text = message.format(tool=match.groupdict().get("tool", ""))
+            if text not in found:
+                found.append(text)
+    if _PIP_INSTALL.search(code) and not _ISOLATED.search(code):
+        found.append("runs pip install outside a virtual environment")
+    return found
+
+
+_BLOCK = re.compile(
+    r"^ {0,3}(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^ {0,3}\1[ \t]*$", re.S | re.M
+)
+
+
+def extract_script(reply: str) -> str | None:
+    """The shell script in an entrypoint reply: its shell code blocks joined (None if none)."""
+    blocks = [(lang.lower(), body) for _f, lang, body in _BLOCK.findall(reply)]
+    shell = [body for lang, body in blocks if lang in ("bash", "sh", "shell", "zsh", "console")]
+    chosen = shell or [body for lang, body in blocks if not lang]
+    if not chosen:
+        return None
+    script = "\n".join(body.rstrip("\n") for body in chosen).strip("\n") + "\n"
+    if not script.startswith("#!"):
+        script = "#!/usr/bin/env bash\n" + script
+    return script
+
+
+# ---------------------------------------------------------------------------- messages
+def _render_files(files: dict[str, str]) -> str:
+    parts = []
+    for path, text in files.items():
+        fence = "```"
+        while fence in text:
+            fence += "`"
+        parts.append(f"{path}\n{fence}\n{text.rstrip(chr(10))}\n{fence}")
+    return "\n\n".join(parts)
+
+
+def _with_clarifications(prompt: str, qa: list[dict[str, str]]) -> str:
+    if not qa:
+        return prompt
+    lines = [prompt.strip(), "", "Clarifications (my questions and the user's answers):"]
+    for item in qa:
+        lines += ["", f"Q: {item['question']}", f"A: {item['answer'] or '(no answer)'}"]
+    return "\n".join(lines) + "\n"
+
+
+def _nothing_to_clarify(text: str) -> bool:
+    return bool(re.search(r"\bnothing (?:more |else )?to clarify\b", text, re.I))
+
+
+# ---------------------------------------------------------------------------- the flow
+def _target(repo: Repository, request: GenerateRequest) -> tuple[str | None, str]:
+    """(base commit or None for a first commit, branch to create)."""
+    if request.branch:
+        name = check_branch_name(repo, request.branch)
+        if repo.ref_exists(f"refs/heads/{name}"):
+            raise BranchExists(
+                f"branch {name!r} already exists", hint="choose another name with --branch"
+            )
+    if repo.has_commits():
+        base = repo.resolve_commit("HEAD")
+        return base, request.branch or unique_branch(
+            repo, branch_from_prompt(request.prompt, "gpte/init-")
+        )
+    if request.branch:
+        return None, request.branch
+    current = repo.current_branch()
+    if current is None:  # pragma: no cover - an unborn HEAD is always symbolic
+        raise UsageError("HEAD names no branch; give one with --branch")
+    return None, check_branch_name(repo, current)
+
+
+def run_generate(
+    repo: Repository, settings: Settings, request: GenerateRequest, console: Console
+) -> GenerateResult:
+    """Clarify (optional), generate, write run.sh, commit. Raises a GpteError on failure."""
+    from ..edit import check_path, parse_reply
+    from ..llm import LLM, RunLog, api_key, resolve_model
+    from ..prompts import load, system_prompt
+
+    if not request.prompt.strip():
+        raise UsageError("the prompt is empty")
+    identity = request.identity or repo.identity()
+    base, branch = _target(repo, request)
+    model = resolve_model(request.model, settings)
+    api_key(model, settings)
+    state = repo.state_dir()
+    log = RunLog(state)
+    run = log.start("init", prompt=request.prompt, model=model.name, base=base)
+    llm = LLM(model, settings, console=console, cache=request.cache, state_dir=state, run=run)
+    qa: list[dict[str, str]] = []
+    warnings: list[str] = []
+    problems: list[str] = []
+    try:
+        if request.clarify is not None:
+            qa = _clarify(llm, system_prompt("clarify", repo.root), request, console)
+            run.update(meta={"clarifications": qa})
+        system = (
+            load("file_format", repo.root) if request.lite else system_prompt("generate", repo.root)
+        )
+        messages = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": _with_clarifications(request.prompt, qa)},
+        ]
+        console.info(f"generating the project with {model.name}")
+        reply = llm.ask(messages)
+        parsed = parse_reply(reply.text, "files")
+        if not parsed.edits:
+            console.info("the reply held no files; asking once more")
+            messages += [
+                {"role": "assistant", "content": reply.text},
+                {
+                    "role": "user",
+                    "content": "Your reply contained no files in the required format. Write "
+                    "every file of the program as its path on a line of its own followed by "
+                    "the complete content in a fenced code block.",
+                },
+            ]
+            parsed = parse_reply(llm.ask(messages).text, "files")
+        if not parsed.edits:
+            raise EditError("nothing committed: the reply held no files (path line + code block)")
+        files: dict[str, str] = {}
+        for edit in parsed.edits:
+            files[check_path(edit.path)] = edit.content or ""
+        if request.entrypoint:
+            script, warnings = _entrypoint(
+                llm, system_prompt("entrypoint", repo.root), files, console
+            )
+            if script is None:
+                problems.append("the entrypoint reply held no shell code block; no run.sh")
+                console.warn(problems[-1])
+            else:
+                files[ENTRYPOINT] = script
+        elif ENTRYPOINT in files:
+            warnings = entrypoint_problems(files[ENTRYPOINT])
+        for warning in warnings:
+            console.warn(f"{ENTRYPOINT} {warning}; review it before running it")
+        changes = [
+            FileChange(path, text.encode("utf-8"), executable=True if path == ENTRYPOINT else None)
+            for path, text in files.items()
+        ]
+        overwritten = _overwritten(repo, base, files) if base else []
+        message = format_message(
+            summary_line(request.prompt),
+            _commit_body(request, qa, warnings, problems, overwritten),
+            [("Gpte-Run", run.id), ("Gpte-Model", model.name)],
+        )
+        commit = build_commit(repo, base, changes, message, identity=identity)
+        create_branch(repo, branch, commit, reason="git-gpte init")
+    except KeyboardInterrupt:
+        run.finish("interrupted", detail="interrupted by the user")
+        raise Interrupted("interrupted; nothing committed") from None
+    except GpteError as exc:
+        from ..llm import outcome_for
+
+        run.finish(outcome_for(exc), detail=exc.render())
+        raise
+    run.update(meta={"clarifications": qa, "entrypoint_warnings": warnings, "lite": request.lite})
+    run.finish(
+        "partial" if problems else "ok",
+        branch=branch,
+        commit=commit,
+        detail="; ".join(warnings + problems)[:2000] or None,
+    )
+    totals = llm.totals
+    return GenerateResult(
+        run_id=run.id,
+        branch=branch,
+        commit=commit,
+        base=base,
+        files=sorted(files),
+        overwritten=overwritten,
+        entrypoint_warnings=warnings,
+        clarifications=qa,
+        tokens_in=totals.tokens_in,
+        tokens_out=totals.tokens_out,
+        cost_usd=totals.cost_usd,
+        model=model.name,
+        first_commit=base is None,
+        problems=problems,
+    )
+
+
+def _clarify(
+    llm: Any, system: str, request: GenerateRequest, console: Console
+) -> list[dict[str, str]]:
+    """Questions one at a time until the model has none, the user stops, or MAX_QUESTIONS."""
+    assert request.clarify is not None
+    messages = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": request.prompt},
+    ]
+    qa: list[dict[str, str]] = []
+    for _ in range(MAX_QUESTIONS):
+        reply = llm.ask(messages)
+        if _nothing_to_clarify(reply.text):
+            break
+        answer = request.clarify(reply.text).strip()
+        if answer.lower() in STOP_ANSWERS:
+            qa.append({"question": reply.text.strip(), "answer": ""})
+            break
+        qa.append({"question": reply.text.strip(), "answer": answer})
+        messages += [
+            {"role": "assistant", "content": reply.text},
+            {
+                "role": "user",
+                "content": f"{answer}\n\nIs anything else unclear? If so, ask exactly one more "
+                "question. If not, reply only with: Nothing to clarify",
+            },
+        ]
+    else:
+        console.info(f"stopped after {MAX_QUESTIONS} questions")
+    return qa
+
+
+def _entrypoint(
+    llm: Any, system: str, files: dict[str, str], console: Console
+) -> tuple[str | None, list[str]]:
+    """run.sh from the generated files; unsafe findings are fed back once."""
+    console.info(f"writing {ENTRYPOINT}")
+    messages = [
+        {"role": "system", "content": system},
+        {
+            "role": "user",
+            "content": "Information about the code base:\n\n"
+            f"{_render_files({p: t for p, t in files.items() if p != ENTRYPOINT})}\n\n"
+            "Write run.sh: install the dependencies (locally, in the project folder) and run "
+            "the code.",
+        },
+    ]
+    reply = llm.ask(messages)
+    script = extract_script(reply.text)
+    found = entrypoint_problems(script) if script else []
+    if script is None or found:
+        why = "; ".join(found) if found else "there was no ```bash code block"
+        console.info(f"{ENTRYPOINT}: {why}; asking for a corrected script")
+        messages += [
+            {"role": "assistant", "content": reply.text},
+            {
+                "role": "user",
+                "content": f"The script cannot be used as it is: {why}. Write it again as one "
+                "```bash code block: no sudo, no system package managers, no global installs; "
+                "install dependencies inside the project folder (for Python, a virtual "
+                "environment in .venv).",
+            },
+        ]
+        second = extract_script(llm.ask(messages).text)
+        if second is not None:
+            script = second
+            found = entrypoint_problems(script)
+    return script, found
+
+
+def _overwritten(repo: Repository, base: str, files: dict[str, str]) -> list[str]:
+    wanted = tuple(f":(literal){p}" for p in files)
+    return sorted(e.path for e in repo.tree_entries(base, wanted) if e.path in files)
+
+
+def _commit_body(
+    request: GenerateRequest,
+    qa: list[dict[str, str]],
+    warnings: list[str],
+    problems: list[str],
+    overwritten: list[str],
+) -> str:
+    mode = "git gpte init --lite" if request.lite else "git gpte init"
+    body = [f"Generated by {mode} from the prompt:", ""]
+    body += [f"    {line}" for line in request.prompt.strip().splitlines()]
+    if qa:
+        body += ["", "Clarifications:"]
+        for item in qa:
+            body += [
+                f"- Q: {' '.join(item['question'].split())[:300]}",
+                f"  A: {item['answer'] or '(no answer)'}",
+            ]
+    if warnings:
+        body += ["", f"{ENTRYPOINT} needs review before running it:"]
+        body += [f"- it {w}" for w in warnings]
+    if problems:
+        body += ["", "Problems:", *[f"- {p}" for p in problems]]
+    if overwritten:
+        body += ["", "Replaces existing files:", *[f"- {p}" for p in overwritten]]
+    return "\n".join(body)
