@@ -23,7 +23,9 @@ from .errors import GpteError, Interrupted
 COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply", "Apply an LLM reply's edits: each hunk applied, corrected or refused."),
     "action": ("action", "Run as a GitHub Action: issue or comment -> pull request; PR heal check."),
+    "heal": ("heal", "Run the entrypoint; while it fails, commit an LLM fix and run again."),
     "improve": ("improve", "Ask the LLM for edits and commit them on a new branch."),
+    "init": ("init", "Generate a project (and run.sh) from a prompt, committed on a branch."),
     "log": ("log", "List recorded runs (model, tokens, cost, outcome); 'log show ID' for one."),
     "preprompts": ("preprompts", "List, show or export the system prompts (per-repo overrides)."),
     "run": ("run", "Run a commit's entrypoint in a temporary worktree, with a timeout."),
