@@ -21,6 +21,7 @@ from .errors import GpteError, Interrupted
 
 # name -> (module in git_gpte.commands, one-line help shown in the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "bench": ("bench", "Run improve (and heal) on a task file; report solved %, tokens, cost."),
     "apply": ("apply", "Apply an LLM reply's edits: each hunk applied, corrected or refused."),
     "action": ("action", "Run as a GitHub Action: issue or comment -> pull request; PR heal check."),
     "heal": ("heal", "Run the entrypoint; while it fails, commit an LLM fix and run again."),
@@ -28,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("init", "Generate a project (and run.sh) from a prompt, committed on a branch."),
     "log": ("log", "List recorded runs (model, tokens, cost, outcome); 'log show ID' for one."),
     "preprompts": ("preprompts", "List, show or export the system prompts (per-repo overrides)."),
+    "review": ("review", "Record whether a run's code ran and helped (local, with consent)."),
     "run": ("run", "Run a commit's entrypoint in a temporary worktree, with a timeout."),
     "sysinfo": ("sysinfo", "Print system information for bug reports."),
 }

@@ -1,0 +1,27 @@
+"""``git gpte bench``: improve (and heal) measured on task files the user has.
+
+Public API::
+
+    from git_gpte.bench import load_tasks, BenchConfig, run_task, summarize, render_table
+
+    tasks = load_tasks(path, fmt="auto")          # gpte JSONL, or APPS / MBPP in their own shape
+    result = run_task(task, config)               # one temporary repository per task
+    summary = summarize(results, model=...)       # solved %, tokens, cost, time
+"""
+
+from __future__ import annotations
+
+from .report import render_table, summarize
+from .runner import BenchConfig, TaskResult, run_task
+from .tasks import FORMATS, Task, load_tasks
+
+__all__ = [
+    "FORMATS",
+    "BenchConfig",
+    "Task",
+    "TaskResult",
+    "load_tasks",
+    "render_table",
+    "run_task",
+    "summarize",
+]

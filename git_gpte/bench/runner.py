@@ -1,0 +1,228 @@
+"""One bench task: a fresh repository, improve (and heal), then the hidden test, timed.
+
+Each task gets its own temporary repository with the task's files committed, so tasks cannot
+see each other and the user's repositories are never involved. The test runs through the
+execution layer (temporary worktree, scrubbed environment, timeout with the process group
+killed) on the produced commit with the hidden test files laid over it; after heal they are
+laid over again, so a fix that edited the tests is judged by the originals.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..errors import ConfigError, EditError, GpteError, UnsafePathError
+from ..git import FileChange, Repository, build_commit, format_message
+from ..ui import Console
+from .tasks import Task
+
+IDENTITY = ("git-gpte bench", "bench@git-gpte.invalid")
+_GIT_LOCATION_VARIABLES = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+)
+
+
+@dataclass
+class BenchConfig:
+    model: str | None = None
+    heal: bool = False
+    attempts: int = 3
+    timeout: float = 60.0
+    max_retries: int = 2
+    keep: bool = False
+    verbose: bool = False
+    docker: bool = False
+
+
+@dataclass
+class TaskResult:
+    name: str
+    status: str  # solved | failed | error
+    reason: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = 0.0
+    seconds: float = 0.0
+    heal_attempts: int = 0
+    commit: str | None = None
+    repository: str | None = None  # kept with --keep
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def run_task(task: Task, config: BenchConfig) -> TaskResult:
+    """Run one task start to finish; failures of the model or the test are results."""
+    started = time.monotonic()
+    root = Path(tempfile.mkdtemp(prefix="gpte-bench-"))
+    result = TaskResult(task.name, "error", "not started")
+    repo: Repository | None = None
+    try:
+        base = init_repository(root, task)
+        repo = Repository.discover(root)
+        result = _solve(repo, base, task, config)
+    except ConfigError:
+        raise  # the same for every task: stop the bench with one clear line
+    except GpteError as exc:
+        result = TaskResult(task.name, "error", exc.render())
+    finally:
+        if repo is not None:
+            _add_spending(repo, result)
+            repo.repo.close()
+        result.seconds = round(time.monotonic() - started, 2)
+        if config.keep:
+            result.repository = str(root)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    return result
+
+
+def init_repository(root: Path, task: Task) -> str:
+    """A repository at ``root`` on ``main`` with the task's files in one commit."""
+    files = task.files or {"README.md": f"# {task.name}\n"}
+    for path, content in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES}
+    env.update(
+        GIT_AUTHOR_NAME=IDENTITY[0],
+        GIT_AUTHOR_EMAIL=IDENTITY[1],
+        GIT_COMMITTER_NAME=IDENTITY[0],
+        GIT_COMMITTER_EMAIL=IDENTITY[1],
+    )
+    quiet = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false")
+    for args in (
+        ("init", "-q", "-b", "main"),
+        ("add", "-A"),
+        ("commit", "-q", "--no-verify", "-m", f"bench task {task.name}"),
+        ("rev-parse", "HEAD"),
+    ):
+        proc = subprocess.run(
+            ["git", *quiet, *args], cwd=root, env=env, capture_output=True, text=True, check=False
+        )
+        if proc.returncode != 0:
+            raise GpteError(f"cannot set up the task repository: git {args[0]}: {proc.stderr}")
+    return proc.stdout.strip()
+
+
+def _solve(repo: Repository, base: str, task: Task, config: BenchConfig) -> TaskResult:
+    from ..pipeline.improve import ImproveRequest, run_improve
+    from ..run import RunOptions, run_commit
+
+    settings = Settings.load(repo.root, repo.root)
+    console = Console(quiet=not config.verbose, verbose=config.verbose)
+    python = "python3" if config.docker else sys.executable
+    command = task.test_command(python)
+    options = RunOptions.resolve(
+        settings,
+        command=command,
+        timeout=task.timeout or config.timeout,
+        docker=config.docker or None,
+    )
+    produced: str | None = None
+    no_edit = ""
+    try:
+        improved = run_improve(
+            repo,
+            settings,
+            ImproveRequest(
+                prompt=task.prompt,
+                model=config.model,
+                max_retries=config.max_retries,
+                identity=IDENTITY,
+                branch="bench/improve",
+            ),
+            console,
+        )
+        produced = improved.commit
+    except (EditError, UnsafePathError) as exc:
+        no_edit = exc.render()
+        if not config.heal:
+            return TaskResult(task.name, "failed", f"no usable edit: {no_edit}")
+    tested = with_hidden_files(repo, produced or base, task)
+    outcome = run_commit(repo, tested, options)
+    heal_attempts = 0
+    if not outcome.success and config.heal and config.attempts > 0:
+        from ..pipeline.heal import HealRequest, run_heal
+
+        healed = run_heal(
+            repo,
+            settings,
+            HealRequest(
+                command=command,
+                attempts=config.attempts,
+                base=tested,
+                branch="bench/heal",
+                prompt=task.prompt,
+                timeout=options.timeout,
+                model=config.model,
+                identity=IDENTITY,
+                docker=config.docker,
+            ),
+            console,
+        )
+        heal_attempts = healed.attempts
+        if healed.commit:
+            produced = healed.commit
+            outcome = run_commit(repo, with_hidden_files(repo, healed.commit, task), options)
+    if outcome.success:
+        return TaskResult(task.name, "solved", "", commit=produced, heal_attempts=heal_attempts)
+    reason = f"test {outcome.status_text()}"
+    last = _last_line(outcome.output_tail)
+    if last and not outcome.timed_out:
+        reason += f": {last}"
+    if produced is None and no_edit:
+        reason = f"no usable edit ({no_edit}); {reason}"
+    return TaskResult(task.name, "failed", reason, commit=produced, heal_attempts=heal_attempts)
+
+
+def with_hidden_files(repo: Repository, commit: str, task: Task) -> str:
+    """``commit`` with the hidden test files (as the task has them) added on top."""
+    hidden = task.hidden_files()
+    if not hidden:
+        return commit
+    changes = [FileChange(path, content.encode("utf-8")) for path, content in hidden.items()]
+    message = format_message("bench: add the hidden tests", "")
+    return build_commit(repo, commit, changes, message, identity=IDENTITY, allow_empty=True)
+
+
+def _last_line(text: str, width: int = 160) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = lines[-1]
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _add_spending(repo: Repository, result: TaskResult) -> None:
+    """Tokens and cost of every model call the task made (improve and heal), failed ones too."""
+    from ..llm.runlog import DB_NAME, RunLog
+
+    if not (repo.state_dir() / DB_NAME).exists():
+        return
+    log = RunLog(repo.state_dir())
+    try:
+        runs = [run for run in log.list() if run.calls]
+    finally:
+        log.close()
+    result.tokens_in = sum(run.tokens_in for run in runs)
+    result.tokens_out = sum(run.tokens_out for run in runs)
+    costs = [run.cost_usd for run in runs]
+    known = [c for c in costs if c is not None]
+    result.cost_usd = round(sum(known), 6) if len(known) == len(costs) else None
