@@ -214,3 +214,19 @@ def test_existing_branch_is_refused_before_running(broken: Path, llm_server: LLM
     code, out, err = heal(broken, llm_server, "--branch", "taken")
     assert code == 3 and "already exists" in err
     assert out == ""  # nothing ran
+
+
+def test_the_program_sees_no_secrets(tmp_path: Path, llm_server: LLMServer) -> None:
+    repo = make_repo(tmp_path / "env", {"run.sh": "env | sort\n"})
+    proc = run_gpte(
+        "heal",
+        "--yes",
+        "--model",
+        "gpt-4o-mini",
+        cwd=repo,
+        env={**env_for(llm_server), "GITHUB_TOKEN": "ghs_secret", "MY_SETTING": "visible"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "MY_SETTING=visible" in proc.stdout  # the environment was printed
+    assert "sk-test" not in proc.stdout and "ghs_secret" not in proc.stdout
+    assert "OPENAI_API_KEY" not in proc.stdout and "GITHUB_TOKEN" not in proc.stdout
