@@ -1,7 +1,8 @@
 """``git gpte sysinfo``: what a bug report needs, and never a secret.
 
-Reports which providers have keys configured by naming the variables that are set, never their
-values.
+Which providers are configured is reported by provider, naming the variables or git config
+keys that are set; their values are only tested for being non-empty, never printed, and base
+URLs are not shown either (they can carry credentials).
 """
 
 from __future__ import annotations
@@ -9,27 +10,53 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from importlib import metadata
+from typing import Any
 
 import click
 
 from .. import __version__
+from ..cli import AppContext
 
-PACKAGES = ("click", "gitpython", "openai", "anthropic", "tiktoken", "pygithub", "rapidfuzz")
-KEY_VARIABLES = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "AZURE_OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "OPENAI_API_BASE",
-    "ANTHROPIC_BASE_URL",
-    "AZURE_OPENAI_ENDPOINT",
-    "LOCAL_MODEL",
-    "MODEL_NAME",
-    "GITHUB_TOKEN",
+PACKAGES = (
+    "click",
+    "gitpython",
+    "openai",
+    "anthropic",
+    "tiktoken",
+    "pygithub",
+    "rapidfuzz",
 )
+
+# provider -> (what it needs, [(label, environment variables, git config key)])
+PROVIDERS: dict[str, list[tuple[str, tuple[str, ...], str | None]]] = {
+    "openai": [("key", ("OPENAI_API_KEY",), None)],
+    "anthropic": [
+        ("key", ("ANTHROPIC_API_KEY",), None),
+        ("base URL", ("ANTHROPIC_BASE_URL",), None),
+    ],
+    "azure": [
+        ("endpoint", ("AZURE_OPENAI_ENDPOINT",), "gpte.azureEndpoint"),
+        ("key", ("AZURE_OPENAI_API_KEY",), None),
+    ],
+    "openai-compatible": [
+        ("base URL", ("OPENAI_BASE_URL", "OPENAI_API_BASE"), "gpte.baseUrl"),
+        ("local model", ("LOCAL_MODEL",), "gpte.localModel"),
+    ],
+    "github": [("token", ("GITHUB_TOKEN", "GH_TOKEN"), None)],
+}
+# What makes a provider usable at all (the rest is detail).
+REQUIRED = {
+    "openai": "key",
+    "anthropic": "key",
+    "azure": "endpoint",
+    "openai-compatible": "base URL",
+    "github": "token",
+}
 
 
 def _git_version() -> str:
@@ -40,6 +67,19 @@ def _git_version() -> str:
     return out.stdout.strip().removeprefix("git version ") or "unknown"
 
 
+def _docker_version() -> str:
+    if shutil.which("docker") is None:
+        return "not found"
+    try:
+        out = subprocess.run(
+            ["docker", "--version"], capture_output=True, text=True, check=False, timeout=5
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    text = out.stdout.strip().removeprefix("Docker version ")
+    return text.split(",")[0] or "unknown"
+
+
 def _package_version(name: str) -> str:
     try:
         return metadata.version(name)
@@ -47,8 +87,51 @@ def _package_version(name: str) -> str:
         return "not installed"
 
 
-def collect() -> dict[str, object]:
+def providers(environ: Mapping[str, str], git_config: Mapping[str, str]) -> dict[str, Any]:
+    """Per provider: whether it is configured, and the names (never values) of what is set."""
+    report: dict[str, Any] = {}
+    for provider, needs in PROVIDERS.items():
+        set_names: dict[str, list[str]] = {}
+        for label, variables, key in needs:
+            names = [name for name in variables if environ.get(name)]
+            if key and git_config.get(key.lower()):
+                names.append(f"git config {key}")
+            if names:
+                set_names[label] = names
+        report[provider] = {
+            "configured": REQUIRED[provider] in set_names,
+            "set": sorted(name for names in set_names.values() for name in names),
+        }
+    # Azure also accepts OPENAI_API_KEY as its key.
+    if report["azure"]["configured"] and environ.get("OPENAI_API_KEY"):
+        report["azure"]["set"] = sorted({*report["azure"]["set"], "OPENAI_API_KEY"})
+    return report
+
+
+def _in_repository(cwd: str) -> bool:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--is-inside-work-tree"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return False
+    return out.stdout.strip() == "true"
+
+
+def collect(cwd: str | None = None) -> dict[str, Any]:
     """The report as data; values of secret variables are never read into it."""
+    from ..config import read_git_config
+    from ..feedback.hint import in_ci
+    from ..llm.models import DEFAULT_MODEL
+
+    where = cwd or os.getcwd()
+    git_config = read_git_config(where)
+    model = os.environ.get("MODEL_NAME") or git_config.get("gpte.model")
+    feedback = git_config.get("gpte.feedback")
     return {
         "git-gpte": __version__,
         "os": f"{platform.system()} {platform.release()}",
@@ -56,26 +139,47 @@ def collect() -> dict[str, object]:
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "executable": sys.executable,
         "git": _git_version(),
+        "docker": _docker_version(),
         "packages": {name: _package_version(name) for name in PACKAGES},
-        "configured": sorted(name for name in KEY_VARIABLES if os.environ.get(name)),
+        "providers": providers(os.environ, git_config),
+        "model": model or f"{DEFAULT_MODEL} (default)",
+        "ci": in_ci(),
+        "in repository": _in_repository(where),
+        "feedback": {"true": "on", "false": "off"}.get(
+            (feedback or "").strip().lower(), "not asked"
+        ),
     }
+
+
+def _provider_line(data: dict[str, Any]) -> str:
+    state = "configured" if data["configured"] else "not configured"
+    return f"{state} ({', '.join(data['set'])})" if data["set"] else state
 
 
 @click.command("sysinfo")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def command(as_json: bool) -> int:
-    """Print OS, Python, git and package versions, and which keys are set (never their values)."""
-    info = collect()
+@click.pass_obj
+def command(app: AppContext, as_json: bool) -> int:
+    """Print OS, Python, git and package versions, and which providers have keys set.
+
+    For bug reports: keys, tokens and URLs are never printed, only the names of the
+    variables (or git config keys) that are set.
+    """
+    info = collect(app.cwd if app is not None else None)
     if as_json:
         click.echo(json.dumps(info, indent=2))
         return 0
     for key, value in info.items():
-        if isinstance(value, dict):
+        if key == "providers":
+            click.echo("providers:")
+            for provider, data in value.items():
+                click.echo(f"  {provider}: {_provider_line(data)}")
+        elif isinstance(value, dict):
             click.echo(f"{key}:")
             for sub, version in value.items():
                 click.echo(f"  {sub}: {version}")
-        elif isinstance(value, list):
-            click.echo(f"{key}: {', '.join(value) if value else 'none'}")
+        elif isinstance(value, bool):
+            click.echo(f"{key}: {'yes' if value else 'no'}")
         else:
             click.echo(f"{key}: {value}")
     return 0
