@@ -285,3 +285,16 @@ def test_hint_after_improve_only_on_a_terminal_and_never_in_ci(
     llm_server.queue(GOOD)
     off = run_in_pty([*argv[:3], "greeting four", *argv[4:]], cwd=project, env=env)
     assert off.returncode == 0 and "How did it go?" not in off.output
+
+
+def test_hint_after_heal_on_a_terminal(tmp_path: Path, llm_server: LLMServer) -> None:
+    project = make_repo(tmp_path / "healthy", {"run.sh": "echo fine\n"})
+    env = {"OPENAI_BASE_URL": llm_server.openai_base_url, "OPENAI_API_KEY": "sk-test"}
+    result = run_in_pty(
+        ["git", "gpte", "heal", "--yes", "--model", "gpt-4o-mini"], cwd=project, env=env
+    )
+    assert result.returncode == 0, result.output
+    run_id = json.loads(run_gpte("log", "--json", cwd=project).stdout)[0]["id"]
+    assert f"How did it go? git gpte review {run_id}" in result.output
+    piped = run_gpte("heal", "--yes", "--model", "gpt-4o-mini", cwd=project, env=env)
+    assert piped.returncode == 0 and "How did it go?" not in piped.stdout + piped.stderr

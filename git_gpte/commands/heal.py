@@ -131,6 +131,11 @@ def command(
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
         _print_result(app, result)
+        from ..feedback.hint import review_hint
+
+        hint = review_hint(result.run_id, cwd=app.cwd) if result.run_id else None
+        if hint:
+            app.echo(hint)
     if not result.success:
         raise RunError(_failure_line(result))
     return 0
