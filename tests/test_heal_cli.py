@@ -230,3 +230,25 @@ def test_the_program_sees_no_secrets(tmp_path: Path, llm_server: LLMServer) -> N
     assert "MY_SETTING=visible" in proc.stdout  # the environment was printed
     assert "sk-test" not in proc.stdout and "ghs_secret" not in proc.stdout
     assert "OPENAI_API_KEY" not in proc.stdout and "GITHUB_TOKEN" not in proc.stdout
+
+
+def test_advance_branch_is_a_compare_and_swap(broken: Path) -> None:
+    from git_gpte.errors import BranchExists
+    from git_gpte.git import Repository, advance_branch
+
+    first = git(broken, "rev-parse", "HEAD").strip()
+    git(broken, "commit", "-q", "--allow-empty", "-m", "second")
+    second = git(broken, "rev-parse", "HEAD").strip()
+    git(broken, "branch", "heal", first)
+    repo = Repository.discover(broken)
+    with pytest.raises(BranchExists, match="changed meanwhile"):
+        advance_branch(repo, "heal", second, expected_old=second)  # it is at `first`
+    assert git(broken, "rev-parse", "heal").strip() == first
+    advance_branch(repo, "heal", second, expected_old=first)
+    assert git(broken, "rev-parse", "heal").strip() == second
+
+
+def test_attempts_zero_only_runs(broken: Path, llm_server: LLMServer) -> None:
+    code, _out, err = heal(broken, llm_server, "--attempts", "0")
+    assert code == 8 and "no fix attempted" in err
+    assert llm_server.requests == []

@@ -316,7 +316,11 @@ def run_heal(
         attempt = 0
         while not result.success:
             if attempt >= request.attempts:
-                stop_reason = f"still failing after {attempt} attempt(s)"
+                stop_reason = (
+                    f"still failing after {attempt} attempt(s)"
+                    if attempt
+                    else "no fix attempted (attempts: 0)"
+                )
                 break
             attempt += 1
             console.info(f"attempt {attempt}/{request.attempts}: asking {model.name} for a fix")
