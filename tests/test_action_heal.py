@@ -168,3 +168,33 @@ def test_fix_goes_to_a_follow_up_pull_request_when_the_branch_refuses_the_push(
     [status] = [c["body"] for c in gh.issue_comments(REPO, 40)]
     assert "follow-up pull request" in status
     assert run.outputs["branch"] == "gpte/heal-40"
+
+
+def test_the_program_under_test_never_sees_the_token(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    world = make_world(
+        tmp_path,
+        gh,
+        llm_server,
+        {
+            "run.sh": "env | grep -i -E 'token|gpte|github|key' | sort; echo env-listed; exit 3\n",
+            "check.py": BROKEN,
+        },
+        repository=REPO,
+    )
+    gh.set_permission(REPO, "alice", "write")
+    head = world.remote_refs()["refs/heads/main"]
+    git(world.origin, "update-ref", "refs/heads/feature", head)
+    gh.add_pull(REPO, 40, "feature", "main")
+
+    llm_server.queue(USELESS)
+
+    run = world.run("pull_request", pr_event(40, "feature", head, REPO), GPTE_MAX_ATTEMPTS="1")
+
+    assert run.code == 8, run.proc.stdout
+    [status] = [c["body"] for c in gh.issue_comments(REPO, 40)]
+    assert "still fails" in status and "env-listed" in status, run.proc.stdout
+    assert TOKEN not in status and TOKEN not in run.proc.stdout.replace(f"::add-mask::{TOKEN}", "")
+    assert "sk-test-key" not in status
+    assert "GITHUB_TOKEN" not in status and "GPTE_GITHUB_TOKEN" not in status
