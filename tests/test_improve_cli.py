@@ -426,3 +426,51 @@ def test_ctrl_c_while_streaming_commits_nothing_and_is_logged(
     before.assert_unchanged(project)
     runs = json.loads(run_gpte("log", "--json", cwd=project).stdout)
     assert runs[0]["outcome"] == "interrupted"
+
+
+def test_unsafe_path_in_the_reply_commits_nothing(project: Path, llm_server: LLMServer) -> None:
+    before = Snapshot.take(project)
+    escape = "```diff\n--- /dev/null\n+++ ../outside.py\n@@ -0,0 +1 @@\n+x = 1\n```\n"
+    llm_server.queue(escape)
+    code, _, err = improve(project, llm_server, "add a file")
+    assert code == 7, err
+    assert "outside.py" in err and "Traceback" not in err
+    assert not (project.parent / "outside.py").exists()
+    before.assert_unchanged(project)
+
+
+def test_truncated_reply_and_rate_limits(project: Path, llm_server: LLMServer) -> None:
+    from tests.helpers.llm_server import Reply
+
+    llm_server.queue(Fault(status=429, headers={"retry-after": "0"}), Reply(CLEAN_DIFF))
+    code, _, err = improve(project, llm_server, "add logging")
+    assert code == 0, err
+    assert len(llm_server.requests) == 2
+    llm_server.queue(Reply(CLEAN_DIFF[:120], finish_reason="length"))
+    code, _, err = improve(project, llm_server, "add logging", "--branch", "cut")
+    assert code == 5, err
+    assert "Traceback" not in err
+
+
+def test_network_error_is_one_line(project: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed once the block ends: nothing listens there
+    result = run_gpte(
+        "improve",
+        "add logging",
+        "--model",
+        "gpt-4o",
+        cwd=project,
+        env={
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+            "OPENAI_API_KEY": "k",
+            "GPTE_MAX_RETRIES": "1",
+            "GPTE_MAX_RETRY_SECONDS": "2",
+        },
+    )
+    assert result.returncode == 5, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("git-gpte: error:")
