@@ -148,6 +148,26 @@ def _describe_transport(exc: BaseException) -> str:
     return "timed out" if "timed out" in str(exc) else (str(exc) or type(exc).__name__)
 
 
+def cut_off(label: str, partial: str, cause: BaseException | None = None) -> ProviderFailure:
+    """A reply that stopped mid-stream: retryable, and never used as if it were whole."""
+    why = f" ({_describe_transport(cause)})" if cause is not None else ""
+    return ProviderFailure(
+        f"the reply from {label} was cut off mid-stream after {len(partial)} characters{why}",
+        retryable=True,
+        partial=partial,
+        kind="cut",
+    )
+
+
+def transport_failure(label: str, where: str, exc: BaseException, partial: str) -> ProviderFailure:
+    """The connection failed: a cut-off reply when some text had arrived, else unreachable."""
+    if partial:
+        return cut_off(label, partial, exc)
+    return ProviderFailure(
+        f"cannot reach {where}: {_describe_transport(exc)}", retryable=True, kind="connection"
+    )
+
+
 def _with_images(
     messages: list[dict[str, Any]],
     images: list[Image],
@@ -245,13 +265,7 @@ class OpenAIProvider:
                     if choice.finish_reason:
                         finish = choice.finish_reason
             if finish is None:
-                raise ProviderFailure(
-                    f"the reply from {self.label} was cut off mid-stream "
-                    f"after {len(''.join(text))} characters",
-                    retryable=True,
-                    partial="".join(text),
-                    kind="cut",
-                )
+                raise cut_off(self.label, "".join(text))
             return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
         except openai.APIStatusError as exc:
             raise status_failure(exc, self.label) from None
@@ -266,17 +280,7 @@ class OpenAIProvider:
 
     def _transport(self, exc: BaseException, partial: str) -> ProviderFailure:
         where = self.info.base_url or "api.openai.com"
-        if partial:
-            return ProviderFailure(
-                f"the reply from {self.label} was cut off mid-stream after "
-                f"{len(partial)} characters ({_describe_transport(exc)})",
-                retryable=True,
-                partial=partial,
-                kind="cut",
-            )
-        return ProviderFailure(
-            f"cannot reach {where}: {_describe_transport(exc)}", retryable=True, kind="connection"
-        )
+        return transport_failure(self.label, where, exc, partial)
 
 
 def anthropic_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -384,13 +388,7 @@ class AnthropicProvider:
                 elif kind == "message_stop":
                     stopped = True
             if finish is None or not stopped:
-                raise ProviderFailure(
-                    f"the reply from Anthropic was cut off mid-stream after "
-                    f"{len(''.join(text))} characters",
-                    retryable=True,
-                    partial="".join(text),
-                    kind="cut",
-                )
+                raise cut_off(self.label, "".join(text))
             return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
         except anthropic.APIStatusError as exc:
             raise status_failure(exc, self.label) from None
@@ -405,17 +403,7 @@ class AnthropicProvider:
 
     def _transport(self, exc: BaseException, partial: str) -> ProviderFailure:
         where = self.info.base_url or "api.anthropic.com"
-        if partial:
-            return ProviderFailure(
-                f"the reply from Anthropic was cut off mid-stream after {len(partial)} "
-                f"characters ({_describe_transport(exc)})",
-                retryable=True,
-                partial=partial,
-                kind="cut",
-            )
-        return ProviderFailure(
-            f"cannot reach {where}: {_describe_transport(exc)}", retryable=True, kind="connection"
-        )
+        return transport_failure(self.label, where, exc, partial)
 
 
 def _anthropic_input(usage: Any) -> int | None:
