@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from .db import Migration, connect, utc_now
+from .db import Database, Migration, utc_now
 
 DB_NAME = "cache.sqlite"
 
@@ -72,16 +70,9 @@ def cache_key(
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-class ResponseCache:
-    def __init__(self, state_dir: Path | str) -> None:
-        self.path = Path(state_dir) / DB_NAME
-        self._conn: sqlite3.Connection | None = None
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self._conn = connect(self.path, MIGRATIONS)
-        return self._conn
+class ResponseCache(Database):
+    file_name = DB_NAME
+    migrations = MIGRATIONS
 
     def get(self, key: str) -> CachedReply | None:
         row = self.conn.execute("SELECT * FROM responses WHERE key = ?", (key,)).fetchone()
@@ -113,8 +104,3 @@ class ResponseCache:
                 reply.finish_reason,
             ),
         )
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None

@@ -74,3 +74,29 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[s
             raise
         applied.append(name)
     return applied
+
+
+class Database:
+    """A lazily opened, migrated SQLite file in the state directory.
+
+    Subclasses name their file and migrations; the connection opens on first use, so building
+    the object costs nothing for commands that never touch it.
+    """
+
+    file_name = ""
+    migrations: Sequence[Migration] = ()
+
+    def __init__(self, state_dir: Path | str) -> None:
+        self.path = Path(state_dir) / self.file_name
+        self._conn: sqlite3.Connection | None = None
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = connect(self.path, self.migrations)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

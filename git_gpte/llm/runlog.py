@@ -16,13 +16,12 @@ import secrets
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from .. import __version__
 from ..errors import GpteError, Interrupted, UsageError
-from .db import Migration, connect, utc_now
+from .db import Database, Migration, utc_now
 
 DB_NAME = "runs.sqlite"
 
@@ -340,23 +339,11 @@ def outcome_for(error: BaseException) -> str:
     return "error"
 
 
-class RunLog:
+class RunLog(Database):
     """``RunLog(repo.state_dir())``: start runs, list them, read one back."""
 
-    def __init__(self, state_dir: Path | str) -> None:
-        self.path = Path(state_dir) / DB_NAME
-        self._conn: sqlite3.Connection | None = None
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self._conn = connect(self.path, MIGRATIONS)
-        return self._conn
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+    file_name = DB_NAME
+    migrations = MIGRATIONS
 
     def start(
         self,
