@@ -21,9 +21,9 @@ from .errors import GpteError, Interrupted
 
 # name -> (module in git_gpte.commands, one-line help shown in the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "bench": ("bench", "Run improve (and heal) on a task file; report solved %, tokens, cost."),
+    "action": ("action", "Run as a GitHub Action: issue or comment -> PR; pre-merge heal check."),
     "apply": ("apply", "Apply an LLM reply's edits: each hunk applied, corrected or refused."),
-    "action": ("action", "Run as a GitHub Action: issue or comment -> pull request; PR heal check."),
+    "bench": ("bench", "Run improve (and heal) on a task file; report solved %, tokens, cost."),
     "heal": ("heal", "Run the entrypoint; while it fails, commit an LLM fix and run again."),
     "improve": ("improve", "Ask the LLM for edits and commit them on a new branch."),
     "init": ("init", "Generate a project (and run.sh) from a prompt, committed on a branch."),
