@@ -9,7 +9,8 @@ never at module import, so ``git gpte --help`` does not pay for them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,6 +169,27 @@ def transport_failure(label: str, where: str, exc: BaseException, partial: str) 
     )
 
 
+@contextmanager
+def sdk_failures(sdk: Any, label: str, where: str, text: list[str]) -> Iterator[None]:
+    """Translate an SDK's exceptions into :class:`ProviderFailure` (both SDKs share the shape).
+
+    ``text`` is the reply received so far: a connection lost after some of it arrived is a
+    cut-off reply, not an unreachable server.
+    """
+    try:
+        yield
+    except sdk.APIStatusError as exc:
+        raise status_failure(exc, label) from None
+    except sdk.APIConnectionError as exc:
+        raise transport_failure(label, where, exc, "".join(text)) from None
+    except ProviderFailure:
+        raise
+    except Exception as exc:
+        if _transport_error(exc):
+            raise transport_failure(label, where, exc, "".join(text)) from None
+        raise
+
+
 def _with_images(
     messages: list[dict[str, Any]],
     images: list[Image],
@@ -234,7 +256,8 @@ class OpenAIProvider:
         openai = self._openai
         params = self._params(request)
         text: list[str] = []
-        try:
+        where = self.info.base_url or "api.openai.com"
+        with sdk_failures(openai, self.label, where, text):
             if not request.stream:
                 response = self.client.chat.completions.create(**params)
                 if not response.choices:
@@ -267,20 +290,6 @@ class OpenAIProvider:
             if finish is None:
                 raise cut_off(self.label, "".join(text))
             return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
-        except openai.APIStatusError as exc:
-            raise status_failure(exc, self.label) from None
-        except openai.APIConnectionError as exc:
-            raise self._transport(exc, "".join(text)) from None
-        except ProviderFailure:
-            raise
-        except Exception as exc:
-            if _transport_error(exc):
-                raise self._transport(exc, "".join(text)) from None
-            raise
-
-    def _transport(self, exc: BaseException, partial: str) -> ProviderFailure:
-        where = self.info.base_url or "api.openai.com"
-        return transport_failure(self.label, where, exc, partial)
 
 
 def anthropic_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -353,7 +362,8 @@ class AnthropicProvider:
         anthropic = self._anthropic
         params = self._params(request)
         text: list[str] = []
-        try:
+        where = self.info.base_url or "api.anthropic.com"
+        with sdk_failures(anthropic, self.label, where, text):
             if not request.stream:
                 response = self.client.messages.create(**params)
                 content = "".join(
@@ -390,20 +400,6 @@ class AnthropicProvider:
             if finish is None or not stopped:
                 raise cut_off(self.label, "".join(text))
             return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
-        except anthropic.APIStatusError as exc:
-            raise status_failure(exc, self.label) from None
-        except anthropic.APIConnectionError as exc:
-            raise self._transport(exc, "".join(text)) from None
-        except ProviderFailure:
-            raise
-        except Exception as exc:
-            if _transport_error(exc):
-                raise self._transport(exc, "".join(text)) from None
-            raise
-
-    def _transport(self, exc: BaseException, partial: str) -> ProviderFailure:
-        where = self.info.base_url or "api.anthropic.com"
-        return transport_failure(self.label, where, exc, partial)
 
 
 def _anthropic_input(usage: Any) -> int | None:
