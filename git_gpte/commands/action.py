@@ -12,10 +12,11 @@ import os
 import click
 
 from ..cli import AppContext
+from .options import model_option
 
 
 @click.command("action")
-@click.option("-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model).")
+@model_option
 @click.pass_obj
 def command(app: AppContext, model: str | None) -> int:
     """Run as a GitHub Action: turn a labelled issue or a /gpte comment into a pull request,

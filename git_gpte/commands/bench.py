@@ -7,11 +7,12 @@ import json
 import click
 
 from ..cli import AppContext
+from .options import model_option
 
 
 @click.command("bench")
 @click.argument("tasks_file", metavar="TASKS.jsonl", type=click.Path(dir_okay=False))
-@click.option("-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model).")
+@model_option
 @click.option("--heal", is_flag=True, help="When the test fails, heal with it (see --attempts).")
 @click.option(
     "--attempts",

@@ -10,6 +10,14 @@ import click
 
 from ..cli import AppContext
 from ..errors import RunError
+from .options import (
+    cache_option,
+    command_option,
+    docker_option,
+    entrypoint_option,
+    model_option,
+    run_yes_option,
+)
 
 
 @click.command("heal")
@@ -20,18 +28,8 @@ from ..errors import RunError
     show_default=True,
     help="Fixes to try at most (0: only run and report).",
 )
-@click.option(
-    "--entrypoint",
-    metavar="PATH",
-    help="Script to run with bash, relative to the repository root (default: run.sh).",
-)
-@click.option(
-    "--command",
-    "command_text",
-    metavar="CMD",
-    help="Command line to run with bash -c instead of a script (default: [run] test/"
-    "build from gpt-engineer.toml, if set).",
-)
+@entrypoint_option
+@command_option
 @click.option(
     "--base", default="HEAD", show_default=True, metavar="REV", help="Commit to run and heal."
 )
@@ -50,12 +48,10 @@ from ..errors import RunError
     metavar="S",
     help="Seconds before each run is killed (default: gpte.timeout or 600).",
 )
-@click.option("-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model).")
-@click.option(
-    "-y", "--yes", is_flag=True, help="Run without asking (required when stdin is not a terminal)."
-)
-@click.option("--docker", is_flag=True, help="Run inside a Docker container.")
-@click.option("--cache", is_flag=True, help="Reuse cached replies for identical requests.")
+@model_option
+@run_yes_option
+@docker_option
+@cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @click.pass_obj
 def command(

@@ -10,6 +10,7 @@ import click
 
 from ..cli import AppContext
 from ..errors import RepoError, UsageError
+from .options import cache_option, model_option
 
 CONFIRM_TOKENS_DEFAULT = 100_000
 
@@ -64,7 +65,7 @@ def format_cost(cost: float | None) -> str:
 @click.argument("prompt", required=False)
 @click.argument("pathspecs", nargs=-1)
 @click.option("-f", "--prompt-file", metavar="FILE", help="Read the prompt from FILE (- = stdin).")
-@click.option("-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model).")
+@model_option
 @click.option("--base", default="HEAD", show_default=True, help="Commit the edit is based on.")
 @click.option("-b", "--branch", help="Branch to create (default: gpte/<slug of the prompt>).")
 @click.option("-n", "--dry-run", is_flag=True, help="Show files, token and cost estimate; no call.")
@@ -79,7 +80,7 @@ def format_cost(cost: float | None) -> str:
     help="The edit format the model is asked for.",
 )
 @click.option("--image", "images", multiple=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--cache", is_flag=True, help="Reuse cached replies for identical requests.")
+@cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @click.option("--select", is_flag=True, help="Pick the files to send in $EDITOR.")
 @click.option(

@@ -10,6 +10,7 @@ import click
 
 from ..cli import AppContext
 from ..errors import NotARepository, UsageError
+from .options import cache_option, model_option
 
 PROMPT_FILE = "prompt"  # gpt-engineer projects keep their prompt in a file of this name
 
@@ -17,12 +18,12 @@ PROMPT_FILE = "prompt"  # gpt-engineer projects keep their prompt in a file of t
 @click.command("init")
 @click.argument("prompt", required=False)
 @click.option("-f", "--prompt-file", metavar="FILE", help="Read the prompt from FILE (- = stdin).")
-@click.option("-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model).")
+@model_option
 @click.option("-b", "--branch", help="Branch to create (default: gpte/init-<slug of the prompt>).")
 @click.option("--clarify", is_flag=True, help="Answer the model's clarifying questions first.")
 @click.option("--lite", is_flag=True, help="Send the prompt alone (no roadmap/philosophy).")
 @click.option("--no-entrypoint", is_flag=True, help="Do not write run.sh.")
-@click.option("--cache", is_flag=True, help="Reuse cached replies for identical requests.")
+@cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @click.pass_obj
 def command(

@@ -26,6 +26,13 @@ from ..run import (
     run_commit,
     sigterm_as_interrupt,
 )
+from .options import (
+    command_option,
+    docker_option,
+    entrypoint_option,
+    run_timeout_option,
+    run_yes_option,
+)
 
 # Output beyond this much is not streamed (a runaway log would flood the terminal or CI log);
 # the captured tail is printed when the run ends instead.
@@ -62,31 +69,12 @@ class _Streamer:
 
 
 @click.command("run")
-@click.option(
-    "--entrypoint",
-    metavar="PATH",
-    help="Script to run with bash, relative to the repository root (default: run.sh).",
-)
-@click.option(
-    "--command",
-    "command_text",
-    metavar="CMD",
-    help="Command line to run with bash -c instead of a script (default: [run] test/build "
-    "from gpt-engineer.toml, if set).",
-)
+@entrypoint_option
+@command_option
 @click.option("--base", default="HEAD", show_default=True, metavar="REV", help="Commit to run.")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    metavar="S",
-    help="Seconds before the program and its children are killed (default: gpte.timeout or 600).",
-)
-@click.option(
-    "-y", "--yes", is_flag=True, help="Run without asking (required when stdin is not a terminal)."
-)
-@click.option(
-    "--docker", is_flag=True, help="Run inside a Docker container (needs a running Docker engine)."
-)
+@run_timeout_option
+@run_yes_option
+@docker_option
 @click.pass_obj
 def command(
     app: AppContext,

@@ -1,0 +1,36 @@
+"""Options several commands share, declared once so their names and help never drift apart."""
+
+from __future__ import annotations
+
+import click
+
+model_option = click.option(
+    "-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model)."
+)
+cache_option = click.option(
+    "--cache", is_flag=True, help="Reuse cached replies for identical requests."
+)
+entrypoint_option = click.option(
+    "--entrypoint",
+    metavar="PATH",
+    help="Script to run with bash, relative to the repository root (default: run.sh).",
+)
+command_option = click.option(
+    "--command",
+    "command_text",
+    metavar="CMD",
+    help="Command line to run with bash -c instead of a script (default: [run] test/build "
+    "from gpt-engineer.toml, if set).",
+)
+run_timeout_option = click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="S",
+    help="Seconds before the program and its children are killed (default: gpte.timeout or 600).",
+)
+run_yes_option = click.option(
+    "-y", "--yes", is_flag=True, help="Run without asking (required when stdin is not a terminal)."
+)
+docker_option = click.option(
+    "--docker", is_flag=True, help="Run inside a Docker container (needs a running Docker engine)."
+)
