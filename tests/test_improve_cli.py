@@ -325,6 +325,7 @@ def test_bad_input_gets_one_line(tmp_path: Path, llm_server: LLMServer) -> None:
     llm_server.queue("```diff\n--- a.py\n+++ a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```\n")
     detached = run_gpte("improve", "set x to 2", "--model", "gpt-4o", cwd=project, env=env)
     assert detached.returncode == 0, detached.stderr  # allowed: the edit is based on HEAD's commit
+    assert "HEAD is detached; the edit is based on its commit" in detached.stderr
     for failed in (outside, result, nokey, unknown, nothing):
         assert "Traceback" not in failed.stderr
         assert len(failed.stderr.strip().splitlines()) == 1, failed.stderr

@@ -186,6 +186,8 @@ def plan_improve(
     if not request.prompt.strip():
         raise UsageError("the prompt is empty")
     base = repo.resolve_commit(request.base)
+    if request.base == "HEAD" and repo.current_branch() is None:
+        console.info(f"HEAD is detached; the edit is based on its commit {base[:12]}")
     if request.extend_branch:
         if not request.branch:
             raise UsageError("extend_branch needs the branch to extend")
