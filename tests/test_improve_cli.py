@@ -344,6 +344,23 @@ def test_selection_over_the_context_budget_is_refused_with_sizes(
     assert llm_server.requests == []
 
 
+def test_dry_run_over_the_budget_shows_the_plan_and_says_a_real_run_would_refuse(
+    project: Path,
+) -> None:
+    # The README's first command is a dry run on a whole repository: it must show what would
+    # be sent (and that it is too much), not fail before showing anything.
+    write_files(project, {"data/big.py": "VALUES = [\n" + "    12345678,\n" * 6000 + "]\n"})
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "big")
+    result = run_gpte("improve", "--dry-run", "x", "--model", "gpt-4", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "data/big.py" in result.stdout and "src/app.py" in result.stdout
+    assert "a real run would refuse this" in result.stdout
+    assert "over gpt-4's budget" in result.stdout
+    as_json = run_gpte("improve", "-n", "x", "--model", "gpt-4", "--json", cwd=project)
+    assert "over gpt-4's budget" in json.loads(as_json.stdout)["over_budget"]
+
+
 def test_select_and_images_are_refused_clearly(project: Path, llm_server: LLMServer) -> None:
     select = run_gpte("improve", "x", "--select", cwd=project, env=env_for(llm_server))
     assert select.returncode == 2 and "--select needs a terminal" in select.stderr

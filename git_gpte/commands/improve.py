@@ -149,7 +149,7 @@ def command(
     )
     if dry_run and from_worktree:
         raise UsageError("--dry-run and --from-worktree cannot be combined")
-    plan = plan_improve(repo, settings, request, console)
+    plan = plan_improve(repo, settings, request, console, dry_run=dry_run)
     if dry_run:
         return _print_plan(app, plan, as_json)
     limit = settings.get_int(git="gpte.confirmTokens", default=CONFIRM_TOKENS_DEFAULT)
@@ -188,6 +188,7 @@ def _print_plan(app: AppContext, plan: Any, as_json: bool) -> int:
         "tokens_in_estimate": plan.tokens_estimate,
         "tokens_exact": plan.tokens_exact,
         "cost_estimate_usd": plan.cost_estimate,
+        "over_budget": plan.over_budget.render() if plan.over_budget else None,
     }
     if as_json:
         if app.verbose:
@@ -208,6 +209,8 @@ def _print_plan(app: AppContext, plan: Any, as_json: bool) -> int:
         click.echo(f"cost of the input: ${plan.cost_estimate:.4f} (estimate; the reply adds more)")
     else:
         click.echo("cost: unknown (no price for this model)")
+    if plan.over_budget is not None:
+        click.echo(f"too big: a real run would refuse this: {plan.over_budget.render()}")
     if app.verbose:
         for message in plan.messages:
             click.echo(f"\n----- {message['role']} -----\n{message['content']}")

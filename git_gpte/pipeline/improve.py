@@ -109,6 +109,8 @@ class ImprovePlan:
     tokens_exact: bool
     cost_estimate: float | None
     worktree_changes: list[FileChange] = field(default_factory=list)
+    # Set by a dry run instead of raising: the selection a real run would refuse, and why.
+    over_budget: UsageError | None = None
 
 
 class _Overlay(Mapping[str, str]):
@@ -177,9 +179,18 @@ def _worktree_changes(repo: Repository, paths: set[str]) -> list[FileChange]:
 
 
 def plan_improve(
-    repo: Repository, settings: Settings, request: ImproveRequest, console: Console
+    repo: Repository,
+    settings: Settings,
+    request: ImproveRequest,
+    console: Console,
+    *,
+    dry_run: bool = False,
 ) -> ImprovePlan:
-    """Resolve base, branch, files, model and messages; estimate tokens. No LLM call."""
+    """Resolve base, branch, files, model and messages; estimate tokens. No LLM call.
+
+    A selection over the model's context budget is refused; a dry run reports it in the plan
+    instead, since showing what would be sent (and that it is too much) is its whole job.
+    """
     from ..llm import estimate_tokens, resolve_model
     from ..prompts import system_prompt
 
@@ -240,13 +251,16 @@ def plan_improve(
     tokens, exact = estimate_tokens(messages, model.name)
     cost = model.estimate_cost(tokens, 0) if hasattr(model, "estimate_cost") else None
     budget = (model.context_tokens or 0) - REPLY_RESERVE_TOKENS
+    over_budget = None
     if model.context_tokens and tokens > budget:
         largest = sorted(selection.files, key=lambda p: -len(selection.files[p]))[:5]
         sizes = ", ".join(f"{p} ({len(selection.files[p]):,} chars)" for p in largest)
-        raise UsageError(
+        over_budget = UsageError(
             f"the selection is ~{tokens:,} tokens, over {model.name}'s budget of {budget:,}",
             hint=f"largest: {sizes}; narrow it with pathspecs, e.g. git gpte improve PROMPT src/",
         )
+        if not dry_run:
+            raise over_budget
     if not request.from_worktree and base == repo.resolve_commit("HEAD"):
         dirty = sorted(repo.dirty_paths() & set(selection.files))
         if dirty:
@@ -265,6 +279,7 @@ def plan_improve(
         tokens_exact=exact,
         cost_estimate=cost,
         worktree_changes=worktree_changes,
+        over_budget=over_budget,
     )
 
 
@@ -302,6 +317,8 @@ def run_improve(
 
     identity = request.identity or repo.identity()  # fail before spending tokens
     plan = plan or plan_improve(repo, settings, request, console)
+    if plan.over_budget is not None:
+        raise plan.over_budget
     api_key(plan.model, settings)  # a missing key is one clear line, before anything is logged
     console.info(f"sending {len(plan.selection.files)} file(s) from {plan.base[:12]}")
     state = repo.state_dir()
