@@ -9,14 +9,15 @@ state.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UnsafePathError
-from .model import FileEdit, Hunk, HunkReport, Op, ParsedReply
+from .model import Candidate, FileEdit, Hunk, HunkReport, Op, ParsedReply
 from .paths import check_path, resolve_path
-from .place import Placement, Refusal, TextLines, locate
+from .place import Placement, Refusal, TextLines, choose_by_hint, locate, norm
 from .render import render_hunks, retry_prompt
 
 
@@ -115,8 +116,8 @@ def apply_reply(
             )
 
     exists = _Exists()
-    for edit in parsed.edits:
-        path, how = resolve_path(check_path(edit.path), exists, known)
+
+    def load(path: str) -> None:
         if path not in state:
             try:
                 text = files.get(path, None)
@@ -124,15 +125,55 @@ def apply_reply(
                 text = None
                 unreadable[path] = str(err) or "binary or not UTF-8"
             state[path] = original[path] = text
+
+    for edit in parsed.edits:
+        path, how = resolve_path(check_path(edit.path), exists, known)
+        load(path)
         notes = [how] if how else []
+        source = path
+        if edit.kind == "modify" and edit.old_path:
+            source, _ = resolve_path(check_path(edit.old_path), exists, known)
+            load(source)
         first = counters.get(path, 0) + 1
-        reports = _apply_edit(edit, path, state, created, unreadable, first, notes, result)
+        if source != path:  # --- a/x +++ b/y: a rename, as git reads it
+            reports = _rename(edit, source, path, state, created, unreadable, first, result)
+        else:
+            reports = _apply_edit(edit, path, state, created, unreadable, first, notes, result)
         counters[path] = first - 1 + max(1, len(reports))
         result.reports.extend(reports)
     for path, text in state.items():
         if text != original[path]:
             result.files[path] = text
     return result
+
+
+def _rename(
+    edit: FileEdit,
+    source: str,
+    path: str,
+    state: dict[str, str | None],
+    created: set[str],
+    unreadable: dict[str, str],
+    first: int,
+    result: ApplyResult,
+) -> list[HunkReport]:
+    """Hunks against ``source`` whose result is written as ``path``, ``source`` removed."""
+    why = ""
+    if state[source] is None:
+        why = f"the diff renames {source} to {path}, but {source} does not exist"
+    elif state[path] is not None:
+        why = f"the diff renames {source} to {path}, but {path} exists; cannot tell which is meant"
+    if why:
+        return [_report(edit, path, first + k, "refused", why, h) for k, h in enumerate(edit.hunks)]
+    note = f"renamed {source} to {path}"
+    reports = _apply_edit(edit, source, state, created, unreadable, first, [note], result)
+    if any(r.status != "refused" for r in reports):
+        state[path], state[source] = state[source], None
+        if source in result.placed:
+            result.placed[path] = result.placed.pop(source)
+    for r in reports:
+        r.path = path
+    return reports
 
 
 def _report(
@@ -182,6 +223,16 @@ def _apply_edit(
     if edit.kind == "delete":
         if current is None:
             return [_report(edit, path, first, "refused", f"cannot delete {path}: no such file")]
+        present = set(TextLines(current).norms)
+        missing = [
+            t for h in edit.hunks for op, t in h.lines if op == "-" and norm(t) not in present
+        ]
+        if missing:
+            why = (
+                f"the reply deletes {path}, but the lines it shows as removed are not in it: "
+                + "; ".join(repr(x.strip()) for x in missing[:3])
+            )
+            return [_report(edit, path, first, "refused", why, edit.hunks[0])]
         state[path] = None
         return [_report(edit, path, first, *status(["deleted"]))]
     if edit.kind in ("new", "whole-file"):
@@ -191,6 +242,10 @@ def _apply_edit(
             sep = "" if current.endswith("\n") else "\n"
             content = current + sep + content
             extra.append("empty SEARCH: appended to the end of the file")
+        if edit.kind == "whole-file" and edit.fmt == "files" and current:
+            why = _not_whole(content, current)
+            if why:
+                return [_report(edit, path, first, "refused", why)]
         if current is not None:
             content = _match_style(content, current)
         if edit.kind == "new" and current:
@@ -222,11 +277,17 @@ def _apply_edit(
     text = TextLines(current)
     placements: list[tuple[int, Placement]] = []
     reports: list[HunkReport] = []
+    hints = [
+        h.old_start - 1 if h.old_start else (0 if h.old_start == 0 else None) for h in edit.hunks
+    ]
+    located = [
+        locate(normalise(h.lines), text, hint, intends_change=h.changes)
+        for h, hint in zip(edit.hunks, hints, strict=True)
+    ]
+    _distrust_hints(located, hints)
     for k, hunk in enumerate(edit.hunks):
         number = first + k
-        ops = normalise(hunk.lines)
-        hint = hunk.old_start - 1 if hunk.old_start else (0 if hunk.old_start == 0 else None)
-        placed = locate(ops, text, hint, intends_change=hunk.changes)
+        placed = located[k]
         if isinstance(placed, Refusal):
             reports.append(
                 _report(
@@ -279,6 +340,42 @@ def _apply_edit(
             (current, [p for _, p in sorted(placements, key=lambda kp: kp[1].start)])
         )
     return reports
+
+
+def _distrust_hints(located: list[Placement | Refusal], hints: list[int | None]) -> None:
+    """Refuse hunks whose line number chose among copies when the diff's numbers are off.
+
+    A line number may pick one of several identical places only if it can be trusted. The
+    hunks the content placed on its own show how far off the diff's numbers are near each
+    hunk (its neighbours by line number, above and below); if shifting a hunk's number by one
+    of those offsets would pick another copy, the number decides nothing and the hunk is refused.
+    """
+    anchors = sorted(
+        (hint, p.start - hint)
+        for p, hint in zip(located, hints, strict=True)
+        if isinstance(p, Placement)
+        and hint is not None
+        and not p.choices
+        and not p.duplicate
+        and p.method != "insert"
+    )
+    if all(off == 0 for _, off in anchors):
+        return
+    for k, (p, hint) in enumerate(zip(located, hints, strict=True)):
+        if not isinstance(p, Placement) or not p.choices or hint is None:
+            continue
+        below = [off for h, off in anchors if h <= hint][-1:]
+        above = [off for h, off in anchors if h > hint][:1]
+        for off in below + above:
+            if off and choose_by_hint(p.choices, hint + off)[0] != p.start:
+                where = ", ".join(str(s + 1) for s in sorted(p.choices)[:6])
+                located[k] = Refusal(
+                    f"the lines occur {len(p.choices)} times (at lines {where}); the hunk's line "
+                    f"number {hint + 1} points at line {p.start + 1}, but this diff's numbers are "
+                    f"off by {off:+d} lines next to it, so the number cannot decide",
+                    Candidate(p.start + 1, max(p.end, p.start + 1), 1.0, []),
+                )
+                break
 
 
 def normalise(lines: list[tuple[Op, str]]) -> list[tuple[Op, str]]:
@@ -334,10 +431,13 @@ def _splice(
     out: list[str] = []
     pos = 0
     final_newline = text.final_newline or len(text) == 0
+    last_at: int | None = None  # where the file's last line is in ``out``, if kept
     for placed, k in sorted(zip(placements, order, strict=False), key=lambda pk: pk[0].start):
         out.extend(raw[pos : placed.start])
         for op, t, j in placed.ops:
             if op == " ":
+                if j == len(raw) - 1:
+                    last_at = len(out)
                 out.append(raw[j] if j is not None else text.new_line(t))
             elif op == "+":
                 out.append(text.new_line(t))
@@ -349,7 +449,51 @@ def _splice(
             elif hunk.no_newline_old:
                 final_newline = True
     out.extend(raw[pos:])
+    if text.crlf and not text.final_newline and raw:
+        # The file's last line had no ending; if lines now follow it, it needs the file's one.
+        at = last_at if last_at is not None else (len(out) - 1 if pos < len(raw) else None)
+        ended = at is not None and (at < len(out) - 1 or final_newline)
+        if at is not None and ended and not out[at].endswith("\r"):
+            out[at] += "\r"
+    if text.crlf and not final_newline and out and out[-1].endswith("\r"):
+        out[-1] = out[-1][:-1]  # the new last line ends without a newline: no lone CR either
     return text.render(out, final_newline)
+
+
+_COMMENT_START = ("#", "//", "/*", "<!--", "--", ";", "*", "{/*")
+_ELISION = re.compile(
+    r"\.\.\.|…|\b(?:rest of (?:the )?(?:file|code|class|function|module|methods)|existing code|"
+    r"remains? (?:the same|unchanged)|unchanged (?:code|lines?)|other (?:methods|functions))\b",
+    re.IGNORECASE,
+)
+
+
+def _not_whole(content: str, current: str) -> str:
+    """Why a whole-file block for an existing file is not the whole file, or "".
+
+    LLMs often show only the changed part under a file name, with a ``# ... rest unchanged``
+    line or none: writing that block would delete the rest of the file.
+    """
+    new_lines = content.split("\n")
+    for line in new_lines:
+        text = line.strip()
+        if text.startswith(_COMMENT_START) and _ELISION.search(text):
+            return (
+                f"the block for the existing file has an elision line {text!r}: it is an excerpt, "
+                "not the whole file; send a diff, or the complete file"
+            )
+    old_keys = [norm(x) for x in current.split("\n") if x.strip()]
+    new_keys = [norm(x) for x in new_lines if x.strip()]
+    if old_keys and len(new_keys) * 2 < len(old_keys):
+        old_set = set(old_keys)
+        kept = sum(1 for k in new_keys if k in old_set)
+        if kept * 2 >= len(new_keys):
+            return (
+                f"the block has {len(new_keys)} of the file's {len(old_keys)} lines and most of "
+                "them are the file's own: it looks like an excerpt, not the whole file; send a "
+                "diff instead"
+            )
+    return ""
 
 
 def _match_style(content: str, current: str) -> str:

@@ -113,6 +113,8 @@ class Placement:
     method: Method
     notes: list[str] = field(default_factory=list)
     duplicate: bool = False
+    # The equally good starts the line number chose among (empty: the content alone decided).
+    choices: list[int] = field(default_factory=list)
 
     @property
     def changes(self) -> bool:
@@ -276,7 +278,9 @@ def locate(
                 if method == "whitespace"
                 else []
             )
-            return _finish(ops, mapping, start, start + len(old), text, method, notes)  # type: ignore[arg-type]
+            placed = _finish(ops, mapping, start, start + len(old), text, method, notes)  # type: ignore[arg-type]
+            placed.choices = starts if len(starts) > 1 else []
+            return placed
         dup = _already_applied(ops, joined, method == "whitespace")
         if dup is not None:
             return dup
@@ -355,6 +359,17 @@ def _fuzzy(
             found[al.first] = al
     if not found:
         return Refusal("none of the hunk's lines are in the file")
+    best = max(found.values(), key=lambda a: a.score)
+    # One alignment per window finds only the best place in it: look again beside the best
+    # place, so a near-copy that shares a window with it is still seen as a rival.
+    for s in starts:
+        lo, hi = max(0, s - 3), min(len(text), s + n + slack)
+        for a, b in ((lo, min(hi, best.first)), (max(lo, best.last + 1), hi)):
+            if b - a < 1:
+                continue
+            al = _align(norms_old, kinds, text.norms, a, b)
+            if al is not None and (al.first not in found or found[al.first].score < al.score):
+                found[al.first] = al
     ranked = sorted(found.values(), key=lambda a: -a.score)
     best = ranked[0]
     rivals = [
@@ -369,7 +384,10 @@ def _fuzzy(
                 "the hunk matches several places about equally well: " + why,
                 _candidate(text, best.first, best.last + 1, best.score),
             )
+        choices = [best.first, *(a.first for a in rivals)]
         best = next(a for a in ranked if a.first == start)
+    else:
+        choices = []
     candidate = _candidate(text, best.first, best.last + 1, best.score)
     problem = _check_alignment(ops, old_idx, old, kinds, best, text)
     if problem:
@@ -377,6 +395,7 @@ def _fuzzy(
     mapping = {old_idx[i]: j for i, (j, _) in best.pairs.items()}
     notes = _alignment_notes(old_idx, old, kinds, best, text)
     result = _finish(ops, mapping, best.first, best.last + 1, text, "fuzzy", notes)
+    result.choices = choices
     if not result.changes and intends_change:
         return Refusal(
             "once the lines that are not in the file are left out, this hunk changes nothing "

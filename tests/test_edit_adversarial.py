@@ -1,0 +1,113 @@
+# ruff: noqa: E501  (replies are test data; kept on one line to read like the reply)
+"""Replies written to trick the engine: each hunk must land at the right place or be refused."""
+
+from __future__ import annotations
+
+from git_gpte.edit import apply_reply, parse_reply
+
+
+def run(files: dict[str, str], reply: str):  # type: ignore[no-untyped-def]
+    return apply_reply(files, parse_reply(reply), known_paths=tuple(files))
+
+
+def diff(path: str, body: str, new: str | None = None) -> str:
+    return f"```diff\n--- {path}\n+++ {new or path}\n{body}```\n"
+
+
+def test_fuzzy_hunk_on_two_identical_blocks_close_together_is_refused() -> None:
+    # Both copies fall in one alignment window: the second must still be seen as a rival.
+    text = "x = 1\nx = 1\nx = 1\nif a:\n    b()\n    c()\n\nif a:\n    b()\n    c()\n\n"
+    r = run(
+        {"m.py": text},
+        diff("m.py", "@@ ... @@\n if a:\n     # call b\n     b()\n-    c()\n+    d()\n"),
+    )
+    assert r.files == {} and r.reports[0].status == "refused"
+    assert "several places" in r.reports[0].detail
+
+
+def test_line_number_cannot_pick_a_copy_when_the_diffs_numbers_are_off() -> None:
+    # Hunk 1 is unique and shows the numbers are 18 lines short; hunk 2's number points
+    # exactly at the first copy of its context, but shifted like hunk 1 it points at the other.
+    head = "".join(f"def u{i}():\n    return {i}\n\n" for i in range(30))
+    fill = "".join(f"def v{i}():\n    return {i}\n\n" for i in range(6))
+    text = (
+        head
+        + "def h1():\n    y = compute()\n    return None\n\n"
+        + fill
+        + "def h2():\n    y = compute()\n    return None\n"
+    )
+    lines = text.split("\n")
+    u3, h1 = lines.index("def u25():"), lines.index("def h1():")
+    h2 = lines.index("def h2():")
+    off = h2 - h1
+    reply = diff(
+        "t.py",
+        f"@@ -{u3 + 1 - off},2 +{u3 + 1 - off},2 @@\n def u25():\n-    return 25\n+    return 99\n"
+        f"@@ -{h1 + 2},2 +{h1 + 2},2 @@\n     y = compute()\n-    return None\n+    return y\n",
+    )
+    r = run({"t.py": text}, reply)
+    assert [x.status for x in r.reports] == ["corrected", "refused"]
+    assert "off by" in r.reports[1].detail
+    assert r.files["t.py"] == text.replace("    return 25\n", "    return 99\n", 1)
+
+
+def test_line_number_picks_a_copy_when_neighbouring_hunks_agree() -> None:
+    text = "a\nb\nc\n" + "x\n" * 20 + "a\nb\nc\n" + "y\n" * 5 + "unique\n"
+    reply = diff(
+        "d.txt", "@@ -25,3 +25,3 @@\n a\n-b\n+B\n c\n@@ -34,1 +34,1 @@\n-unique\n+UNIQUE\n"
+    )
+    r = run({"d.txt": text}, reply)
+    assert not r.refused
+    assert r.files["d.txt"] == "a\nb\nc\n" + "x\n" * 20 + "a\nB\nc\n" + "y\n" * 5 + "UNIQUE\n"
+
+
+def test_crlf_file_without_final_newline_stays_crlf() -> None:
+    r = run({"c.txt": "a\r\nb\r\nc"}, diff("c.txt", "@@ -2,2 +2,3 @@\n b\n c\n+d\n"))
+    assert r.files["c.txt"] == "a\r\nb\r\nc\r\nd"
+    r = run(
+        {"c.txt": "a\r\nb\r\nc\r\n"},
+        diff("c.txt", "@@ -2,2 +2,2 @@\n b\n-c\n+C\n\\ No newline at end of file\n"),
+    )
+    assert r.files["c.txt"] == "a\r\nb\r\nC"
+    r = run(
+        {"c.txt": "a\r\nb\r\nc"},
+        diff("c.txt", "@@ -2,2 +2,2 @@\n b\n-c\n\\ No newline at end of file\n+C\n"),
+    )
+    assert r.files["c.txt"] == "a\r\nb\r\nC\r\n"
+
+
+def test_deletion_whose_lines_are_not_the_files_is_refused() -> None:
+    reply = "```diff\n--- a/x.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-foo\n-bar\n```\n"
+    r = run({"x.txt": "a\nb\n"}, reply)
+    assert r.files == {} and r.reports[0].status == "refused"
+    good = "```diff\n--- a/x.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n```\n"
+    assert run({"x.txt": "a\nb\n"}, good).files == {"x.txt": None}
+
+
+def test_rename_diff_moves_the_edited_file() -> None:
+    reply = "```diff\n--- a/x.txt\n+++ b/y.txt\n@@ -2,3 +2,3 @@\n b\n-c\n+C\n d\n```\n"
+    r = run({"x.txt": "a\nb\nc\nd\ne\n"}, reply)
+    assert r.files == {"y.txt": "a\nb\nC\nd\ne\n", "x.txt": None}
+    assert "renamed x.txt to y.txt" in r.reports[0].detail
+    # Both exist: which one the hunks mean is unknowable.
+    r = run({"x.txt": "a\nb\nc\nd\ne\n", "y.txt": "a\nb\nc\nd\ne\n"}, reply)
+    assert r.files == {} and r.reports[0].status == "refused"
+
+
+def test_whole_file_block_that_is_an_excerpt_is_refused() -> None:
+    src = "import os\n\n\ndef main():\n    print(os.getcwd())\n    return 0\n\n\ndef helper():\n    return 1\n"
+    lazy = "**app.py**\n```python\nimport os\n\n\ndef main():\n    return 1\n\n# ... rest of the file unchanged ...\n```\n"
+    r = run({"app.py": src}, lazy)
+    assert r.files == {} and "elision" in r.reports[0].detail
+    excerpt = "### app.py\n```python\ndef helper():\n    return 2\n```\n"
+    r = run({"app.py": src}, excerpt)
+    assert r.files == {} and "excerpt" in r.reports[0].detail
+    full = "app.py\n```python\nimport os\n\n\ndef main():\n    return 0\n```\n"
+    assert run({"app.py": src}, full).files == {
+        "app.py": "import os\n\n\ndef main():\n    return 0\n"
+    }
+    stub = "app.py\n```python\nclass P:\n    def f(self): ...\n    ...\n```\n"
+    assert (
+        run({"app.py": "class P:\n    pass\n"}, stub).files["app.py"]
+        == "class P:\n    def f(self): ...\n    ...\n"
+    )
