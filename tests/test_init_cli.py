@@ -102,15 +102,42 @@ def test_init_into_an_empty_repository(tmp_path: Path, llm_server: LLMServer) ->
 
     assert proc.returncode == 0, proc.stderr
     after = Snapshot.take(repo)
-    # only the unborn branch got its first commit; work tree, index and HEAD's branch untouched
-    assert after.worktree == before.worktree and after.index == before.index
+    # the unborn branch got its first commit, checked out as git clone would: the user's next
+    # `git status` shows only their own untracked prompt file, not staged deletions
     assert after.branch == "refs/heads/main"
     assert set(after.refs) == {"refs/heads/main"}
     assert git(repo, "rev-list", "--count", "main").strip() == "1"
     assert git(repo, "rev-list", "--parents", "-n1", "main").split()[1:] == []  # a root commit
-    assert set(tree(repo, "main")) == {"main.py", "app/__init__.py", "app/greet.py", "run.sh"}
-    assert "first commit" in proc.stdout and "git checkout HEAD -- ." in proc.stdout
+    generated_tree = tree(repo, "main")
+    assert set(generated_tree) == {"main.py", "app/__init__.py", "app/greet.py", "run.sh"}
+    assert after.status == "?? prompt\n"
+    committed = {path: git(repo, "show", f"main:{path}").encode() for path in generated_tree}
+    assert after.worktree == {**before.worktree, **committed}
+    assert os.access(repo / "run.sh", os.X_OK)
+    assert "first commit" in proc.stdout and "checked out" in proc.stdout
     assert "a greeter" in llm_server.requests[0].body["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("in_the_way", ["staged", "untracked"])
+def test_first_commit_is_not_checked_out_over_the_users_files(
+    tmp_path: Path, llm_server: LLMServer, in_the_way: str
+) -> None:
+    repo = make_repo(tmp_path / "new")
+    if in_the_way == "staged":  # something staged: the index is the user's, leave it alone
+        write_files(repo, {"notes.txt": "mine\n"})
+        git(repo, "add", "notes.txt")
+    else:  # an untracked file where a generated one would go: never overwritten
+        write_files(repo, {"main.py": "# my own main\n"})
+    before = Snapshot.take(repo)
+    llm_server.queue(generated(), RUN_SH)
+
+    proc = init(repo, llm_server, "a greeter")
+
+    assert proc.returncode == 0, proc.stderr
+    after = Snapshot.take(repo)
+    assert after.worktree == before.worktree and after.index == before.index
+    assert git(repo, "rev-list", "--count", "main").strip() == "1"
+    assert "git checkout HEAD -- ." in proc.stdout and "checked out" not in proc.stdout
 
 
 def test_lite_sends_the_prompt_alone(tmp_path: Path, llm_server: LLMServer) -> None:

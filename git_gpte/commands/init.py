@@ -43,9 +43,10 @@ def command(
     The prompt comes from PROMPT, -f FILE, or a file named 'prompt' at the repository root (as
     gpt-engineer projects have). The files are committed on a new branch gpte/init-<slug> on
     top of HEAD; in a repository with no commits yet, as the first commit of the current
-    branch. Your working tree and index are not written: switch to the branch (or, after a
-    first commit, run 'git checkout HEAD -- .') to get the files. Nothing is run: review run.sh,
-    then 'git gpte run' or 'git gpte heal'.
+    branch, and there - when nothing is staged and no file is in the way - also checked out,
+    as git clone does. Otherwise your working tree and index are not written: switch to the
+    branch to get the files. Nothing is run: review run.sh, then 'git gpte run' or
+    'git gpte heal'.
     """
     from ..config import Settings
     from ..git import Repository
@@ -136,10 +137,14 @@ def _print_result(app: AppContext, result: Any, *, on_current_branch: bool) -> N
         f"tokens {result.tokens_in:,} in / {result.tokens_out:,} out   "
         f"{format_cost(result.cost_usd)}   run {result.run_id}"
     )
-    if result.first_commit and on_current_branch:
-        click.echo("the files are in the commit, not yet in your work tree:")
+    if result.checked_out:
+        click.echo("checked out: the repository had no commits, so the files are in your work tree")
+    elif result.first_commit and on_current_branch:
+        click.echo("the files are in the commit, not yet in your work tree (git status shows them")
+        click.echo("as deleted; a commit made now would delete them):")
         click.echo("get them:  git checkout HEAD -- .")
     else:
         click.echo(f"look:  git show --stat {result.branch}")
         click.echo(f"take:  git switch {result.branch}")
-    click.echo("then:  git gpte run   (or: git gpte heal)")
+    if "run.sh" in result.files:
+        click.echo("then:  git gpte run   (or: git gpte heal)")

@@ -5,7 +5,11 @@ model has none), the files as whole-file blocks, then ``run.sh`` written from th
 paths are checked like every LLM path; the files go straight into git's object database and a
 new commit: on a new branch ``gpte/init-<slug>`` on top of HEAD, or — in a repository with no
 commits yet — as the first commit of the current (unborn) branch. The ref update is create-only
-either way, and the work tree and index are never written.
+either way. The work tree and index are not written, with one exception: a first commit on the
+current branch, when nothing is staged and none of the files exists in the work tree, is checked
+out as ``git clone`` would (otherwise ``git status`` would show every generated file as a staged
+deletion, and the user's next commit would delete them); git's own check refuses to overwrite
+anything.
 
 ``run.sh`` is checked for what it must not do (sudo, system package managers, global installs,
 piping downloads into a shell). Findings are sent back once for a corrected script; what is
@@ -70,6 +74,7 @@ class GenerateResult:
     cost_usd: float | None
     model: str
     first_commit: bool = False
+    checked_out: bool = False  # a first commit also written to the (empty) index and work tree
     problems: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -79,6 +84,7 @@ class GenerateResult:
             "commit": self.commit,
             "base": self.base,
             "first_commit": self.first_commit,
+            "checked_out": self.checked_out,
             "model": self.model,
             "files": self.files,
             "overwritten": self.overwritten,
@@ -288,6 +294,7 @@ def run_generate(
         )
         commit = build_commit(repo, base, changes, message, identity=identity)
         create_branch(repo, branch, commit, reason="git-gpte init")
+        checked_out = base is None and _check_out_first_commit(repo, branch, commit)
     except KeyboardInterrupt:
         run.finish("interrupted", detail="interrupted by the user")
         raise Interrupted("interrupted; nothing committed") from None
@@ -318,8 +325,19 @@ def run_generate(
         cost_usd=totals.cost_usd,
         model=model.name,
         first_commit=base is None,
+        checked_out=checked_out,
         problems=problems,
     )
+
+
+def _check_out_first_commit(repo: Repository, branch: str, commit: str) -> bool:
+    """Put the repository's first commit in the index and work tree, as ``git clone`` does,
+    when that cannot lose or hide anything: HEAD names ``branch``, nothing is staged, and git's
+    one-way merge finds no untracked file in the way (it refuses rather than overwrite).
+    False when the checkout was left alone."""
+    if repo.current_branch() != branch or repo.git_run("ls-files", "-z", "--cached"):
+        return False
+    return repo.git_ok("read-tree", "-m", "-u", commit)
 
 
 def _clarify(
