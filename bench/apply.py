@@ -320,7 +320,76 @@ def build_cases(rng: random.Random, nfiles: int) -> list[Case]:
                 None,
             )
         )
+        # A near-copy of the edited block a few lines below it (same alignment window), and a
+        # hunk that needs fuzzy matching (an invented line) with no number: refuse.
+        near = lines[: h + 4] + [""] + lines[h - 3 : h + 4] + lines[h + 4 :]
+        near_text = "\n".join(near) + "\n"
+        body3, _, _ = hunk_text(lines, h, edit_line(lines[h]))
+        bl3 = body3.rstrip("\n").split("\n")
+        bl3 = bl3[:2] + ["    # validate the input first"] + bl3[2:]
+        cases.append(
+            Case(
+                "near-copy in the same window, fuzzy, no number",
+                path,
+                near_text,
+                fenced(path, "@@ ... @@\n" + "\n".join(bl3) + "\n"),
+                None,
+            )
+        )
+        # The numbers are off by a whole copy's distance (a unique hunk shows it): the number of
+        # a hunk whose context occurs twice must not pick the copy it happens to point at.
+        gap = len(lines) + 2 - (h - 3)  # from the original block to its copy in dup_text
+        if gap:
+            ba, sa, na = hunk_text(lines, a, edit_line(lines[a]))
+            misled = header(sa + gap, na, na + 1) + ba + header(start + gap, n, n + 1) + body
+            only_a = dup_lines[:]
+            only_a[a : a + 1] = edit_line(lines[a])
+            cases.append(
+                Case(
+                    "duplicate context, number contradicted by another hunk",
+                    path,
+                    dup_text,
+                    fenced(path, misled),
+                    "\n".join(only_a) + "\n",
+                )
+            )
+        # Tab-indented file, reply indented with spaces: the added lines take the file's tabs.
+        if all(not x.startswith("\t") for x in lines):
+            tabbed = [_to_tabs(x) for x in lines]
+            tb, ts, tn = hunk_text(lines, j, edit_line(lines[j]))
+            want = tabbed[:]
+            want[j : j + 1] = [_to_tabs(x) for x in edit_line(lines[j])]
+            cases.append(
+                Case(
+                    "tab-indented file, reply with spaces",
+                    path,
+                    "\n".join(tabbed) + "\n",
+                    fenced(path, header(ts, tn, tn + 1) + tb),
+                    "\n".join(want) + "\n",
+                )
+            )
+        # CRLF file without a final newline, a line appended at its end.
+        crlf_nofinal = crlf[:-2]
+        tail = (
+            f"@@ -{len(lines) - 2},3 +{len(lines) - 2},4 @@\n"
+            + "".join(f" {x}\n" for x in lines[-3:])
+            + "+# appended\n"
+        )
+        cases.append(
+            Case(
+                "CRLF file without final newline, line appended",
+                path,
+                crlf_nofinal,
+                fenced(path, tail),
+                crlf_nofinal + "\r\n# appended",
+            )
+        )
     return cases
+
+
+def _to_tabs(line: str) -> str:
+    lead = len(line) - len(line.lstrip(" "))
+    return "\t" * (lead // 4) + " " * (lead % 4) + line[lead:]
 
 
 # ------------------------------------------------------------------ tools

@@ -111,3 +111,14 @@ def test_whole_file_block_that_is_an_excerpt_is_refused() -> None:
         run({"app.py": "class P:\n    pass\n"}, stub).files["app.py"]
         == "class P:\n    def f(self): ...\n    ...\n"
     )
+
+
+def test_spaces_in_the_reply_become_tabs_in_a_tab_indented_file() -> None:
+    text = "def f():\n\tif x:\n\t\treturn 1\n\treturn 2\n"
+    reply = diff(
+        "t.py",
+        "@@ -2,3 +2,4 @@\n     if x:\n-        return 1\n+        log(x)\n+        return 3\n     return 2\n",
+    )
+    r = run({"t.py": text}, reply)
+    assert r.files["t.py"] == "def f():\n\tif x:\n\t\tlog(x)\n\t\treturn 3\n\treturn 2\n"
+    assert "tabs" in r.reports[0].detail

@@ -170,6 +170,9 @@ def _line_sim(a: str, b: str) -> float:
         return 1.0
     if not a or not b:
         return 0.0
+    la, lb = len(a), len(b)
+    if 2 * min(la, lb) < CONTEXT_SIM * (la + lb) and "#" not in a and "/" not in a:
+        return 0.0  # lengths alone rule out a ratio of CONTEXT_SIM (and no comment to strip)
     from rapidfuzz import fuzz
 
     score = fuzz.ratio(a, b, score_cutoff=CONTEXT_SIM * 100) / 100.0
@@ -350,10 +353,15 @@ def _fuzzy(
             break
     slack = max(6, n)
     found: dict[int, _Alignment] = {}
-    for s in starts:
-        lo, hi = max(0, s - 3), min(len(text), s + n + slack)
+    windows: list[tuple[int, int]] = []  # overlapping windows merged: each line aligned once
+    for lo, hi in sorted((max(0, s - 3), min(len(text), s + n + slack)) for s in starts):
         if lo >= hi:
             continue
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))
+        else:
+            windows.append((lo, hi))
+    for lo, hi in windows:
         al = _align(norms_old, kinds, text.norms, lo, hi)
         if al is not None and (al.first not in found or found[al.first].score < al.score):
             found[al.first] = al
@@ -362,8 +370,7 @@ def _fuzzy(
     best = max(found.values(), key=lambda a: a.score)
     # One alignment per window finds only the best place in it: look again beside the best
     # place, so a near-copy that shares a window with it is still seen as a rival.
-    for s in starts:
-        lo, hi = max(0, s - 3), min(len(text), s + n + slack)
+    for lo, hi in windows:
         for a, b in ((lo, min(hi, best.first)), (max(lo, best.last + 1), hi)):
             if b - a < 1:
                 continue
@@ -549,4 +556,44 @@ def _finish(
             ]
             end += c
             break
+    unit = _tab_unit(ops, mapping, text)
+    if unit:
+        fixed = [(op, _tabs(t, unit) if op == "+" else t, j) for op, t, j in out]
+        if fixed != out:
+            out = fixed
+            notes = [*notes, f"added lines indented with tabs like the file ({unit} spaces each)"]
     return Placement(start, end, out, method, notes)
+
+
+def _lead(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _tab_unit(ops: list[tuple[Op, str]], mapping: dict[int, int], text: TextLines) -> int:
+    """Spaces per tab when the hunk indents with spaces what the file indents with tabs, else 0.
+
+    Only a consistent mapping counts (every indented pair agrees): then added lines written with
+    spaces would mix indentation styles in the file (a TabError in Python).
+    """
+    units: set[int] = set()
+    for k, j in mapping.items():
+        mine, theirs = _lead(ops[k][1]), _lead(text.keys[j])
+        tabs = len(theirs) - len(theirs.lstrip("\t"))
+        spaces = len(theirs) - tabs
+        if theirs != "\t" * tabs + " " * spaces or (mine and set(mine) != {" "}):
+            return 0  # the file's indentation is not tabs then spaces, or the reply's not spaces
+        if tabs == 0:
+            if len(mine) != spaces:
+                return 0
+            continue
+        if (len(mine) - spaces) % tabs or len(mine) <= spaces:
+            return 0
+        units.add((len(mine) - spaces) // tabs)
+    return units.pop() if len(units) == 1 else 0
+
+
+def _tabs(line: str, unit: int) -> str:
+    lead = _lead(line)
+    if not lead or set(lead) != {" "}:
+        return line
+    return "\t" * (len(lead) // unit) + " " * (len(lead) % unit) + line[len(lead) :]
