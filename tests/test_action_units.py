@@ -163,9 +163,27 @@ def test_untrusted_text_cannot_issue_commands() -> None:
     assert len(token) == 32 and lines[-2] == f"::{token}::"
     assert lines[1:3] == ["::add-mask::x", "::set-output name=a::b"]
     assert lines[-1] == "::notice::50%25 done%0Anext"
-    with pytest.raises(RuntimeError):
-        cmds.stop()
-        cmds.notice("inside")
+
+
+def test_our_commands_inside_an_untrusted_block_pause_it() -> None:
+    """A warning raised while the pipeline's output is fenced (a status comment that cannot be
+    edited) closes the block for its one line and reopens it with a fresh token."""
+    out = io.StringIO()
+    cmds = WorkflowCommands(out)
+    with cmds.untrusted():
+        cmds.print_untrusted("::set-output name=a::b")
+        cmds.warning("could not update the status comment")
+        out.write("::error::still fenced\n")
+    lines = out.getvalue().splitlines()
+    first = lines[0].removeprefix("::stop-commands::")
+    assert lines[1:4] == [
+        "::set-output name=a::b",
+        f"::{first}::",
+        "::warning::could not update the status comment",
+    ]
+    second = lines[4].removeprefix("::stop-commands::")
+    assert len(second) == 32 and second != first
+    assert lines[5:] == ["::error::still fenced", f"::{second}::"]
 
 
 def test_outputs_survive_hostile_values(tmp_path: Path) -> None:

@@ -38,10 +38,17 @@ class WorkflowCommands:
         self.stream.flush()
 
     def command(self, name: str, message: str = "", **props: str) -> None:
-        if self._stopped is not None:
-            raise RuntimeError("workflow commands are stopped; resume first")
+        """Emit one command of ours. Inside an untrusted block (a warning about the status comment
+        while the pipeline runs) the block is closed for that one line and reopened with a new
+        token, so the command is obeyed and the text around it still is not."""
         text = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
-        self._emit(f"::{name}{' ' + text if text else ''}::{escape_data(message)}")
+        line = f"::{name}{' ' + text if text else ''}::{escape_data(message)}"
+        if self._stopped is None:
+            self._emit(line)
+            return
+        self.resume()
+        self._emit(line)
+        self.stop()
 
     def mask(self, value: str | None) -> None:
         """Ask the runner to hide ``value`` in the log; each line of a multi-line value alone."""
