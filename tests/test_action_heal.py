@@ -78,6 +78,12 @@ def test_green_pull_request_gets_a_note_and_no_model_call(
     [status] = [c["body"] for c in gh.issue_comments(REPO, 40)]
     assert "check passed" in status
     assert run.outputs["success"] == "true" and run.outputs["attempts"] == "0"
+    assert run.outputs["pr-url"] == f"https://github.com/{REPO}/pull/40"
+
+    # the next push edits the same status comment instead of adding one per push
+    again = world.run("pull_request", pr_event(40, "feature", head, REPO, action="synchronize"))
+    assert again.code == 0, again.proc.stdout + again.proc.stderr
+    assert len(gh.issue_comments(REPO, 40)) == 1
 
 
 def test_red_pull_request_is_healed_and_the_fix_pushed(

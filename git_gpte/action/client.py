@@ -149,6 +149,22 @@ class GitHubClient:
 
         return self._call(f"commenting on #{number}", create)
 
+    def find_own_comment(self, number: int, marker: str) -> int | None:
+        """The newest comment on #``number`` that starts with ``marker`` and was written by a bot
+        (the Actions token comments as ``github-actions[bot]``, an app token as its app), so a
+        re-run edits the status comment of the run before instead of adding another. A person's
+        comment is never taken, even one that copies the marker."""
+
+        def find() -> int | None:
+            for comment in reversed(list(self._repo.get_issue(number).get_comments())):
+                user = comment.user
+                if (comment.body or "").startswith(marker) and user and user.type == "Bot":
+                    self._comments[int(comment.id)] = comment
+                    return int(comment.id)
+            return None
+
+        return self._call(f"reading the comments of #{number}", find)
+
     def edit_comment(self, comment_id: int, body: str) -> None:
         """Edit a comment this client created (PyGithub edits through the object's own URL)."""
         self._call("editing the status comment", lambda: self._comments[comment_id].edit(body))

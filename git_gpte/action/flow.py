@@ -360,6 +360,8 @@ class IssueFlow:
         values = o.outputs()
         if failed:
             values["success"] = "false"
+            if not self.pushed:
+                values["branch"] = ""  # the output names where changes were pushed: nowhere
         values["skipped"] = "false"
         write_outputs(self.s.output_path, values)
         rows = [
@@ -398,6 +400,7 @@ class PullRequestFlow:
             run_url=self.s.run_url,
             max_attempts=self.s.max_attempts,
             pr_number=trigger.number,
+            pr_url=self.s.pull_url(trigger.number),
         )
         self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .sanitize import strip_invisible
+
 
 @dataclass
 class Outcome:
@@ -79,7 +81,8 @@ def _backtick_runs(text: str) -> list[str]:
 
 
 def pr_title(issue_title: str, number: int) -> str:
-    title = " ".join(issue_title.split()) or f"Changes for issue #{number}"
+    """The issue's title, without the invisible characters the prompt is also cleaned of."""
+    title = " ".join(strip_invisible(issue_title).split()) or f"Changes for issue #{number}"
     if len(title) > 200:
         title = title[:199] + "…"
     return f"{title} (#{number})" if f"#{number}" not in title else title

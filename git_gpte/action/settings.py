@@ -132,6 +132,9 @@ class ActionSettings:
             return None
         return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
 
+    def pull_url(self, number: int) -> str:
+        return f"{self.server_url.rstrip('/')}/{self.repository}/pull/{number}"
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str], cwd: str) -> ActionSettings:
         def inp(name: str) -> str:

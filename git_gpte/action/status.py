@@ -1,7 +1,9 @@
 """The one status comment on the issue, created once and edited as the work progresses.
 
-A failure to post or edit it is reported as a warning and never stops the work: the pull request
-is what matters, the comment is news about it.
+A re-run (a ``/gpte`` comment after the label, every push to a pull request) edits the status
+comment the previous run left, so an issue or pull request carries one such comment, not one per
+run. A failure to find, post or edit it is reported as a warning and never stops the work: the
+pull request is what matters, the comment is news about it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class StatusComment:
         self.run_url = run_url
         self.warn = warn
         self.comment_id: int | None = None
+        self.looked_up = False
         self.last: str | None = None
 
     def render(self, text: str) -> str:
@@ -40,6 +43,9 @@ class StatusComment:
         if body == self.last:
             return
         try:
+            if not self.looked_up:
+                self.looked_up = True
+                self.comment_id = self.client.find_own_comment(self.number, MARKER)
             if self.comment_id is None:
                 self.comment_id = self.client.create_comment(self.number, body)
             else:

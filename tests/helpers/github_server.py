@@ -186,6 +186,25 @@ class GitHubServer:
         repo.pulls[number] = pull
         return pull
 
+    def add_comment(
+        self, full_name: str, number: int, body: str, *, user: str, user_type: str = "User"
+    ) -> dict[str, Any]:
+        """A comment someone wrote on issue or pull request ``number``."""
+        repo = self.repos[full_name.lower()]
+        comment = {
+            "id": next(self._ids),
+            "body": body,
+            "user": self._user(user, user_type),
+            "author_association": repo.permissions.get(user, "NONE").upper(),
+            "created_at": NOW,
+            "updated_at": NOW,
+            "_repo": repo.full_name.lower(),
+            "_issue": number,
+        }
+        self.comments[comment["id"]] = comment
+        repo.issues[number]["comments"] += 1
+        return comment
+
     def fail(
         self, method: str, path_pattern: str, status: int = 500, message: str = "boom"
     ) -> None:
