@@ -114,6 +114,34 @@ def test_children_left_running_after_a_normal_exit_are_stopped(tmp_path: Path) -
     assert wait_gone(int(pidfile.read_text()))
 
 
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("timeout", [30.0, 1.0], ids=["after-exit", "on-timeout"])
+def test_daemons_that_left_the_process_group_are_stopped(tmp_path: Path, timeout: float) -> None:
+    """setsid and a double fork take a process out of the group; it is stopped all the same."""
+    pids = tmp_path / "pids"
+    body = (
+        'setsid sleep 301 >/dev/null 2>&1 < /dev/null &\necho $! >> "$PIDS"\n'
+        "python3 -c '\n"
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        '        open(sys.argv[1], "a").write(f"{os.getpid()}\\n")\n'
+        "        time.sleep(302)\n"
+        '\' "$PIDS"\n'
+        "sleep 0.3\necho started\n"
+    )
+    if timeout < 5:
+        body += "sleep 300\n"
+    result = run_script(tmp_path, body, timeout=timeout, grace=0.5, extra_env={"PIDS": str(pids)})
+    assert result.output_tail == "started\n"
+    assert result.timed_out is (timeout < 5)
+    daemons = [int(line) for line in pids.read_text().split()]
+    assert len(daemons) == 2
+    survivors = [pid for pid in daemons if not wait_gone(pid)]
+    assert not survivors, f"{survivors} outlived the run"
+
+
 def test_child_holding_the_pipe_does_not_hang_the_run(tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
     body = 'sleep 300 &\necho $! > "$PIDFILE"\necho done\n'  # the child inherits stdout

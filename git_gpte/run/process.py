@@ -6,12 +6,17 @@ SIGTERM, then SIGKILL after a grace period — children and grandchildren too. W
 process exits on its own, whatever it left running in its group is stopped the same way, so a
 backgrounded server does not outlive the temporary worktree. On Ctrl-C (or any error) the group
 is killed before the exception goes on.
+
+A process can leave the group (``setsid``, a double-forking daemon). Every process of the run
+carries a per-run marker variable in its environment, so on Linux whatever still carries it
+when the run is over is found through ``/proc`` and stopped too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -29,6 +34,8 @@ DEFAULT_KILL_GRACE = 3.0
 _CHUNK = 65536
 # How long a pipe held open by a leftover child is read after the main process has exited.
 _IDLE_AFTER_EXIT = 0.2
+# The environment variable that marks every process of one run (see _stop_escaped).
+RUN_MARKER = "GITGPTE_RUN"
 
 
 @dataclass(frozen=True)
@@ -61,12 +68,15 @@ def run_process(
     if timeout <= 0:
         raise RunError(f"the timeout must be positive, got {timeout}")
     capture = TailBuffer(max_output_bytes)
+    marker = f"{RUN_MARKER}={secrets.token_hex(8)}".encode()
+    full_env = dict(env)
+    full_env[RUN_MARKER] = marker.split(b"=", 1)[1].decode()
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
             list(argv),
             cwd=Path(cwd),
-            env=dict(env),
+            env=full_env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -100,6 +110,7 @@ def run_process(
             on_kill()
         # Timed out: stop everything. Finished: stop whatever it left running.
         _stop_group(pgid, proc, kill_grace)
+        _stop_escaped(marker, kill_grace)
         if not eof:
             _drain(fd, capture, on_output)
         exit_code = proc.wait()
@@ -108,6 +119,8 @@ def run_process(
             with contextlib.suppress(Exception):  # best effort while already failing
                 on_kill()
         _signal_group(pgid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            _kill_marked(_marked_processes(marker), signal.SIGKILL)
         proc.wait()
         raise
     finally:
@@ -188,6 +201,52 @@ def _stop_group(pgid: int, proc: subprocess.Popen[bytes], grace: float) -> None:
             return
         time.sleep(0.05)
     _signal_group(pgid, signal.SIGKILL)
+
+
+def _marked_processes(marker: bytes) -> list[int]:
+    """Live processes (other than this one) whose environment holds ``marker`` (Linux /proc;
+    elsewhere none are found and the process group is all there is)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    own = os.getpid()
+    found = []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == own:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                environ = handle.read()
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:  # gone, or not ours to read
+            continue
+        state = stat[stat.rfind(b")") + 2 :].split()[:1]
+        if marker in environ.split(b"\0") and state not in ([b"Z"], [b"X"]):
+            found.append(int(entry))
+    return found
+
+
+def _kill_marked(pids: list[int], sig: signal.Signals) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _stop_escaped(marker: bytes, grace: float) -> None:
+    """Stop what left the process group (``setsid``, daemons) but still carries the run's
+    marker: SIGTERM, then SIGKILL after ``grace`` seconds."""
+    pids = _marked_processes(marker)
+    if not pids:
+        return
+    _kill_marked(pids, signal.SIGTERM)
+    end = time.monotonic() + grace
+    while time.monotonic() < end:
+        if not _marked_processes(marker):
+            return
+        time.sleep(0.05)
+    _kill_marked(_marked_processes(marker), signal.SIGKILL)
 
 
 def _drain(fd: int, capture: TailBuffer, on_output: OutputCallback | None) -> None:
