@@ -385,6 +385,29 @@ def test_llm_failure_is_reported_and_nothing_is_pushed(world: World, gh: GitHubS
     assert run.outputs["branch"] == ""  # nothing was pushed anywhere
 
 
+@pytest.mark.parametrize(
+    ("path", "status"), [(r"/repos/octo/demo$", 500), (r"/collaborators/", 503), (r"/pulls$", 403)]
+)
+def test_github_api_failure_is_one_clear_line_and_exit_9(
+    world: World, gh: GitHubServer, path: str, status: int
+) -> None:
+    issue = issue_payload(22, "Capitalise", "x")
+    gh.add_issue(REPO, 22, "Capitalise", "x")
+    gh.fail("GET", path, status, "GitHub is having a bad day")
+    refs = world.remote_refs()
+
+    run = world.run("issues", labeled_event(issue, REPO))
+
+    assert run.code == 9, run.proc.stdout + run.proc.stderr
+    assert "Traceback" not in run.proc.stderr
+    errors = [line for line in run.proc.stdout.splitlines() if line.startswith("::error::")]
+    assert len(errors) == 1 and f"({status})" in errors[0], run.proc.stdout
+    if run.proc.stderr:
+        assert len(run.proc.stderr.strip().splitlines()) == 1, run.proc.stderr
+    assert run.outputs["success"] == "false"
+    assert world.llm.requests == [] and world.remote_refs() == refs
+
+
 def test_outside_actions_it_says_what_is_missing(tmp_path: Path) -> None:
     proc = run_gpte("action", cwd=tmp_path)
     assert proc.returncode == 2

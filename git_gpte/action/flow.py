@@ -80,12 +80,19 @@ def run(
     )
     if isinstance(trigger, Ignored):
         return skip(ctx, trigger.reason)
-    client = GitHubClient(settings.api_url, settings.token, settings.repository)
-    trigger = _resolve_dispatch(client, trigger)
-    if isinstance(trigger, PullRequestTrigger):
-        return PullRequestFlow(ctx, client, trigger).run()
-    assert isinstance(trigger, IssueTrigger)
-    return IssueFlow(ctx, client, trigger).run()
+    try:
+        client = GitHubClient(settings.api_url, settings.token, settings.repository)
+        trigger = _resolve_dispatch(client, trigger)
+        if isinstance(trigger, PullRequestTrigger):
+            return PullRequestFlow(ctx, client, trigger).run()
+        assert isinstance(trigger, IssueTrigger)
+        return IssueFlow(ctx, client, trigger).run()
+    except GitHubError as exc:
+        # Before the flows' own reporting (reading the repository, the gate): an annotation on
+        # the run, outputs that say nothing happened; the CLI prints the one-line error.
+        cmds.error(f"git-gpte: {exc.render()}")
+        write_outputs(settings.output_path, {**Outcome(0).outputs(), "success": "false"})
+        raise
 
 
 def _resolve_dispatch(client: GitHubClient, trigger: Trigger) -> Trigger:
