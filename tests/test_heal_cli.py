@@ -168,13 +168,19 @@ def test_attempt_without_edits_stops(broken: Path, llm_server: LLMServer) -> Non
     before = Snapshot.take(broken)
     prose = "The code looks right to me; I would not change anything."
     llm_server.queue(prose, prose, prose)  # improve's own retries, then heal gives up
-    code, _out, err = heal(broken, llm_server)
+    code, out, err = heal(broken, llm_server)
     assert code == 8, err
     last = err.strip().splitlines()[-1]
     assert last.startswith("git-gpte: error: not healed: attempt 1 produced no usable edit")
     assert "Traceback" not in err
     before.assert_unchanged(broken)  # no heal branch: nothing was committed
     assert len(llm_server.requests) == 3
+    # the three calls were paid for: the totals count them, and the attempt's run is linked
+    data = json.loads(run_gpte("log", "--json", cwd=broken).stdout)
+    attempt = next(run for run in data if run["command"] == "heal-attempt")
+    heal_run = next(run for run in data if run["command"] == "heal")
+    assert attempt["tokens_in"] > 0 and attempt["meta"]["heal_run"] == heal_run["id"]
+    assert f"tokens {attempt['tokens_in']:,} in / {attempt['tokens_out']:,} out" in out
 
 
 def test_same_failure_twice_stops(broken: Path, llm_server: LLMServer) -> None:

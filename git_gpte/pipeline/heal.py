@@ -339,11 +339,18 @@ def run_heal(
                 summary=f"heal: make `{options.command.display}` succeed (attempt {attempt})",
                 commit_body=_commit_body(heal_run.id, attempt, result),
             )
+            before = _latest_run_id(log)
             try:
                 fix = run_improve(repo, settings, improve, console)
             except (EditError, UnsafePathError) as exc:
                 stop_reason = f"attempt {attempt} produced no usable edit: {exc.message}"
                 console.info(stop_reason)
+                spent = _attempt_run_since(log, before)
+                if spent is not None:  # its calls were paid for: count them, link the run
+                    tokens_in += spent.tokens_in
+                    tokens_out += spent.tokens_out
+                    cost = None if cost is None or spent.cost_usd is None else cost + spent.cost_usd
+                    _link_attempt(log, spent.id, heal_run.id, attempt, spec)
                 break
             tokens_in += fix.tokens_in
             tokens_out += fix.tokens_out
@@ -414,6 +421,19 @@ def _link_attempt(log: Any, run_id: str, heal_id: str, attempt: int, spec: str |
     from ..llm import Run
 
     Run(log, run_id).update(meta={"heal_run": heal_id, "attempt": attempt, "spec": spec or ""})
+
+
+def _latest_run_id(log: Any) -> str | None:
+    runs = log.list(limit=1)
+    return str(runs[0].id) if runs else None
+
+
+def _attempt_run_since(log: Any, before: str | None) -> Any:
+    """The heal-attempt run that improve recorded after ``before`` (None if there is none)."""
+    runs = log.list(limit=1)
+    if runs and runs[0].id != before and runs[0].command == "heal-attempt":
+        return runs[0]
+    return None
 
 
 def _exists(repo: Repository, branch: str) -> str | None:
