@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
+import subprocess
+import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -213,3 +217,38 @@ def test_pr_body_and_fence() -> None:
     assert "still fails after 3 attempt(s)" in body and "cost unknown" in body
     assert fence("```\nboom").startswith("````text\n")
     assert o.outputs()["success"] == "false" and o.outputs()["cost-usd"] == ""
+
+
+def test_standalone_github_server_keeps_a_request_log_without_the_token(tmp_path: Path) -> None:
+    """What a person driving ``git gpte action`` by hand checks: which calls were made."""
+    log = tmp_path / "requests.jsonl"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.helpers.github_server",
+            "--port",
+            "0",
+            "--token",
+            "t0k",
+            "--record",
+            str(log),
+        ],
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split(" at ", 1)[1].split(" ", 1)[0]
+        request = urllib.request.Request(
+            f"{url}/repos/octo/demo/issues/1", headers={"Authorization": "token t0k"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert json.loads(answer.read())["title"] == "Example issue"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    [entry] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert (entry["method"], entry["path"]) == ("GET", "/repos/octo/demo/issues/1")
+    assert "t0k" not in log.read_text()

@@ -7,7 +7,8 @@ not ("no comment posted", "no pull request opened"). When a repository is given 
 bare git repository (the test's ``origin``), opening a pull request checks that the head and base
 branches exist there, as GitHub does.
 
-Standalone: ``python -m tests.helpers.github_server --repo octo/demo --port 8765``.
+Standalone (``--record`` keeps a JSON-lines request log):
+``python -m tests.helpers.github_server --repo octo/demo --port 8765 --record log.jsonl``.
 """
 
 from __future__ import annotations
@@ -83,8 +84,15 @@ class ApiError(Exception):
 class GitHubServer:
     """``with GitHubServer() as gh: gh.add_repo("octo/demo"); ... gh.url`` is the API base URL."""
 
-    def __init__(self, token: str | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        token: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        record: str | None = None,
+    ) -> None:
         self.token = token  # when set, requests must carry it
+        self.record = record  # a JSON-lines request log for standalone runs (no Authorization)
         self.repos: dict[str, RepoState] = {}
         self.requests: list[Recorded] = []
         self.comments: dict[int, dict[str, Any]] = {}  # id -> comment (with "_repo", "_issue")
@@ -553,6 +561,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.api.requests.append(
             Recorded(self.command, path, query, body, dict(self.headers.items()))
         )
+        if self.api.record:
+            line = {"method": self.command, "path": path, "query": query, "body": body}
+            with self.api._lock, open(self.api.record, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(line) + "\n")
         try:
             if self.api.token is not None:
                 auth = self.headers.get("Authorization", "")
@@ -585,8 +597,13 @@ def main() -> None:
     parser.add_argument("--default-branch", default="main")
     parser.add_argument("--git-dir", help="bare repository standing in for the remote")
     parser.add_argument("--token", help="require this token")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="append each request (method, path, query, body; never the token) as a JSON line",
+    )
     args = parser.parse_args()
-    server = GitHubServer(token=args.token, port=args.port)
+    server = GitHubServer(token=args.token, port=args.port, record=args.record)
     server.add_repo(args.repo, default_branch=args.default_branch, git_dir=args.git_dir)
     server.add_issue(args.repo, 1, "Example issue", "Please fix the typo.", labels=("gpte",))
     print(f"GitHub API for {args.repo} at {server.url} (Ctrl-C to stop)", flush=True)
