@@ -219,8 +219,13 @@ def _has_docker() -> bool:
     return which("docker") is not None
 
 
+@pytest.mark.parametrize(
+    "sig",
+    [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],  # Ctrl-C, a CI cancel, a closed terminal
+    ids=["ctrl-c", "sigterm", "sighup"],
+)
 def test_ctrl_c_kills_the_program_and_removes_the_worktree(
-    tmp_path: Path, tmpdir_env: tuple[Path, dict[str, str]]
+    tmp_path: Path, tmpdir_env: tuple[Path, dict[str, str]], sig: signal.Signals
 ) -> None:
     scratch, env = tmpdir_env
     pidfile = tmp_path / "child.pid"
@@ -240,7 +245,7 @@ def test_ctrl_c_kills_the_program_and_removes_the_worktree(
         while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
             time.sleep(0.05)
         child = int(pidfile.read_text())
-        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does
+        os.killpg(proc.pid, sig)
         _out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
