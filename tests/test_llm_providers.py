@@ -516,3 +516,90 @@ def test_ctrl_c_records_the_run_as_interrupted(llm_server: LLMServer, tmp_path: 
     record = log.get(run.id)
     assert record.outcome == "interrupted" and record.finished_at
     assert record.exchanges[0].error == "interrupted"
+
+
+# ---------------------------------------------------------------------- acceptance findings
+@pytest.mark.parametrize("suffix", ["", "/", "/v1", "/v1/"])
+def test_anthropic_base_url_with_or_without_v1(llm_server: LLMServer, suffix: str) -> None:
+    # Users write ANTHROPIC_BASE_URL both ways; the SDK appends /v1/messages itself.
+    llm_server.queue("hi")
+    env = anthropic_env(llm_server, ANTHROPIC_BASE_URL=llm_server.anthropic_base_url + suffix)
+    llm, _, _ = make(env, model="claude-haiku-4-5")
+    assert llm.ask(MESSAGES).text == "hi"
+    assert llm_server.requests[0].path == "/v1/messages"
+
+
+def _silent_server() -> tuple[socket.socket, str]:
+    """A server that accepts connections and never answers (a black hole behind a proxy)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    return sock, f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+def test_a_server_that_never_answers_is_bounded_by_the_retry_budget() -> None:
+    # Each try waits out the read timeout; those tries count against GPTE_MAX_RETRY_SECONDS,
+    # so five retries of a silent server do not add up to many minutes in CI.
+    sock, url = _silent_server()
+    with sock:
+        env = {"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "k", "GPTE_REQUEST_TIMEOUT": "0.4"}
+        llm, sleeps, out = make(env | {"GPTE_MAX_RETRIES": "5", "GPTE_MAX_RETRY_SECONDS": "1"})
+        with pytest.raises(LLMError) as info:
+            llm.ask(MESSAGES)
+    text = info.value.render()
+    assert "no answer from" in text and "0.4s" in text and "GPTE_REQUEST_TIMEOUT" in text
+    assert "retry budget" in text
+    assert len(sleeps.delays) <= 2  # not the five the try count alone would allow
+    assert "retrying" in out.getvalue()  # a line per retry
+
+
+def test_a_long_retry_after_says_why_it_is_not_waited_for(llm_server: LLMServer) -> None:
+    llm_server.queue(Fault(429, headers={"retry-after": "600"}))
+    llm, _, _ = make(openai_env(llm_server))
+    with pytest.raises(LLMError) as info:
+        llm.ask(MESSAGES)
+    text = info.value.render()
+    assert "gave up after 1 try," in text and "asks to wait 600s" in text
+
+
+def test_404_from_a_base_url_without_v1_suggests_adding_it(llm_server: LLMServer) -> None:
+    llm, _, _ = make(openai_env(llm_server, OPENAI_BASE_URL=llm_server.url), model="llama3")
+    with pytest.raises(LLMError) as info:
+        llm.ask(MESSAGES)
+    assert "404" in info.value.render() and f"{llm_server.url}/v1" in info.value.render()
+
+
+def test_cache_setting_applies_when_the_flag_is_not_given(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    # Commands pass their --cache flag as cache=False when it is absent: GPTE_CACHE still counts.
+    llm_server.queue("cached answer")
+    for _ in range(2):
+        env = openai_env(llm_server, GPTE_CACHE="1")
+        llm, _, _ = make(env, cache=False, state_dir=tmp_path)
+        assert llm.ask(MESSAGES).text == "cached answer"
+    assert len(llm_server.requests) == 1
+
+
+def test_missing_anthropic_key_with_azure_configured_says_where_claude_goes() -> None:
+    s = settings(AZURE_OPENAI_ENDPOINT="https://x.openai.azure.com", AZURE_OPENAI_API_KEY="az")
+    with pytest.raises(ConfigError) as info:
+        LLM(resolve_model("claude-sonnet-4-5", s), s)
+    text = info.value.render()
+    assert text.startswith("ANTHROPIC_API_KEY is not set")
+    assert "not to the Azure endpoint" in text and "\n" not in text
+    assert text.count("(") == text.count(")") <= 2  # no hint nested inside another
+
+
+@pytest.mark.parametrize(
+    ("model", "variable"),
+    [("gpt-4o", "OPENAI_API_KEY"), ("opus", "ANTHROPIC_API_KEY"), ("dep", "AZURE_OPENAI_API_KEY")],
+)
+def test_missing_key_is_one_line_naming_the_variable(model: str, variable: str) -> None:
+    env = {"AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com"} if model == "dep" else {}
+    s = settings(**env)
+    with pytest.raises(ConfigError) as info:
+        LLM(resolve_model(model, s), s)
+    text = info.value.render()
+    assert text.startswith(f"{variable} is not set") and "\n" not in text
+    assert info.value.exit_code == 4

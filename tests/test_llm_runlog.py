@@ -215,3 +215,15 @@ def test_databases_are_plain_sqlite(tmp_path: Path) -> None:
     log.close()
     with sqlite3.connect(tmp_path / "runs.sqlite") as conn:
         assert conn.execute("SELECT command, outcome FROM runs").fetchall() == [("heal", "running")]
+
+
+def test_log_columns_line_up_and_a_count_of_zero_is_not_an_empty_log(repo: Path) -> None:
+    log = RunLog(repo / ".git" / "gpte")
+    for model in ("gpt-4o-mini", "gpt-4o"):
+        log.start("improve", prompt="p", model=model).finish("ok", branch="gpte/p")
+    lines = run_gpte("log", cwd=repo).stdout.splitlines()
+    assert len(lines) == 2 and lines[0].index("0/0") == lines[1].index("0/0")
+    none = run_gpte("log", "-n", "0", cwd=repo)
+    assert none.returncode == 0 and none.stdout == "" and "no runs recorded" not in none.stderr
+    negative = run_gpte("log", "-n", "-1", cwd=repo)
+    assert negative.returncode == 2

@@ -14,7 +14,7 @@ import pytest
 
 from git_gpte.config import Settings
 from git_gpte.errors import ConfigError
-from git_gpte.llm import estimate_tokens, resolve_model, tokens
+from git_gpte.llm import Price, estimate_tokens, resolve_model, tokens
 from git_gpte.llm.retry import RetryClock, RetryPolicy, parse_retry_after
 
 MESSAGES = [{"role": "user", "content": "x" * 400}]
@@ -193,3 +193,12 @@ def test_unlisted_provider_names_route_by_family_without_a_price() -> None:
 def test_bad_price_setting_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="price"):
         resolve_model("gpt-4o", Settings(environ={"GPTE_PRICE": "cheap"}))
+
+
+def test_a_newer_version_does_not_inherit_an_older_family_price() -> None:
+    # claude-opus-4-6 is not a dated claude-opus-4: an unknown price, reported as tokens only.
+    newer = resolve_model("claude-opus-4-6", Settings(environ={}))
+    assert newer.provider == "anthropic" and newer.price is None and not newer.known
+    assert resolve_model("claude-opus-4-20250514", Settings(environ={})).family == "claude-opus-4"
+    assert resolve_model("claude-opus-4-5", Settings(environ={})).price == Price(5.0, 25.0)
+    assert resolve_model("gpt-4-0613", Settings(environ={})).family == "gpt-4"

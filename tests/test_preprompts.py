@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from git_gpte.errors import UsageError
+from git_gpte.errors import ConfigError, UsageError
 from git_gpte.prompts import NAMES, default_dir, find, system_prompt
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot
@@ -115,3 +115,19 @@ def test_wheel_ships_the_preprompts_inside_the_package(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in NAMES:
         assert f"git_gpte/preprompts/{name}" in names
+
+
+def test_empty_overrides(repo: Path) -> None:
+    override = repo / ".gpte" / "preprompts"
+    override.mkdir(parents=True)
+    # An empty philosophy leaves that part out, header and all.
+    (override / "philosophy").write_text("")
+    prompt = system_prompt("improve", repo)
+    assert "Useful to know" not in prompt and "@@ -START,COUNT" in prompt
+    # An empty edit format would silently break every reply: refused, saying how to fix it.
+    (override / "file_format_diff").write_text("\n")
+    with pytest.raises(ConfigError) as info:
+        system_prompt("improve", repo)
+    assert "file_format_diff" in info.value.render() and "delete the file" in info.value.render()
+    shown = run_gpte("preprompts", "show", "file_format_diff", cwd=repo)
+    assert shown.returncode == 4 and "is empty" in shown.stderr

@@ -36,7 +36,14 @@ def _first_line(text: str, width: int = 50) -> str:
 
 @click.group("log", invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON array.")
-@click.option("-n", "--max-count", "limit", type=int, metavar="N", help="Show at most N runs.")
+@click.option(
+    "-n",
+    "--max-count",
+    "limit",
+    type=int,
+    metavar="N",
+    help="Show at most N runs.",
+)
 @click.pass_context
 def command(ctx: click.Context, as_json: bool, limit: int | None) -> int:
     """List recorded runs, newest first: id, date, model, tokens, cost, outcome, branch.
@@ -47,19 +54,25 @@ def command(ctx: click.Context, as_json: bool, limit: int | None) -> int:
     """
     if ctx.invoked_subcommand is not None:
         return 0
+    if limit is not None and limit < 0:
+        from ..errors import UsageError
+
+        raise UsageError(f"-n takes a count of runs, got {limit}")
     runs = _log(ctx).list(limit=limit)
     if as_json:
         click.echo(json.dumps([run.to_dict(exchanges=False) for run in runs], indent=2))
         return 0
     if not runs:
-        click.echo("no runs recorded yet", err=True)
+        if limit != 0:
+            click.echo("no runs recorded yet", err=True)
         return 0
+    model_width = max(len(run.model or "-") for run in runs)
     for run in runs:
         tokens = f"{run.tokens_in:,}/{run.tokens_out:,}"
         fields = [
             run.id,
             _when(run.started_at),
-            run.model or "-",
+            f"{run.model or '-':<{model_width}}",
             f"{tokens:>15}",
             f"{_cost(run.cost_usd):>9}",
             f"{run.outcome:<11}",

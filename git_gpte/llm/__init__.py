@@ -21,8 +21,8 @@ Public API (everything a pipeline needs; importing this package does not import 
   ``estimate_cost(tokens_in, tokens_out)``, ``describe()``.
 - ``LLM(info, settings, *, console=None, cache=None, state_dir=None, run=None, stream=None,
   temperature=None, max_tokens=None)``: raises ConfigError naming the key variable when it is
-  missing (not for local/compatible servers). ``cache``/``stream`` default to ``GPTE_CACHE`` /
-  ``GPTE_STREAM``.
+  missing (not for local/compatible servers). ``cache=True`` is the ``--cache`` flag; otherwise
+  ``GPTE_CACHE`` / ``gpte.cache`` decide. ``stream`` defaults to ``GPTE_STREAM``.
 - ``LLM.ask(messages, images=()) -> Reply(text, tokens_in, tokens_out, cost_usd, finish_reason,
   cached, usage_exact, attempts, elapsed)``. Raises ``LLMError`` (network, exhausted retries,
   4xx with the provider's message, content filter), ``ReplyTruncated`` (an LLMError with

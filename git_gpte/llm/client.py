@@ -19,7 +19,7 @@ from ..errors import ConfigError, LLMError, ReplyTruncated, UsageError
 from ..ui import Console
 from .cache import CachedReply, ResponseCache, cache_key
 from .images import Image, load_image
-from .models import ANTHROPIC, AZURE, COMPATIBLE, ModelInfo
+from .models import ANTHROPIC, AZURE, COMPATIBLE, OPENAI, ModelInfo
 from .providers import Completion, Provider, ProviderFailure, Request, make_provider
 from .retry import RetryClock, RetryPolicy
 from .runlog import Exchange, Run
@@ -96,10 +96,13 @@ def api_key(info: ModelInfo, settings: Settings) -> str:
         return str(key)
     if info.provider == COMPATIBLE or info.local:
         return "not-needed"
-    raise ConfigError(
-        f"{names[0]} is not set; {info.describe()} needs an API key",
-        hint=f"export {names[0]}=... (or use a local model: OPENAI_BASE_URL=... LOCAL_MODEL=1)",
-    )
+    hint = f"export {names[0]}=..."
+    if info.provider == ANTHROPIC:
+        if settings.get(env=("AZURE_OPENAI_ENDPOINT",), git="gpte.azureEndpoint"):
+            hint += "; claude-* models go to Anthropic, not to the Azure endpoint"
+    elif info.provider == OPENAI:
+        hint += "; for a local server set OPENAI_BASE_URL=... and LOCAL_MODEL=1"
+    raise ConfigError(f"{names[0]} is not set; {info.describe()} needs an API key", hint=hint)
 
 
 def _number(settings: Settings, default: float, env: str, git: str) -> float:
@@ -148,10 +151,10 @@ class LLM:
             if stream is not None
             else settings.get_bool(env=("GPTE_STREAM",), git="gpte.stream", default=True)
         )
-        use_cache = (
-            cache
-            if cache is not None
-            else settings.get_bool(env=("GPTE_CACHE",), git="gpte.cache", default=False)
+        # ``cache`` is the --cache flag: True turns the cache on; not given (None, or the False
+        # of an unset flag) leaves it to GPTE_CACHE / gpte.cache.
+        use_cache = settings.get_bool(
+            flag=True if cache else None, env=("GPTE_CACHE",), git="gpte.cache", default=False
         )
         if use_cache and state_dir is None:
             raise UsageError("the response cache needs a repository (it lives in .git/gpte/)")
@@ -220,15 +223,20 @@ class LLM:
             while True:
                 attempts += 1
                 partial.clear()
+                tried = time.monotonic()
                 try:
                     completion = self.provider.complete(request, on_token)
                     break
                 except ProviderFailure as failure:
                     if partial:
                         self.console.end_stream()
+                    else:
+                        clock.spend(time.monotonic() - tried)
                     delay = clock.next_delay(failure.retry_after) if failure.retryable else None
                     if delay is None:
-                        raise self._give_up(sent, loaded, failure, attempts, started) from None
+                        raise self._give_up(
+                            sent, loaded, failure, attempts, started, clock.why
+                        ) from None
                     self.console.warn(
                         f"{failure.message}; retrying in {delay:.1f}s "
                         f"(try {attempts + 1} of {self.policy.max_retries + 1})"
@@ -339,16 +347,22 @@ class LLM:
         failure: ProviderFailure,
         attempts: int,
         started: float,
+        why: str = "",
     ) -> LLMError:
         message = failure.message
         hint = None
         if failure.retryable:
-            message += f" (gave up after {attempts} tries, {time.monotonic() - started:.1f}s)"
+            tries = "1 try" if attempts == 1 else f"{attempts} tries"
+            message += f" (gave up after {tries}, {time.monotonic() - started:.1f}s"
+            message += f": {why})" if why else ")"
             hint = "GPTE_MAX_RETRIES and GPTE_MAX_RETRY_SECONDS set how long to keep trying"
         elif failure.status in (401, 403):
             hint = f"check {KEY_VARIABLES.get(self.info.provider, ('OPENAI_API_KEY',))[0]}"
         elif failure.status == 404:
-            hint = f"is {self.info.name!r} a model (or Azure deployment) this endpoint serves?"
+            hint = f"is {self.info.name!r} a model or Azure deployment this endpoint serves?"
+            base = self.info.base_url or ""
+            if self.info.provider in (OPENAI, COMPATIBLE) and base and not base.endswith("/v1"):
+                hint += f" OpenAI-compatible servers usually need /v1 at the end: {base}/v1"
         self._log(sent, loaded, failure.partial, None, started, attempts, error=message)
         return LLMError(message, hint=hint)
 

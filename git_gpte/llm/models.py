@@ -104,6 +104,7 @@ KNOWN_MODELS: dict[str, _Entry] = {
     "o3": _Entry(_O, 200_000, 100_000, True, (2.0, 8.0), temperature=False),
     "o3-mini": _Entry(_O, 200_000, 100_000, False, (1.10, 4.40), temperature=False),
     "o4-mini": _Entry(_O, 200_000, 100_000, True, (1.10, 4.40), temperature=False),
+    "claude-opus-4-5": _Entry(_A, 200_000, 64_000, True, (5.0, 25.0)),
     "claude-opus-4-1": _Entry(_A, 200_000, 32_000, True, (15.0, 75.0)),
     "claude-opus-4": _Entry(_A, 200_000, 32_000, True, (15.0, 75.0)),
     "claude-sonnet-4-5": _Entry(_A, 200_000, 64_000, True, (3.0, 15.0)),
@@ -141,13 +142,25 @@ def is_loopback(url: str | None) -> bool:
     return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.startswith("127.")
 
 
+# A suffix that starts with a small number is a newer version ("claude-opus-4" + "-5"), not a
+# dated snapshot of the family ("-20250514", "-0613", "-2024-08-06"): it must not inherit the
+# family's price or limits.
+_VERSION_SUFFIX = re.compile(r"-\d{1,2}(?:-|$)")
+
+
 def lookup(name: str) -> tuple[str, _Entry] | None:
-    """The registry entry for ``name`` (exact, else the longest prefix ending at a ``-``)."""
+    """The registry entry for ``name``: exact, else the longest listed family it is a dated or
+    suffixed variant of (``gpt-4o-2024-08-06`` → ``gpt-4o``; ``claude-opus-4-6`` → none)."""
     if name in KNOWN_MODELS:
         return name, KNOWN_MODELS[name]
     best: str | None = None
     for family in KNOWN_MODELS:
-        if name.startswith(family + "-") and (best is None or len(family) > len(best)):
+        suffix = name[len(family) :]
+        if (
+            name.startswith(family + "-")
+            and not _VERSION_SUFFIX.match(suffix)
+            and (best is None or len(family) > len(best))
+        ):
             best = family
     return (best, KNOWN_MODELS[best]) if best else None
 
@@ -176,6 +189,20 @@ def openai_base_url(settings: Settings) -> str | None:
         env=("OPENAI_BASE_URL", "OPENAI_API_BASE"), git="gpte.baseUrl", toml=("base_url",)
     )
     return str(value).rstrip("/") if value else None
+
+
+def anthropic_base_url(value: object) -> str | None:
+    """``ANTHROPIC_BASE_URL`` as the SDK wants it: the host, without the ``/v1`` it appends itself.
+
+    People write it both ways (``https://api.anthropic.com`` and ``https://api.anthropic.com/v1``,
+    the form OpenAI's variable takes); with the ``/v1`` the SDK would post to ``/v1/v1/messages``.
+    """
+    if not value:
+        return None
+    url = str(value).strip().rstrip("/")
+    if url.endswith("/v1"):
+        url = url[: -len("/v1")]
+    return url or None
 
 
 def known_models_text() -> str:
@@ -213,8 +240,9 @@ def resolve_model(name: str | None, settings: Settings) -> ModelInfo:
         family=family,
     )
     if provider_hint == ANTHROPIC:
+        # Claude models always go to Anthropic's messages API, even with an Azure endpoint set.
         anthropic_url = settings.get(env=("ANTHROPIC_BASE_URL",), git="gpte.anthropicBaseUrl")
-        info = replace(info, base_url=str(anthropic_url).rstrip("/") if anthropic_url else None)
+        info = replace(info, base_url=anthropic_base_url(anthropic_url))
     elif azure_endpoint:
         version = settings.get(
             env=("OPENAI_API_VERSION",),

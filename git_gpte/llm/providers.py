@@ -170,7 +170,9 @@ def transport_failure(label: str, where: str, exc: BaseException, partial: str) 
 
 
 @contextmanager
-def sdk_failures(sdk: Any, label: str, where: str, text: list[str]) -> Iterator[None]:
+def sdk_failures(
+    sdk: Any, label: str, where: str, text: list[str], timeout: float | None = None
+) -> Iterator[None]:
     """Translate an SDK's exceptions into :class:`ProviderFailure` (both SDKs share the shape).
 
     ``text`` is the reply received so far: a connection lost after some of it arrived is a
@@ -180,6 +182,12 @@ def sdk_failures(sdk: Any, label: str, where: str, text: list[str]) -> Iterator[
         yield
     except sdk.APIStatusError as exc:
         raise status_failure(exc, label) from None
+    except sdk.APITimeoutError as exc:
+        if text:
+            raise cut_off(label, "".join(text), exc) from None
+        wait = f" within {timeout:g}s" if timeout else ""
+        message = f"no answer from {where}{wait} (GPTE_REQUEST_TIMEOUT)"
+        raise ProviderFailure(message, retryable=True, kind="connection") from None
     except sdk.APIConnectionError as exc:
         raise transport_failure(label, where, exc, "".join(text)) from None
     except ProviderFailure:
@@ -219,6 +227,7 @@ class OpenAIProvider:
         import openai
 
         self.info = info
+        self.timeout = timeout
         self.label = PROVIDER_LABELS[info.provider]
         if info.provider == COMPATIBLE and info.base_url:
             self.label = f"the model server at {info.base_url}"
@@ -257,7 +266,7 @@ class OpenAIProvider:
         params = self._params(request)
         text: list[str] = []
         where = self.info.base_url or "api.openai.com"
-        with sdk_failures(openai, self.label, where, text):
+        with sdk_failures(openai, self.label, where, text, self.timeout):
             if not request.stream:
                 response = self.client.chat.completions.create(**params)
                 if not response.choices:
@@ -327,6 +336,7 @@ class AnthropicProvider:
         import anthropic
 
         self.info = info
+        self.timeout = timeout
         self.label = "Anthropic"
         self._anthropic = anthropic
         self.client: Any = anthropic.Anthropic(
@@ -363,7 +373,7 @@ class AnthropicProvider:
         params = self._params(request)
         text: list[str] = []
         where = self.info.base_url or "api.anthropic.com"
-        with sdk_failures(anthropic, self.label, where, text):
+        with sdk_failures(anthropic, self.label, where, text, self.timeout):
             if not request.stream:
                 response = self.client.messages.create(**params)
                 content = "".join(

@@ -2,9 +2,10 @@
 
 Rate limits (429), overload (529), server errors (5xx), timeouts, dropped connections and replies
 cut off mid-stream are retried with exponential backoff and full jitter, honouring the server's
-``Retry-After`` (or ``retry-after-ms``). Tries are bounded by ``GPTE_MAX_RETRIES`` and the total
-time spent waiting by ``GPTE_MAX_RETRY_SECONDS``: a server asking for a longer wait than the budget
-left fails at once rather than hanging the terminal or a CI job. Authentication and validation
+``Retry-After`` (or ``retry-after-ms``). Tries are bounded by ``GPTE_MAX_RETRIES`` and the time
+spent retrying (waits, and tries that timed out with no answer) by ``GPTE_MAX_RETRY_SECONDS``: a
+server asking for a longer wait than the budget left fails at once rather than hanging the
+terminal or a CI job. Authentication and validation
 errors (other 4xx) are never retried, nor is an exhausted quota.
 """
 
@@ -82,22 +83,41 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = Non
 
 @dataclass
 class RetryClock:
-    """Tracks tries and waiting for one call; decides the next wait or that we must stop."""
+    """Tracks tries and time for one call; decides the next wait or that we must stop.
+
+    The time budget counts the waits between tries *and* the tries that failed without sending
+    anything back (a server that accepts the connection and never answers, until the read
+    timeout): otherwise six silent timeouts would hold a CI job for many minutes. A try that was
+    cut off after part of the reply arrived is not counted: the server was working.
+    """
 
     policy: RetryPolicy
     retries: int = 0
-    waited: float = 0.0
+    waited: float = 0.0  # seconds of the budget used so far
+    why: str = ""  # why ``next_delay`` said stop, when it was not the number of tries
+
+    def spend(self, seconds: float) -> None:
+        """Count ``seconds`` of a failed try against the time budget."""
+        self.waited += max(0.0, seconds)
 
     def next_delay(self, retry_after: float | None) -> float | None:
         """The wait before the next try, or None when the budget (tries or time) is spent."""
         if self.retries >= self.policy.max_retries:
+            self.why = ""
             return None
         remaining = self.policy.max_seconds - self.waited
         if remaining <= 0:
+            self.why = (
+                f"the {self.policy.max_seconds:g}s retry budget (GPTE_MAX_RETRY_SECONDS) is spent"
+            )
             return None
         if retry_after is not None:
             delay = retry_after + random.uniform(0, min(1.0, retry_after * 0.1))
             if retry_after > remaining:
+                self.why = (
+                    f"the server asks to wait {retry_after:.0f}s, more than the {remaining:.0f}s "
+                    "left of the retry budget (GPTE_MAX_RETRY_SECONDS)"
+                )
                 return None
             delay = min(delay, remaining)
         else:

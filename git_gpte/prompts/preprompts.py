@@ -4,7 +4,9 @@ Defaults ship in the top-level ``preprompts/`` folder of the source tree, which 
 as ``git_gpte/preprompts``. A repository overrides any of them by putting a file of the same name
 in ``.gpte/preprompts/`` (``git gpte preprompts export`` copies the defaults there to start from).
 The names and roles follow gpt-engineer's, so its users' custom preprompts keep working,
-including the ``FILE_FORMAT`` placeholder.
+including the ``FILE_FORMAT`` placeholder. An empty override of ``roadmap`` or ``philosophy``
+leaves that part out; an empty override of any other is an error (it would drop instructions the
+replies depend on).
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ FORMAT_FILES = {
 }
 
 PLACEHOLDER = "FILE_FORMAT"
+
+# Parts an override may leave empty to drop them; the others carry instructions the replies
+# depend on (the edit format above all), so an empty override of one of them is a mistake.
+OPTIONAL = frozenset({"roadmap", "philosophy"})
 
 
 def default_dir() -> Path:
@@ -75,7 +81,14 @@ def find(name: str, root: Path | str | None = None) -> Preprompt:
             override_dir / f"{name}.md",
         ):
             if candidate.is_file():
-                return Preprompt(name, _read(candidate), candidate, True)
+                text = _read(candidate)
+                if not text.strip() and name not in OPTIONAL:
+                    raise ConfigError(
+                        f"the preprompt override {candidate} is empty",
+                        hint=f"write the text for {name!r} there, or delete the file to use the "
+                        "default",
+                    )
+                return Preprompt(name, text, candidate, True)
     path = default_dir() / name
     return Preprompt(name, _read(path), path, False)
 
@@ -117,12 +130,13 @@ def system_prompt(kind: str, root: Path | str | None = None, *, edit_format: str
         body, fmt = load("generate", root), load("file_format", root)
     else:
         raise UsageError(f"no system prompt for {kind!r}")
+    roadmap, philosophy = load("roadmap", root).strip(), load("philosophy", root).strip()
     parts = [
-        load("roadmap", root).strip(),
+        roadmap,
         _with_format(body, fmt).strip(),
-        "Useful to know:\n" + load("philosophy", root).strip(),
+        "Useful to know:\n" + philosophy if philosophy else "",
     ]
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join(part for part in parts if part) + "\n"
 
 
 def export(dest: Path | str, *, force: bool = False) -> tuple[list[Path], list[Path]]:

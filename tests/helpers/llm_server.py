@@ -22,10 +22,11 @@ than it scripted fails loudly. Every request is recorded in :attr:`LLMServer.req
 
 Standalone (for CI jobs that run the CLI against it)::
 
-    python -m tests.helpers.llm_server --port 8123 --replies replies.json
+    python -m tests.helpers.llm_server --port 8123 --replies replies.json [--record requests.jsonl]
 
 where ``replies.json`` is a list of items: ``"text"``, ``{"status": 429, "headers": {...}}``,
-``{"cut": "partial text"}`` or ``{"text": "...", "finish_reason": "length"}``.
+``{"cut": "partial text"}`` or ``{"text": "...", "finish_reason": "length", "usage": [IN, OUT],
+"delay": SECONDS_BETWEEN_PIECES}``.
 """
 
 from __future__ import annotations
@@ -152,11 +153,13 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_unparsed": raw.decode("utf-8", "replace")}
         path = parts.path
+        # Exact paths, as the real services have: a client that doubles or drops the /v1 of
+        # its base URL gets the 404 it would get in production.
         if re.fullmatch(r"/openai/deployments/[^/]+/chat/completions", path):
             provider = "azure"
-        elif path.endswith("/chat/completions"):
+        elif path == "/v1/chat/completions":
             provider = "openai"
-        elif path.endswith("/messages"):
+        elif path == "/v1/messages":
             provider = "anthropic"
         else:
             self._json(404, {"error": {"message": f"no such endpoint: {path}"}})
@@ -442,8 +445,9 @@ class _Server(ThreadingHTTPServer):
 class LLMServer:
     """``with LLMServer() as srv: srv.queue("reply"); ... srv.openai_base_url``."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, record: str | None = None) -> None:
         self._httpd = _Server((host, port), _Handler)
+        self._record_path = record
         self._httpd.owner = self
         self._lock = threading.Lock()
         self._items: deque[Item] = deque()
@@ -489,6 +493,16 @@ class LLMServer:
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+            if self._record_path:
+                line = {
+                    "path": request.path,
+                    "query": request.query,
+                    "headers": request.headers,
+                    "provider": request.provider,
+                    "body": request.body,
+                }
+                with open(self._record_path, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(line) + "\n")
 
     # ------------------------------------------------------------------ lifetime
     def start(self) -> LLMServer:
@@ -531,6 +545,7 @@ def items_from_json(data: Iterable[Any]) -> Iterator[Item]:
                 text=str(entry["text"]),
                 finish_reason=str(entry.get("finish_reason", "stop")),
                 usage=(int(usage[0]), int(usage[1])) if usage else None,
+                delay=float(entry.get("delay", 0.0)),
             )
 
 
@@ -538,8 +553,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Scripted OpenAI/Azure/Anthropic test server")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--replies", help="JSON file: a list of scripted replies")
+    parser.add_argument(
+        "--record", metavar="FILE", help="append each request (path, headers, body) as a JSON line"
+    )
     args = parser.parse_args(argv)
-    server = LLMServer(port=args.port)
+    server = LLMServer(port=args.port, record=args.record)
     if args.replies:
         with open(args.replies, encoding="utf-8") as handle:
             server.queue(*items_from_json(json.load(handle)))
