@@ -516,6 +516,12 @@ def test_ctrl_c_records_the_run_as_interrupted(llm_server: LLMServer, tmp_path: 
     record = log.get(run.id)
     assert record.outcome == "interrupted" and record.finished_at
     assert record.exchanges[0].error == "interrupted"
+    # The request was sent and being answered: it is billed, so it is logged as an estimate,
+    # not as free.
+    exchange = record.exchanges[0]
+    assert exchange.tokens_in > 0 and not exchange.usage_exact
+    assert exchange.cost_usd is not None and exchange.cost_usd > 0
+    assert record.tokens_in == exchange.tokens_in and record.cost_usd == exchange.cost_usd
 
 
 # ---------------------------------------------------------------------- acceptance findings

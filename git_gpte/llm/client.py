@@ -219,15 +219,18 @@ class LLM:
             self.console.token(piece)
 
         attempts = 0
+        in_call = False
         try:
             while True:
                 attempts += 1
                 partial.clear()
                 tried = time.monotonic()
                 try:
+                    in_call = True
                     completion = self.provider.complete(request, on_token)
                     break
                 except ProviderFailure as failure:
+                    in_call = False
                     if partial:
                         self.console.end_stream()
                     else:
@@ -244,7 +247,17 @@ class LLM:
                     self._sleep(delay)
         except KeyboardInterrupt:
             self.console.end_stream()
-            self._log(sent, loaded, "".join(partial), None, started, attempts, error="interrupted")
+            # A request stopped while it was being answered is billed: record an estimate of
+            # what it used (marked as one) rather than a cost of zero.
+            spent = None
+            if in_call:
+                text = "".join(partial)
+                spent = self._reply(
+                    Completion(text, None, None, None), sent, attempts, started, estimate
+                )
+            self._log(sent, loaded, "".join(partial), spent, started, attempts, error="interrupted")
+            if spent is not None:
+                self.totals.add(spent)
             if self.run is not None:
                 self.run.interrupted()
             raise
@@ -299,13 +312,18 @@ class LLM:
         return [load_image(path) for path in paths]
 
     def _reply(
-        self, completion: Completion, sent: list[dict[str, Any]], attempts: int, started: float
+        self,
+        completion: Completion,
+        sent: list[dict[str, Any]],
+        attempts: int,
+        started: float,
+        estimated_in: int | None = None,
     ) -> Reply:
         exact = True
         tokens_in = completion.tokens_in
         tokens_out = completion.tokens_out
         if tokens_in is None:
-            tokens_in, _ = estimate_tokens(sent, self.info.name)
+            tokens_in = estimated_in or estimate_tokens(sent, self.info.name)[0]
             exact = False
         if tokens_out is None:
             tokens_out, _ = count_text(completion.text, self.info.name)
