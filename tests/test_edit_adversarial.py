@@ -122,3 +122,21 @@ def test_spaces_in_the_reply_become_tabs_in_a_tab_indented_file() -> None:
     r = run({"t.py": text}, reply)
     assert r.files["t.py"] == "def f():\n\tif x:\n\t\tlog(x)\n\t\treturn 3\n\treturn 2\n"
     assert "tabs" in r.reports[0].detail
+
+
+def test_a_result_found_far_away_is_not_taken_as_already_applied() -> None:
+    from git_gpte.edit import apply_reply, parse_reply
+
+    body = [f"def f{i}(x):\n    y = x + {i}\n    return y\n\n" for i in range(60)]
+    text = "".join(body)
+    # The hunk's old lines are not in the file; its new side (``    return x``) is, but only
+    # 200 lines away, in f55: that coincidence must not be reported as "already applied".
+    far = text.replace("def f55(x):\n    y = x + 55\n    return y\n", "def f55(x):\n    return x\n")
+    reply = (
+        "```diff\n--- m.py\n+++ m.py\n@@ -6,2 +6,1 @@\n-    y = x * 7\n"
+        "-    return y\n+    return x\n```\n"
+    )
+    result = apply_reply({"m.py": far}, parse_reply(reply), known_paths=["m.py"])
+    reports = [r for r in result.reports if r.path == "m.py"]
+    assert reports and reports[0].status == "refused", reports[0].detail
+    assert "m.py" not in result.files

@@ -28,6 +28,10 @@ TIE_SCORE = 0.08  # fuzzy candidates closer than this (per line) score alike
 MIN_MATCHED = 0.6  # share of the old side's non-blank lines that must be found
 
 
+# How far from the header's line a hunk's result may be found and still count as "given twice".
+DUPLICATE_DISTANCE = 40
+
+
 def norm(line: str) -> str:
     """A line with all whitespace removed: the whitespace-insensitive key."""
     return line.replace(" ", "").replace("\t", "").replace("\f", "").replace("\v", "")
@@ -284,7 +288,7 @@ def locate(
             placed = _finish(ops, mapping, start, start + len(old), text, method, notes)  # type: ignore[arg-type]
             placed.choices = starts if len(starts) > 1 else []
             return placed
-        dup = _already_applied(ops, joined, method == "whitespace")
+        dup = _already_applied(ops, joined, method == "whitespace", hint)
         if dup is not None:
             return dup
     if intends_change is None:
@@ -292,17 +296,26 @@ def locate(
     return _fuzzy(ops, old_idx, old, text, hint, intends_change)
 
 
-def _already_applied(ops: list[tuple[Op, str]], joined: str, loose: bool) -> Placement | None:
-    """A hunk whose result is already in the file (given twice) is not applied again."""
+def _already_applied(
+    ops: list[tuple[Op, str]], joined: str, loose: bool, hint: int | None
+) -> Placement | None:
+    """A hunk whose result is already in the file (given twice) is not applied again.
+
+    Only when that result occurs once, and near the header's line number when there is one:
+    a short new side can also match some other place by coincidence, and then calling the
+    hunk done would report an edit that was never made.
+    """
     if not any(op == "+" and t.strip() for op, t in ops):
         return None
     new = [t for op, t in ops if op != "-"]
     if loose:
         new = [norm(t) for t in new]
-    starts = find_block(joined, new, limit=1)
-    if not starts:
+    starts = find_block(joined, new, limit=2)
+    if len(starts) != 1:
         return None
     s = starts[0]
+    if hint is not None and abs(s - hint) > max(DUPLICATE_DISTANCE, 3 * len(new)):
+        return None
     return Placement(
         s,
         s,
