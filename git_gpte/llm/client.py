@@ -374,6 +374,8 @@ class LLM:
             message += f" (gave up after {tries}, {time.monotonic() - started:.1f}s"
             message += f": {why})" if why else ")"
             hint = "GPTE_MAX_RETRIES and GPTE_MAX_RETRY_SECONDS set how long to keep trying"
+            if failure.kind == "timeout":
+                hint += ", GPTE_REQUEST_TIMEOUT how long one try waits for an answer"
         elif failure.status in (401, 403):
             hint = f"check {KEY_VARIABLES.get(self.info.provider, ('OPENAI_API_KEY',))[0]}"
         elif failure.status == 404:

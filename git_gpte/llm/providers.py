@@ -65,7 +65,7 @@ class ProviderFailure(Exception):
         self.status = status
         self.retry_after = retry_after
         self.partial = partial
-        self.kind = kind  # status | connection | cut
+        self.kind = kind  # status | connection | timeout | cut
 
 
 _FINISH = {
@@ -186,8 +186,9 @@ def sdk_failures(
         if text:
             raise cut_off(label, "".join(text), exc) from None
         wait = f" within {timeout:g}s" if timeout else ""
-        message = f"no answer from {where}{wait} (GPTE_REQUEST_TIMEOUT)"
-        raise ProviderFailure(message, retryable=True, kind="connection") from None
+        raise ProviderFailure(
+            f"no answer from {where}{wait}", retryable=True, kind="timeout"
+        ) from None
     except sdk.APIConnectionError as exc:
         raise transport_failure(label, where, exc, "".join(text)) from None
     except ProviderFailure:

@@ -107,16 +107,14 @@ class RetryClock:
             return None
         remaining = self.policy.max_seconds - self.waited
         if remaining <= 0:
-            self.why = (
-                f"the {self.policy.max_seconds:g}s retry budget (GPTE_MAX_RETRY_SECONDS) is spent"
-            )
+            self.why = f"the {self.policy.max_seconds:g}s retry budget is spent"
             return None
         if retry_after is not None:
             delay = retry_after + random.uniform(0, min(1.0, retry_after * 0.1))
             if retry_after > remaining:
                 self.why = (
                     f"the server asks to wait {retry_after:.0f}s, more than the {remaining:.0f}s "
-                    "left of the retry budget (GPTE_MAX_RETRY_SECONDS)"
+                    "left of the retry budget"
                 )
                 return None
             delay = min(delay, remaining)
