@@ -34,6 +34,9 @@ from git_gpte.run import is_secret_name, parse_name_list, scrub_environment
         "GITHUB_OUTPUT",
         "GIT_DIR",
         "GIT_INDEX_FILE",
+        "STRIPE_KEY",
+        "SENTRY_DSN",
+        "SLACK_WEBHOOK_URL",
     ],
 )
 def test_secret_names_are_scrubbed(name: str) -> None:
@@ -56,6 +59,19 @@ def test_secret_names_are_scrubbed(name: str) -> None:
 )
 def test_ordinary_names_are_kept(name: str) -> None:
     assert not is_secret_name(name)
+
+
+def test_urls_carrying_a_password_are_scrubbed_whatever_their_name() -> None:
+    env, removed = scrub_environment(
+        {
+            "DATABASE_URL": "postgres://app:hunter2@db.internal:5432/app",
+            "REDIS_URL": "redis://:pw@cache:6379/0",
+            "HOMEPAGE": "https://example.org/a:b@c",
+            "PLAIN_URL": "https://example.org/",
+        }
+    )
+    assert removed == ["DATABASE_URL", "REDIS_URL"]
+    assert set(env) == {"HOMEPAGE", "PLAIN_URL"}
 
 
 def test_scrub_environment_removes_builtins_and_user_patterns() -> None:

@@ -2,7 +2,8 @@
 
 Code written by an LLM runs here, so credentials must not reach it: LLM keys, GitHub tokens,
 the Actions runtime tokens (which can mint OIDC tokens or write to the cache), generic
-``*_TOKEN``/``*_SECRET``/``*PASSWORD*``/``*_API_KEY`` variables, the SSH agent socket, and the
+``*_TOKEN``/``*_SECRET``/``*PASSWORD*``/``*_KEY``/``*_DSN`` variables, URLs that carry a
+password (``DATABASE_URL=postgres://u:pw@host``), the SSH agent socket, and the
 ``GIT_*`` variables that would point git inside the script at the user's repository or index.
 The Actions command files (``GITHUB_ENV``, ``GITHUB_OUTPUT``, ...) are removed too.
 Users add their own names (or ``fnmatch`` patterns) with ``git config gpte.scrubEnv``.
@@ -58,6 +59,10 @@ _SECRET_PAIRS = frozenset(
 )
 # Substrings that are secret wherever they appear (DBPASSWORD, MYSQL_ROOT_PASSWORD, ...).
 _SECRET_SUBSTRINGS = ("PASSWORD", "PASSWD", "SECRET")
+# A last part that names a key or a connection string: STRIPE_KEY, SENTRY_DSN, SLACK_WEBHOOK.
+_SECRET_LAST = frozenset({"KEY", "DSN", "WEBHOOK"})
+# A URL that carries a password: postgres://user:pw@host/db (DATABASE_URL, REDIS_URL, ...).
+_URL_WITH_PASSWORD = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@")
 
 
 def is_secret_name(name: str) -> bool:
@@ -70,7 +75,14 @@ def is_secret_name(name: str) -> bool:
     parts = [part for part in upper.split("_") if part]
     if any(part in _SECRET_PARTS for part in parts):
         return True
+    if (parts and parts[-1] in _SECRET_LAST) or "WEBHOOK" in parts:
+        return True
     return any(pair in _SECRET_PAIRS for pair in itertools.pairwise(parts))
+
+
+def is_secret_value(value: str) -> bool:
+    """True for values that carry credentials whatever the variable is called."""
+    return bool(_URL_WITH_PASSWORD.match(value.strip()))
 
 
 def parse_name_list(text: str | None) -> tuple[str, ...]:
@@ -92,7 +104,11 @@ def scrub_environment(
     kept: dict[str, str] = {}
     removed: list[str] = []
     for name, value in environ.items():
-        if is_secret_name(name) or any(fnmatch.fnmatchcase(name, p) for p in patterns):
+        if (
+            is_secret_name(name)
+            or is_secret_value(value)
+            or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+        ):
             removed.append(name)
         else:
             kept[name] = value
