@@ -492,3 +492,49 @@ def test_network_error_is_one_line(project: Path) -> None:
     assert result.returncode == 5, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith("git-gpte: error:")
+
+
+def test_repository_chosen_by_git_dir_and_work_tree(tmp_path: Path, llm_server: LLMServer) -> None:
+    # `git --git-dir=X --work-tree=Y gpte` exports GIT_DIR/GIT_WORK_TREE to the subcommand (a
+    # dotfiles-style repository has no .git in its work tree at all); hooks set a relative GIT_DIR.
+    source = make_repo(tmp_path / "source", {"src/app.py": APP})
+    git(tmp_path, "clone", "-q", "--bare", str(source), "dot.git")
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    location = {"GIT_DIR": str(tmp_path / "dot.git"), "GIT_WORK_TREE": str(work)}
+    flags = (f"--git-dir={location['GIT_DIR']}", f"--work-tree={work}")
+    git(work, *flags, "checkout", "-q", "-f", "main")
+    before = Snapshot.take(source)
+    llm_server.queue(CLEAN_DIFF)
+    result = run_gpte(
+        "improve",
+        "add logging",
+        "app.py",
+        "--model",
+        "gpt-4o-mini",
+        cwd=work / "src",
+        env={**env_for(llm_server), **location},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "src/app.py" in result.stdout
+    shown = git(tmp_path / "dot.git", "show", "gpte/add-logging:src/app.py")
+    assert 'log.info("starting")' in shown
+    assert git(work, *flags, "status", "--porcelain") == ""
+    assert (tmp_path / "dot.git" / "gpte").is_dir() and not (work / ".git").exists()
+
+    llm_server.queue(CLEAN_DIFF)
+    hook_style = run_gpte(
+        "improve",
+        "add logging",
+        "--model",
+        "gpt-4o-mini",
+        cwd=source,
+        env={**env_for(llm_server), "GIT_DIR": ".git"},
+    )
+    assert hook_style.returncode == 0, hook_style.stderr
+    before.assert_unchanged(source, new_branches=("gpte/add-logging",))
+
+    bare_only = run_gpte(
+        "improve", "-n", "x", cwd=tmp_path, env={"GIT_DIR": str(tmp_path / "dot.git")}
+    )
+    assert bare_only.returncode == 3 and "bare repository" in bare_only.stderr

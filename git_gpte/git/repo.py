@@ -36,6 +36,11 @@ BINARY_SNIFF_BYTES = 8000
 # Variables that would redirect our plumbing at the user's index or another repository.
 _STRIPPED_ENV = ("GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES")
 
+# Variables that choose the repository (``git --git-dir``/``--work-tree`` export them to
+# subcommands, hooks set GIT_DIR). Honoured once, when the repository is found; after that git
+# is given their absolute values, since it runs in the work tree's root, not the user's cwd.
+_LOCATION_ENV = ("GIT_DIR", "GIT_WORK_TREE")
+
 MODE_FILE = "100644"
 MODE_EXECUTABLE = "100755"
 MODE_SYMLINK = "120000"
@@ -75,25 +80,54 @@ def decode_text(data: bytes) -> str | None:
         return None
 
 
+def _locate_with_git(cwd: str | os.PathLike[str], not_a_repo: NotARepository) -> tuple[str, str]:
+    """(absolute git dir, work-tree root) as git resolves them from ``cwd`` and GIT_DIR/
+    GIT_WORK_TREE (relative values are relative to ``cwd``, as for git itself)."""
+    runner = git.Git(os.fspath(cwd))
+    try:
+        git_dir = str(runner.execute(["git", "rev-parse", "--absolute-git-dir"]))
+    except (_GitPythonCommandError, OSError):
+        raise not_a_repo from None
+    try:
+        top = str(runner.execute(["git", "rev-parse", "--show-toplevel"]))
+    except _GitPythonCommandError:
+        top = ""
+    if not top:
+        raise BareRepository(f"{git_dir} is a bare repository; git-gpte needs a working tree")
+    return git_dir, top
+
+
 class Repository:
     """A non-bare git repository with at least the checks each command needs."""
 
-    def __init__(self, repo: git.Repo) -> None:
+    def __init__(self, repo: git.Repo, location: Mapping[str, str] | None = None) -> None:
         self.repo = repo
-        self.root = Path(repo.working_tree_dir or "")
-        self.git_dir = Path(repo.git_dir)
+        # Absolute GIT_DIR/GIT_WORK_TREE when the user chose the repository through them.
+        self._location = dict(location or {})
+        if self._location:
+            repo.git.update_environment(**self._location)
+        self.root = Path(self._location.get("GIT_WORK_TREE") or repo.working_tree_dir or "")
+        self.git_dir = Path(self._location.get("GIT_DIR") or repo.git_dir)
 
     # ------------------------------------------------------------------ opening
     @classmethod
     def discover(cls, cwd: str | os.PathLike[str]) -> Repository:
         """Find the repository containing ``cwd`` (like git does), refusing bare ones."""
+        not_a_repo = NotARepository(
+            f"not a git repository (or any parent up to /): {cwd}",
+            hint="run inside a repository, or use -C PATH",
+        )
+        if any(os.environ.get(name) for name in _LOCATION_ENV):
+            git_dir, top = _locate_with_git(cwd, not_a_repo)
+            try:
+                repo = git.Repo(git_dir)
+            except (InvalidGitRepositoryError, NoSuchPathError):
+                raise not_a_repo from None
+            return cls(repo, {"GIT_DIR": git_dir, "GIT_WORK_TREE": top})
         try:
             repo = git.Repo(cwd, search_parent_directories=True)
         except (InvalidGitRepositoryError, NoSuchPathError):
-            raise NotARepository(
-                f"not a git repository (or any parent up to /): {cwd}",
-                hint="run inside a repository, or use -C PATH",
-            ) from None
+            raise not_a_repo from None
         if repo.bare or repo.working_tree_dir is None:
             raise BareRepository(
                 f"{repo.git_dir} is a bare repository; git-gpte needs a working tree"
@@ -114,6 +148,7 @@ class Repository:
         ``stdin_path`` feeds a file to the command's standard input.
         """
         full_env = {k: v for k, v in os.environ.items() if k not in _STRIPPED_ENV}
+        full_env.update(self._location)
         if env:
             full_env.update(env)
         kwargs: dict[str, Any] = {"env": full_env, "strip_newline_in_stdout": strip}
