@@ -165,6 +165,18 @@ def test_refused_hunk_fixed_by_the_retry(project: Path, llm_server: LLMServer) -
     assert 'return "Hello, " + name + "!"' in show(project, "gpte/change-greeting", "src/app.py")
 
 
+def test_reply_without_edits_says_so_in_the_users_words(
+    project: Path, llm_server: LLMServer
+) -> None:
+    llm_server.queue("The code looks fine to me; no change is needed.")
+    code, _, err = improve(project, llm_server, "change greeting", "--max-retries", "0")
+    assert code == 6, err
+    assert err.strip().splitlines()[-1] == (
+        "git-gpte: error: nothing committed: the reply held no usable edit "
+        "(no diff or SEARCH/REPLACE block in 1 answer(s))"
+    )
+
+
 def test_reply_that_stays_broken_commits_nothing(project: Path, llm_server: LLMServer) -> None:
     before = Snapshot.take(project)
     llm_server.queue(INVENTED_CONTEXT, INVENTED_CONTEXT, INVENTED_CONTEXT)

@@ -371,8 +371,13 @@ def run_improve(
             ]
         changes = _final_changes(files.changes, sha, repo)
         if not changes:
-            reason = "every hunk was refused" if refused_lines else "the reply held no usable edit"
-            detail = "; ".join(refused_lines[:3] or problems[:1])
+            if refused_lines:
+                reason, detail = "every hunk was refused", "; ".join(refused_lines[:3])
+            elif reports:
+                reason, detail = "the edits left every file as it was", ""
+            else:
+                reason = "the reply held no usable edit"
+                detail = f"no diff or SEARCH/REPLACE block in {attempts} answer(s)"
             raise EditError(f"nothing committed: {reason}" + (f" ({detail})" if detail else ""))
         applied = sum(1 for r in reports if getattr(r, "status", "") != "refused")
         body = _commit_body(request, refused_lines, problems if refused_lines or problems else [])
