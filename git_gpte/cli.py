@@ -69,6 +69,9 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
+# click >= 8.2 raises this for a bare `git gpte`; older versions print the help and exit 0.
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -118,8 +121,16 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(Interrupted.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except _NO_ARGS_IS_HELP as exc:
+        exc.show()  # bare `git gpte`: the help is the answer
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        exc.show()
+        # Bad options too are one line, like every other failure, naming where help is.
+        message = " ".join(exc.format_message().split())
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            where = exc.ctx.command_path.replace("git-gpte", "git gpte", 1)
+            message += f" (see '{where} -h')"
+        click.echo(f"git-gpte: error: {message}", err=True)
         sys.exit(exc.exit_code)
     except BrokenPipeError:
         sys.exit(141)

@@ -55,6 +55,22 @@ def test_unknown_command_is_a_usage_error(tmp_path: Path) -> None:
     assert "No such command" in result.stderr
 
 
+def test_bad_options_are_one_line_naming_where_help_is(repo: Path) -> None:
+    for args, words in (
+        (("improve", "--bogus", "x"), "No such option '--bogus'"),
+        (("improve", "--max-retries", "99", "x"), "'--max-retries'"),
+        (("improve", "--edit-format", "xml", "x"), "'--edit-format'"),
+        (("-C", "no/such/dir", "improve", "x"), "no such directory"),
+        (("frobnicate",), "No such command 'frobnicate'"),
+    ):
+        result = run_gpte(*args, cwd=repo)
+        assert result.returncode == 2, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("git-gpte: error: "), result.stderr
+        assert words in lines[0] and "-h')" in lines[0]
+    assert "(see 'git gpte improve -h')" in run_gpte("improve", "--bogus", cwd=repo).stderr
+
+
 def test_man_page_matches_the_click_help() -> None:
     assert MAN_PAGE.read_text() == render(), (
         "git_gpte/man/git-gpte.1 is stale: python -m git_gpte.manpage > git_gpte/man/git-gpte.1"
