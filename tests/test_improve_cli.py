@@ -333,6 +333,13 @@ def test_bad_input_gets_one_line(tmp_path: Path, llm_server: LLMServer) -> None:
     assert unknown.returncode == 4
     nothing = run_gpte("improve", "x", "nope/", cwd=project, env=env)
     assert nothing.returncode == 2 and "did not match" in nothing.stderr
+    assert "git add" not in nothing.stderr  # git's hint does not apply: only tracked files go
+    missing = run_gpte("improve", "-f", "no-such-prompt.md", cwd=project)
+    assert missing.returncode == 2
+    assert missing.stderr.strip().endswith("'no-such-prompt.md': No such file or directory")
+    (tmp_path / "prompt.bin").write_bytes(b"\xff\xfe\x00binary")
+    binary = run_gpte("improve", "-f", str(tmp_path / "prompt.bin"), cwd=project)
+    assert binary.returncode == 2 and "is not UTF-8 text" in binary.stderr
     git(project, "checkout", "-q", "--detach")
     llm_server.queue("```diff\n--- a.py\n+++ a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```\n")
     detached = run_gpte("improve", "set x to 2", "--model", "gpt-4o", cwd=project, env=env)

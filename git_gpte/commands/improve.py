@@ -23,8 +23,11 @@ def read_prompt(prompt: str | None, prompt_file: str | None) -> str:
                 return sys.stdin.read()
             with open(prompt_file, encoding="utf-8") as handle:
                 return handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read the prompt file {prompt_file!r}: {exc}") from None
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise UsageError(f"cannot read the prompt file {prompt_file!r}: {reason}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"the prompt file {prompt_file!r} is not UTF-8 text") from None
     if prompt == "-":
         return sys.stdin.read()
     if prompt is None:

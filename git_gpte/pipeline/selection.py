@@ -110,6 +110,7 @@ def select_files(
                 wanted = _ls_files(repo, env, "--error-unmatch", "--", *pathspecs)
             except GitCommandError as exc:
                 unmatched = str(exc).split("error: ", 1)[-1]
+                unmatched = unmatched.split(" Did you forget", 1)[0]  # they are not sent anyway
                 raise UsageError(
                     f"pathspec did not match any tracked file at {base[:12]}: {unmatched}"
                 ) from None
