@@ -3,7 +3,6 @@ self-heal after an issue's edit. Same local servers and bare ``origin`` as test_
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,11 +13,6 @@ from tests.helpers.action_world import pull_request_event as pr_event
 from tests.helpers.github_server import GitHubServer
 from tests.helpers.gitrepo import git
 from tests.helpers.llm_server import LLMServer
-
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("git_gpte.pipeline.heal") is None,
-    reason="the heal pipeline (git_gpte/pipeline/heal.py) is not in this tree yet",
-)
 
 REPO = "octo/demo"
 RUN_SH = "python3 check.py\n"
@@ -204,3 +198,18 @@ def test_the_program_under_test_never_sees_the_token(
     assert TOKEN not in status and TOKEN not in run.proc.stdout.replace(f"::add-mask::{TOKEN}", "")
     assert "sk-test-key" not in status
     assert "GITHUB_TOKEN" not in status and "GPTE_GITHUB_TOKEN" not in status
+
+
+def test_heal_docker_input_runs_the_check_in_docker(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    # No Docker engine answers here, so the input's effect shows as Docker's clear refusal,
+    # before any model call and without pushing anything.
+    world, head = pr_world(tmp_path, gh, llm_server, BROKEN)
+
+    run = world.run("pull_request", pr_event(40, "feature", head, REPO), GPTE_HEAL_DOCKER="true")
+
+    assert run.code == 4, run.proc.stdout + run.proc.stderr
+    assert "docker" in (run.proc.stdout + run.proc.stderr).lower()
+    assert llm_server.requests == []
+    assert world.remote_refs()["refs/heads/feature"] == head

@@ -291,13 +291,11 @@ class IssueFlow:
             base=o.commit,
             prompt=prompt,
             timeout=self.s.timeout_minutes * 60,
+            docker=self.s.heal_docker,
             model=self.ctx.model,
             identity=who,
             on_attempt=progress,
         )
-        if healed is None:
-            self.ctx.console.warn("self-heal is not available in this version of git-gpte; skipped")
-            return
         o.heal_ran = True
         o.heal_success = healed.success
         o.attempts = healed.attempts
@@ -467,12 +465,11 @@ class PullRequestFlow:
             base=head,
             prompt=prompt,
             timeout=s.timeout_minutes * 60,
+            docker=s.heal_docker,
             model=self.ctx.model,
             identity=identity(repo),
             on_attempt=progress,
         )
-        if healed is None:
-            raise RunError("self-heal is not available in this version of git-gpte")
         o.heal_ran, o.heal_success, o.attempts = True, healed.success, healed.attempts
         o.tokens_in, o.tokens_out, o.cost_usd = healed.tokens_in, healed.tokens_out, healed.cost_usd
         o.heal_tail = tail(healed.last_output_tail)

@@ -1,14 +1,9 @@
-"""The one place the action calls the heal pipeline, so its interface is adapted here only.
-
-Returns None when this installation has no heal pipeline; the caller says so and goes on.
-"""
+"""The one place the action calls the heal pipeline, so its interface is adapted here only."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ..config import Settings
 from ..git import Repository
@@ -39,23 +34,21 @@ def heal(
     timeout: int,
     model: str | None,
     identity: tuple[str, str],
+    docker: bool = False,
     on_attempt: Callable[[int], None] | None = None,
-) -> Healed | None:
+) -> Healed:
     """Run ``command`` on ``base`` and heal failures, up to ``attempts`` fixes.
 
     ``on_attempt(k)`` is called before run k (0 is the base) — the status comment's progress.
     """
-    try:
-        module: Any = importlib.import_module("git_gpte.pipeline.heal")
-    except ImportError:
-        return None
+    from ..pipeline.heal import HealRequest, run_heal
 
     def before_run(_preview: str, attempt: int) -> None:
         # The action runs without asking (CI; the gate already decided who may trigger it).
         if on_attempt is not None:
             on_attempt(attempt)
 
-    request = module.HealRequest(
+    request = HealRequest(
         command=command,
         attempts=attempts,
         base=base,
@@ -64,8 +57,9 @@ def heal(
         timeout=timeout,
         model=model,
         identity=identity,
+        docker=docker,
     )
-    result = module.run_heal(repo, settings, request, console, confirm=before_run)
+    result = run_heal(repo, settings, request, console, confirm=before_run)
     return Healed(
         success=bool(result.success),
         attempts=int(result.attempts),

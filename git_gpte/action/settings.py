@@ -56,6 +56,11 @@ INPUTS: dict[str, tuple[str, str, str]] = {
     ),
     "max-attempts": ("GPTE_MAX_ATTEMPTS", "3", "heal attempts at most"),
     "timeout-minutes": ("GPTE_TIMEOUT_MINUTES", "10", "time limit for one run of the heal command"),
+    "heal-docker": (
+        "GPTE_HEAL_DOCKER",
+        "false",
+        "run the heal command in a Docker container, away from the job's processes and tokens",
+    ),
     "max-prompt-chars": (
         "GPTE_MAX_PROMPT_CHARS",
         str(DEFAULT_MAX_CHARS),
@@ -123,6 +128,7 @@ class ActionSettings:
     heal_command: str | None
     max_attempts: int
     timeout_minutes: int
+    heal_docker: bool
     max_prompt_chars: int
     issue_number: int | None
 
@@ -181,6 +187,7 @@ class ActionSettings:
             heal_command=inp("heal-command") or None,
             max_attempts=_int("max-attempts", inp("max-attempts"), 1),
             timeout_minutes=_int("timeout-minutes", inp("timeout-minutes"), 1),
+            heal_docker=_bool("heal-docker", inp("heal-docker")),
             max_prompt_chars=_int("max-prompt-chars", inp("max-prompt-chars"), 200),
             issue_number=_int("issue-number", issue, 1) if issue else None,
         )
