@@ -302,7 +302,14 @@ def test_json_output(project: Path, llm_server: LLMServer) -> None:
 def test_from_worktree_bases_the_edit_on_uncommitted_work(
     project: Path, llm_server: LLMServer
 ) -> None:
-    write_files(project, {"README.md": "# demo\n\nmine\n"})
+    write_files(project, {"docs/a.md": "a\n", "docs/b.md": "b\n"})
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "docs")
+    write_files(project, {"README.md": "# demo\n\nmine\n", "docs/a.md": "a staged\n"})
+    git(project, "add", "docs/a.md")  # staged
+    git(project, "rm", "-q", "docs/b.md")  # deleted (staged)
+    (project / "src" / "app.py").write_text(APP + "# unstaged\n")
+    write_files(project, {"notes.txt": "untracked\n"})
     before = Snapshot.take(project)
     llm_server.queue(CLEAN_DIFF)
     code, _, err = improve(project, llm_server, "add logging", "--from-worktree")
@@ -310,6 +317,12 @@ def test_from_worktree_bases_the_edit_on_uncommitted_work(
     before.assert_unchanged(project, new_branches=("gpte/add-logging",))
     assert git(project, "rev-list", "--count", "main..gpte/add-logging").strip() == "2"
     assert show(project, "gpte/add-logging", "README.md") == "# demo\n\nmine\n"
+    assert show(project, "gpte/add-logging", "docs/a.md") == "a staged\n"
+    app = show(project, "gpte/add-logging", "src/app.py")
+    assert app.endswith("# unstaged\n") and "import logging" in app
+    listed = git(project, "ls-tree", "-r", "--name-only", "gpte/add-logging").split()
+    assert "docs/b.md" not in listed and "notes.txt" not in listed
+    assert "1 untracked file(s) are not included" in err
 
 
 def test_checkout_switches_when_safe(project: Path, llm_server: LLMServer) -> None:

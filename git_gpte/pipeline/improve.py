@@ -225,6 +225,13 @@ def plan_improve(
         if base != head:
             raise UsageError("--from-worktree needs the base to be HEAD (your changes are on HEAD)")
         worktree_changes = _worktree_changes(repo, repo.dirty_paths())
+        untracked = repo.git_run("ls-files", "-z", "--others", "--exclude-standard", strip=False)
+        count = len([p for p in untracked.split("\0") if p])
+        if count:
+            console.warn(
+                f"{count} untracked file(s) are not included: only tracked files are sent "
+                "(git add them to include them)"
+            )
         if worktree_changes:
             base = build_commit(
                 repo,
