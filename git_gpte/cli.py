@@ -18,6 +18,7 @@ import click
 
 from . import __version__
 from .errors import GpteError, Interrupted
+from .signals import sigterm_as_interrupt
 
 # name -> (module in git_gpte.commands, one-line help shown in the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -110,7 +111,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     code: Any
     try:
-        code = cli.main(args=argv, prog_name="git-gpte", standalone_mode=False)
+        # A CI cancel (SIGTERM) or a closed terminal (SIGHUP) ends the command the way Ctrl-C
+        # does, so runs are recorded as interrupted and temporary files are removed.
+        with sigterm_as_interrupt():
+            code = cli.main(args=argv, prog_name="git-gpte", standalone_mode=False)
     except GpteError as err:
         if verbose:
             traceback.print_exc()

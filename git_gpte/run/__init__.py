@@ -22,7 +22,7 @@ from .process import ProcessOutcome, run_process
 from .result import RunResult
 from .runner import check_entrypoint, preview, run_commit
 from .scrub import is_secret_name, parse_name_list, scrub_environment
-from .signals import sigterm_as_interrupt
+from ..signals import sigterm_as_interrupt
 from .worktree import temporary_worktree
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""SIGTERM and SIGHUP treated like Ctrl-C while a run is in progress.
+"""SIGTERM and SIGHUP treated like Ctrl-C for the whole command (and while a program runs).
 
 CI runners cancel a job with SIGTERM, and closing a terminal (or losing an ssh connection)
 sends SIGHUP. The program under test runs in its own session, so neither signal reaches it;
