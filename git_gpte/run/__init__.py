@@ -12,6 +12,7 @@ Public API (used by ``git gpte run``, ``heal`` and the GitHub Action)::
 
 from __future__ import annotations
 
+from ..signals import sigterm_as_interrupt
 from .capture import DEFAULT_MAX_OUTPUT_BYTES, TailBuffer
 from .command import DEFAULT_ENTRYPOINT, RunCommand
 from .confirm import require_confirmation
@@ -22,7 +23,6 @@ from .process import ProcessOutcome, run_process
 from .result import RunResult
 from .runner import check_entrypoint, preview, run_commit
 from .scrub import is_secret_name, parse_name_list, scrub_environment
-from ..signals import sigterm_as_interrupt
 from .worktree import temporary_worktree
 
 __all__ = [
