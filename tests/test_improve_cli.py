@@ -572,3 +572,20 @@ def test_repository_chosen_by_git_dir_and_work_tree(tmp_path: Path, llm_server: 
         "improve", "-n", "x", cwd=tmp_path, env={"GIT_DIR": str(tmp_path / "dot.git")}
     )
     assert bare_only.returncode == 3 and "bare repository" in bare_only.stderr
+
+
+def test_a_refusal_the_retry_leaves_out_is_still_reported(
+    project: Path, llm_server: LLMServer
+) -> None:
+    readme = "```diff\n--- README.md\n+++ README.md\n@@ -1 +1,2 @@\n # demo\n+More.\n```\n"
+    # First answer: README edit applies, app.py hunk is refused. The retry only touches
+    # README again and says nothing of app.py: its refusal must survive.
+    readme_again = readme.replace("+More.", "+More!").replace("@@ -1 +1,2 @@", "@@ -1,2 +1,2 @@")
+    readme_again = readme_again.replace(" # demo\n+More!", " # demo\n-More.\n+More!")
+    llm_server.queue(readme + "\n" + INVENTED_CONTEXT, readme_again)
+    code, out, err = improve(project, llm_server, "docs and greeting", "--max-retries", "1")
+    assert code == 1, err
+    assert "refused" in out and "src/app.py" in out
+    body = git(project, "log", "-1", "--format=%B", "gpte/docs-greeting")
+    assert "Refused hunks" in body and "src/app.py" in body
+    assert show(project, "gpte/docs-greeting", "README.md") == "# demo\nMore!\n"

@@ -320,6 +320,7 @@ def run_improve(
 ) -> ImproveResult:
     """Ask, apply, retry, commit. Raises a GpteError when nothing is committed."""
     from ..edit import apply_reply, parse_reply
+    from ..edit.render import retry_prompt
     from ..llm import LLM, RunLog, api_key
 
     identity = request.identity or repo.identity()  # fail before spending tokens
@@ -343,29 +344,43 @@ def run_improve(
     problems: list[str] = []
     attempts = 0
     try:
+        # Refusals not yet fixed, per file: a retry that leaves a file's failed hunks out
+        # does not make them disappear; only a retry that edits that file clears them.
+        outstanding: dict[str, list[Any]] = {}
         for attempt in range(request.max_retries + 1):
             attempts = attempt + 1
             if attempt:
                 console.info(f"retry {attempt}/{request.max_retries}: asking for what failed")
             reply = llm.ask(messages, images=request.images if attempt == 0 else ())
             parsed = parse_reply(reply.text, "auto")
+            problems = []
             if not parsed.edits:
-                problems = ["Your reply contained no edits in the requested format."]
-                refused_lines = []
+                problems.append("Your reply contained no edits in the requested format.")
             else:
                 result = apply_reply(files, parsed, known_paths=known)
                 reports.extend(result.reports)
                 files.changes.update(result.files)
-                refused_lines = [_report_line(r) for r in result.refused]
-                problems = []
-                if result.refused:
-                    problems.append(result.retry_prompt())
-                problems += python_problems(plan.selection.files, result.files)
+                for path in {r.path for r in result.reports if r.status != "refused"}:
+                    outstanding.pop(path, None)
+                for path in {r.path for r in result.refused}:
+                    outstanding[path] = [r for r in result.refused if r.path == path]
+            still_refused = [r for mine in outstanding.values() for r in mine]
+            refused_lines = [_report_line(r) for r in still_refused]
+            if still_refused:
+                problems.append(retry_prompt(still_refused))
+            problems += python_problems(plan.selection.files, files.changes)
             if not problems:
                 break
             if attempt == request.max_retries:
                 break
-            failed_paths = _failed_paths(reports, files.changes, plan.selection.files)
+            failed_paths = sorted(
+                set(outstanding)
+                | {
+                    path
+                    for path, text in files.changes.items()
+                    if text is not None and python_problems(plan.selection.files, {path: text})
+                }
+            )
             shown = {p: files[p] for p in failed_paths if files.exists(p)}
             messages = [
                 messages[0],
@@ -439,14 +454,6 @@ def run_improve(
 def _report_line(report: Any) -> str:
     where = f"{report.path} hunk {report.hunk}" if hasattr(report, "hunk") else str(report.path)
     return f"{where}: {report.detail}" if getattr(report, "detail", "") else where
-
-
-def _failed_paths(
-    reports: list[Any], changes: Mapping[str, str | None], sent: Mapping[str, str]
-) -> list[str]:
-    paths = [r.path for r in reports if getattr(r, "status", "") == "refused"]
-    paths += [p for p, v in changes.items() if v is not None and p.endswith(".py")]
-    return sorted(set(paths))
 
 
 def _final_changes(
