@@ -589,3 +589,34 @@ def test_a_refusal_the_retry_leaves_out_is_still_reported(
     body = git(project, "log", "-1", "--format=%B", "gpte/docs-greeting")
     assert "Refused hunks" in body and "src/app.py" in body
     assert show(project, "gpte/docs-greeting", "README.md") == "# demo\nMore!\n"
+
+
+def test_from_worktree_with_checkout_switches_keeping_the_users_work(
+    project: Path, llm_server: LLMServer
+) -> None:
+    write_files(project, {"README.md": "# demo\n\nmine\n", "notes.txt": "untracked\n"})
+    git(project, "add", "README.md")
+    write_files(project, {"README.md": "# demo\n\nmine, unstaged too\n"})
+    llm_server.queue(CLEAN_DIFF)
+    code, out, err = improve(project, llm_server, "add logging", "--from-worktree", "--checkout")
+    assert code == 0, err
+    assert git(project, "symbolic-ref", "--short", "HEAD").strip() == "gpte/add-logging"
+    assert (project / "README.md").read_text() == "# demo\n\nmine, unstaged too\n"
+    assert (project / "src/app.py").read_text().startswith("import logging\n")
+    assert (project / "notes.txt").read_text() == "untracked\n"
+    assert git(project, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_from_worktree_checkout_refuses_when_a_file_is_in_the_way(
+    project: Path, llm_server: LLMServer
+) -> None:
+    write_files(project, {"README.md": "# demo\n\nmine\n", "src/util.py": "# my own, untracked\n"})
+    index = (project / ".git" / "index").read_bytes()
+    llm_server.queue(NEW_AND_DELETE.split("```diff\n--- README.md")[0])
+    code, _, err = improve(project, llm_server, "add util", "--from-worktree", "--checkout")
+    assert code == 3, err
+    assert "switching to it is not safe" in err
+    assert git(project, "symbolic-ref", "--short", "HEAD").strip() == "main"
+    assert (project / ".git" / "index").read_bytes() == index
+    assert (project / "src/util.py").read_text() == "# my own, untracked\n"
+    assert (project / "README.md").read_text() == "# demo\n\nmine\n"

@@ -170,7 +170,7 @@ def command(
     else:
         _print_result(app, repo, result, checkout)
     if checkout:
-        _checkout(repo, result.branch)
+        _checkout(repo, result.branch, plan.base if plan.worktree_changes else None)
     if not as_json:
         from ..feedback.hint import review_hint
 
@@ -241,14 +241,49 @@ def _print_result(app: AppContext, repo: Any, result: Any, checkout: bool) -> No
         click.echo(f"take:  git merge {result.branch}   (or: git switch {result.branch})")
 
 
-def _checkout(repo: Any, branch: str) -> None:
+def _checkout(repo: Any, branch: str, worktree_commit: str | None = None) -> None:
+    """Switch to the new branch the way git would, refusing rather than touching local work.
+
+    With ``--from-worktree`` the branch's first commit *is* the user's uncommitted work, which
+    ``git switch`` would see as local changes in the way; then the switch is made with plumbing
+    from that commit to the branch tip, after checking the work tree still matches it.
+    """
     from ..errors import GitCommandError
 
     try:
-        repo.git_run("switch", "--quiet", branch)
+        if worktree_commit is None:
+            repo.git_run("switch", "--quiet", branch)
+        else:
+            _switch_from_worktree_commit(repo, branch, worktree_commit)
     except GitCommandError as exc:
         raise RepoError(
             f"branch {branch} was created, but switching to it is not safe: {exc.message}",
             hint="commit or stash your changes, then git switch " + branch,
         ) from None
     click.echo(f"switched to {branch}")
+
+
+def _switch_from_worktree_commit(repo: Any, branch: str, worktree_commit: str) -> None:
+    from pathlib import Path
+
+    from ..errors import GitCommandError
+
+    index = Path(repo.git_run("rev-parse", "--path-format=absolute", "--git-path", "index"))
+    saved = index.read_bytes() if index.exists() else None
+    try:
+        repo.git_run("read-tree", worktree_commit)
+        # read-tree leaves no stat data: refresh it, so diff-files lists only real differences.
+        repo.git_ok("update-index", "-q", "--refresh")
+        changed = repo.git_run("diff-files", "--name-only")
+        if changed:
+            raise GitCommandError(
+                f"the work tree changed while the model was answering ({changed.splitlines()[0]})"
+            )
+        repo.git_run("read-tree", "-m", "-u", worktree_commit, f"refs/heads/{branch}")
+    except GitCommandError:
+        if saved is not None:
+            index.write_bytes(saved)
+        raise
+    repo.git_run(
+        "symbolic-ref", "-m", "git-gpte improve --checkout", "HEAD", f"refs/heads/{branch}"
+    )
