@@ -598,7 +598,7 @@ def test_from_worktree_with_checkout_switches_keeping_the_users_work(
     git(project, "add", "README.md")
     write_files(project, {"README.md": "# demo\n\nmine, unstaged too\n"})
     llm_server.queue(CLEAN_DIFF)
-    code, out, err = improve(project, llm_server, "add logging", "--from-worktree", "--checkout")
+    code, _, err = improve(project, llm_server, "add logging", "--from-worktree", "--checkout")
     assert code == 0, err
     assert git(project, "symbolic-ref", "--short", "HEAD").strip() == "gpte/add-logging"
     assert (project / "README.md").read_text() == "# demo\n\nmine, unstaged too\n"
