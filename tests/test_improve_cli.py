@@ -149,8 +149,19 @@ def test_clean_reply_is_committed_on_a_new_branch(project: Path, llm_server: LLM
 
 def test_sloppy_reply_is_repaired(project: Path, llm_server: LLMServer) -> None:
     llm_server.queue(SLOPPY_DIFF)
-    code, _, err = improve(project, llm_server, "friendlier greeting", "--branch", "greet")
-    assert code == 0, err
+    result = run_gpte(
+        "-v",
+        "improve",
+        "friendlier greeting",
+        "--branch",
+        "greet",
+        "--model",
+        "gpt-4o-mini",
+        cwd=project,
+        env=env_for(llm_server),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "corrected src/app.py hunk 1" in result.stderr  # -v says how each hunk was placed
     assert 'return "Hello, " + name + "!"' in show(project, "greet", "src/app.py")
 
 
@@ -224,7 +235,11 @@ def test_dry_run_needs_no_key_and_calls_nothing(project: Path, llm_server: LLMSe
         env={"OPENAI_BASE_URL": llm_server.openai_base_url},
     )
     assert result.returncode == 0, result.stderr
-    assert "src/app.py" in result.stdout and "tokens in:" in result.stdout
+    assert (
+        "src/app.py" in result.stdout
+        and "to send: ~" in result.stdout
+        and "tokens (estimate)" in result.stdout
+    )
     assert llm_server.requests == []
     verbose = run_gpte("-v", "improve", "-n", "add logging", "--model", "gpt-4o", cwd=project)
     assert "----- system -----" in verbose.stdout and "add logging" in verbose.stdout

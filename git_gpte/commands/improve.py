@@ -181,7 +181,8 @@ def command(
 
 
 def _print_plan(app: AppContext, plan: Any, as_json: bool) -> int:
-    label = "" if plan.tokens_exact else " (estimate)"
+    from ..llm import format_tokens
+
     data = {
         "base": plan.base,
         "branch": plan.branch,
@@ -207,7 +208,7 @@ def _print_plan(app: AppContext, plan: Any, as_json: bool) -> int:
         for path, reason in plan.selection.skipped.items():
             click.echo(f"  {path}  ({reason})")
     click.echo(f"model: {plan.model.name}")
-    click.echo(f"tokens in: {plan.tokens_estimate:,}{label}")
+    click.echo(f"to send: {format_tokens(plan.tokens_estimate, plan.tokens_exact)}")
     if plan.cost_estimate is not None:
         click.echo(f"cost of the input: ${plan.cost_estimate:.4f} (estimate; the reply adds more)")
     else:

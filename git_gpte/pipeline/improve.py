@@ -359,6 +359,8 @@ def run_improve(
             else:
                 result = apply_reply(files, parsed, known_paths=known)
                 reports.extend(result.reports)
+                for report in result.reports:
+                    console.detail(report.one_line())
                 files.changes.update(result.files)
                 for path in {r.path for r in result.reports if r.status != "refused"}:
                     outstanding.pop(path, None)
