@@ -272,9 +272,14 @@ def plan_improve(
         dirty = sorted(repo.dirty_paths() & set(selection.files))
         if dirty:
             shown = ", ".join(dirty[:5]) + (" …" if len(dirty) > 5 else "")
+            remedy = (
+                "use --from-worktree to include them"
+                if request.command == "improve"
+                else "the committed code is what runs and is edited"
+            )
             console.warn(
                 f"{len(dirty)} file(s) sent have uncommitted changes ({shown}); the edit is based "
-                f"on {base[:12]} and does not include them (use --from-worktree to include them)"
+                f"on {base[:12]} and does not include them ({remedy})"
             )
     return ImprovePlan(
         base=base,
