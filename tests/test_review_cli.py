@@ -298,3 +298,19 @@ def test_hint_after_heal_on_a_terminal(tmp_path: Path, llm_server: LLMServer) ->
     assert f"How did it go? git gpte review {run_id}" in result.output
     piped = run_gpte("heal", "--yes", "--model", "gpt-4o-mini", cwd=project, env=env)
     assert piped.returncode == 0 and "How did it go?" not in piped.stdout + piped.stderr
+
+
+def test_default_run_is_the_heal_not_its_last_fix_attempt(project: Path) -> None:
+    from git_gpte.git import Repository
+    from git_gpte.llm import RunLog
+
+    log = RunLog(Repository.discover(project).state_dir())
+    heal = log.start("heal", prompt="make it run", model="gpt-4o")
+    attempt = log.start("heal-attempt", prompt="internal fix instruction", model="gpt-4o")
+    attempt.finish("ok")
+    heal.finish("failed")
+    log.close()
+    code, _, err = review(project, "--yes", input="n\nn\nu\n\n")
+    assert code == 0, err
+    [record] = exported(project)
+    assert record["run_id"] == heal.id and record["prompt"] == "make it run"

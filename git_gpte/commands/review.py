@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ..cli import AppContext
@@ -89,7 +91,7 @@ def command(
 
     log = RunLog(repo.state_dir())
     try:
-        run = log.get(run_id) if run_id is not None else log.latest()
+        run = log.get(run_id) if run_id is not None else _latest_reviewable(log)
         if run is None:
             raise UsageError(
                 "no runs recorded yet: nothing to review",
@@ -162,3 +164,11 @@ def command(
         )
     app.echo("nothing was sent anywhere; share it with git gpte review --export FILE", err=True)
     return 0
+
+
+def _latest_reviewable(log: Any) -> Any:
+    """The newest run a person started: a heal's own fix attempts belong to the heal run."""
+    for record in log.list(limit=100):
+        if record.command != "heal-attempt":
+            return log.get(record.id)
+    return log.latest()
