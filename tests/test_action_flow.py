@@ -226,7 +226,8 @@ def test_closed_or_locked_issue_is_left_alone(world: World, gh: GitHubServer) ->
         gh.add_issue(REPO, number, "Old", "stale", state=state, locked=locked)
         run = world.run("issues", labeled_event(issue, REPO))
         assert run.code == 0 and run.outputs["skipped"] == "true"
-        assert ("closed" if state == "closed" else "locked") in run.proc.stdout
+        reason = "it is closed" if state == "closed" else "it is locked"
+        assert f"issue #{number}: {reason}" in run.proc.stdout
     assert world.llm.requests == [] and gh.calls("POST") == []
 
 

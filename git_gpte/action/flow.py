@@ -177,7 +177,7 @@ class IssueFlow:
         decision = gate(
             self.ctx,
             self.client,
-            check_state(self.t.state, self.t.locked, f"#{self.t.number}"),
+            check_state(self.t.state, self.t.locked, "it"),
             self.t,
         )
         if not decision.allowed:
@@ -418,7 +418,7 @@ class PullRequestFlow:
                 "the heal check runs on same-repository branches only",
             )
         decision = gate(
-            self.ctx, self.client, check_state(t.state, False, f"pull request #{t.number}"), t
+            self.ctx, self.client, check_state(t.state, False, "it"), t
         )
         if not decision.allowed:
             return skip(self.ctx, f"pull request #{t.number}: {decision.reason}")
