@@ -319,3 +319,20 @@ def test_refuses_to_run_code_unasked_and_needs_a_key(tmp_path: Path, llm_server:
     unknown = bench(tmp_path, llm_server, str(tasks), "--yes", "--only", "nope")
     assert unknown.returncode == 2 and "no task named 'nope'" in unknown.stderr
     assert llm_server.requests == []
+
+
+def test_bench_run_inside_a_repository_leaves_it_untouched(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    from tests.helpers.gitrepo import Snapshot, git, make_repo, write_files
+
+    user = make_repo(tmp_path / "mine", {"a.py": "x = 1\n"})
+    write_files(user, {"a.py": "x = 2\n", "new.txt": "untracked\n"})
+    git(user, "add", "new.txt")
+    before = Snapshot.take(user)
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(example("fizzbuzz") + "\n")
+    llm_server.queue(FIZZ_DIFF)
+    result = bench(user, llm_server, str(tasks), "--yes")
+    assert result.returncode == 0, result.stderr
+    before.assert_unchanged(user)

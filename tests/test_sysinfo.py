@@ -69,3 +69,14 @@ def test_nothing_configured_and_git_config_keys(tmp_path: Path) -> None:
     assert info["model"] == "gpt-4o-mini" and info["feedback"] == "off"
     assert info["in repository"] is True
     assert SECRET not in json.dumps(info) and "hunter2" not in json.dumps(info)
+
+
+def test_sysinfo_inside_a_repository_leaves_it_untouched(tmp_path: Path) -> None:
+    from tests.helpers.gitrepo import Snapshot, write_files
+
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n"})
+    write_files(repo, {"a.py": "x = 2\n"})
+    before = Snapshot.take(repo)
+    sysinfo(repo)
+    sysinfo(repo, "--json")
+    before.assert_unchanged(repo)

@@ -148,6 +148,9 @@ class Repository:
         ``stdin_path`` feeds a file to the command's standard input.
         """
         full_env = {k: v for k, v in os.environ.items() if k not in _STRIPPED_ENV}
+        # No optional locks: `git status` and friends must not refresh (rewrite) the user's
+        # index behind their back; the index bytes are part of what we promise not to touch.
+        full_env["GIT_OPTIONAL_LOCKS"] = "0"
         full_env.update(self._location)
         if env:
             full_env.update(env)

@@ -14,7 +14,9 @@ from pathlib import Path
 
 
 def git(cwd: Path | str, *args: str, input: bytes | None = None, check: bool = True) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, check=False)
+    # --no-optional-locks: looking (git status) must not rewrite the index being compared.
+    argv = ["git", "--no-optional-locks", *args]
+    proc = subprocess.run(argv, cwd=cwd, input=input, capture_output=True, check=False)
     if check and proc.returncode != 0:
         stderr = proc.stderr.decode(errors="replace")
         raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}): {stderr}")
