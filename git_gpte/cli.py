@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,6 +116,8 @@ def main(argv: list[str] | None = None) -> None:
             code = cli.main(args=argv, prog_name="git-gpte", standalone_mode=False)
     except GpteError as err:
         if verbose:
+            import traceback
+
             traceback.print_exc()
         click.echo(f"git-gpte: error: {err.render()}", err=True)
         sys.exit(err.exit_code)
