@@ -32,7 +32,8 @@ class ApplyResult:
     files: dict[str, str | None] = field(default_factory=dict)
     reports: list[HunkReport] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    placed: dict[str, list[tuple[str, list[Placement]]]] = field(default_factory=dict)
+    # Per path, the placements of each diff applied to it (in line order), for corrected_diff.
+    placed: dict[str, list[list[Placement]]] = field(default_factory=dict)
 
     @property
     def applied_count(self) -> int:
@@ -60,8 +61,8 @@ class ApplyResult:
         for name, blocks in self.placed.items():
             if path is not None and name != path:
                 continue
-            for base, placements in blocks:
-                parts.append(render_hunks(name, base, placements))
+            for placements in blocks:
+                parts.append(render_hunks(name, placements))
         return "".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -337,7 +338,7 @@ def _apply_edit(
             text, [p for _, p in placements], edit.hunks, [k for k, _ in placements]
         )
         result.placed.setdefault(path, []).append(
-            (current, [p for _, p in sorted(placements, key=lambda kp: kp[1].start)])
+            [p for _, p in sorted(placements, key=lambda kp: kp[1].start)]
         )
     return reports
 

@@ -17,9 +17,8 @@ def _range(start: int, count: int) -> str:
     return f"{start if count else max(0, start - 1)},{count}"
 
 
-def render_hunks(path: str, base: str, placements: Sequence[Placement]) -> str:
-    """``placements`` (applied to ``base``) as a unified diff with true numbers."""
-    del base  # the placements already hold the lines; kept for symmetry with callers
+def render_hunks(path: str, placements: Sequence[Placement]) -> str:
+    """``placements`` (of one diff, on one file text) as a unified diff with true numbers."""
     out = [f"--- {path}\n", f"+++ {path}\n"]
     offset = 0
     for placed in sorted(placements, key=lambda p: p.start):
