@@ -79,7 +79,7 @@ def command(
     from ..config import Settings
     from ..errors import UsageError
     from ..llm import api_key, resolve_model
-    from ..run import require_confirmation, sigterm_as_interrupt
+    from ..run import require_confirmation
 
     tasks = load_tasks(tasks_file, fmt)
     if only:
@@ -113,20 +113,19 @@ def command(
         question="Run the bench?",
     )
     results = []
-    with sigterm_as_interrupt():  # cancelled or hung up: clean up as after Ctrl-C
-        for number, task in enumerate(tasks, 1):
-            if not app.quiet:
-                click.echo(f"[{number}/{len(tasks)}] {task.name} ...", err=True)
-            result = run_task(task, config)
-            results.append(result)
-            if not app.quiet:
-                reason = f": {result.reason}" if result.reason else ""
-                kept = f" (kept in {result.repository})" if result.repository else ""
-                click.echo(
-                    f"[{number}/{len(tasks)}] {task.name}: {result.status}{reason} "
-                    f"({result.seconds:.1f}s){kept}",
-                    err=True,
-                )
+    for number, task in enumerate(tasks, 1):
+        if not app.quiet:
+            click.echo(f"[{number}/{len(tasks)}] {task.name} ...", err=True)
+        result = run_task(task, config)
+        results.append(result)
+        if not app.quiet:
+            reason = f": {result.reason}" if result.reason else ""
+            kept = f" (kept in {result.repository})" if result.repository else ""
+            click.echo(
+                f"[{number}/{len(tasks)}] {task.name}: {result.status}{reason} "
+                f"({result.seconds:.1f}s){kept}",
+                err=True,
+            )
     summary = summarize(results, model=info.name)
     data = {"summary": summary, "tasks": [r.to_json() for r in results]}
     if report:

@@ -82,7 +82,7 @@ def command(
     from ..config import Settings
     from ..git import Repository
     from ..pipeline.heal import HealRequest, run_heal
-    from ..run import require_confirmation, sigterm_as_interrupt
+    from ..run import require_confirmation
     from ..ui import Console
     from .improve import read_prompt
     from .run import _stop_workflow_commands, _Streamer
@@ -118,8 +118,7 @@ def command(
     )
     stop_token = _stop_workflow_commands(streamer is not None)
     try:
-        with sigterm_as_interrupt():
-            result = run_heal(repo, settings, request, console, on_output=streamer, confirm=confirm)
+        result = run_heal(repo, settings, request, console, on_output=streamer, confirm=confirm)
     finally:
         if stop_token:
             click.echo(f"::{stop_token}::")

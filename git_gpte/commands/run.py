@@ -24,7 +24,6 @@ from ..run import (
     preview,
     require_confirmation,
     run_commit,
-    sigterm_as_interrupt,
 )
 from .options import (
     command_option,
@@ -109,8 +108,7 @@ def command(
     streamer = None if app.quiet else _Streamer(sys.stdout.buffer)
     stop_token = _stop_workflow_commands(streamer is not None)
     try:
-        with sigterm_as_interrupt():
-            result = run_commit(repo, commit, options, on_output=streamer)
+        result = run_commit(repo, commit, options, on_output=streamer)
     finally:
         if stop_token:
             start = "" if streamer is None or streamer.at_line_start else "\n"

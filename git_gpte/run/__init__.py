@@ -12,7 +12,6 @@ Public API (used by ``git gpte run``, ``heal`` and the GitHub Action)::
 
 from __future__ import annotations
 
-from ..signals import sigterm_as_interrupt
 from .capture import DEFAULT_MAX_OUTPUT_BYTES, TailBuffer
 from .command import DEFAULT_ENTRYPOINT, RunCommand
 from .confirm import require_confirmation
@@ -45,6 +44,5 @@ __all__ = [
     "run_commit",
     "run_process",
     "scrub_environment",
-    "sigterm_as_interrupt",
     "temporary_worktree",
 ]
