@@ -47,10 +47,6 @@ class ApplyResult:
     def refused(self) -> list[HunkReport]:
         return [r for r in self.reports if r.status == "refused"]
 
-    @property
-    def ok(self) -> bool:
-        return not self.refused
-
     def retry_prompt(self) -> str:
         """Text for the LLM describing each refused hunk; "" when nothing was refused."""
         return retry_prompt(self.refused)

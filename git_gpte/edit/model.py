@@ -31,7 +31,6 @@ class Hunk:
     header: str = "@@ ... @@"
     no_newline_old: bool = False
     no_newline_new: bool = False
-    source_line: int = 0
 
     @property
     def old_lines(self) -> list[str]:
@@ -59,7 +58,6 @@ class FileEdit:
     hunks: list[Hunk] = field(default_factory=list)
     content: str | None = None
     fmt: str = "diff"
-    source_line: int = 0
     old_path: str | None = None
 
 
@@ -108,10 +106,6 @@ class HunkReport:
     candidate: Candidate | None = None
     expected: list[str] = field(default_factory=list)
     kind: str = "modify"
-
-    @property
-    def why(self) -> str:
-        return self.detail
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

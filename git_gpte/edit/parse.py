@@ -111,7 +111,6 @@ def _parse_diffs(lines: list[str]) -> ParsedReply:
         edit, i = _read_file_diff(
             lines, i + 2, region if fenced else None, old_raw, new_raw, in_fence
         )
-        edit.source_line = i
         if edit.kind == "modify" and not edit.hunks:
             problems.append(f"diff for {edit.path} has no @@ hunks; ignored")
             continue
@@ -165,7 +164,7 @@ def _read_file_diff(
             break
         match = _HUNK.match(line) if line.startswith("@@") else None
         if match or (line.startswith("@@") and not counted):
-            hunk = _new_hunk(line, match, i + 1)
+            hunk = _new_hunk(line, match)
             edit.hunks.append(hunk)
             old_left = hunk.old_count if hunk.old_count is not None else -1
             new_left = hunk.new_count if hunk.new_count is not None else -1
@@ -226,7 +225,7 @@ def _read_file_diff(
     return edit, i
 
 
-def _new_hunk(line: str, match: re.Match[str] | None, source_line: int) -> Hunk:
+def _new_hunk(line: str, match: re.Match[str] | None) -> Hunk:
     def num(group: int) -> int | None:
         value = match.group(group) if match else None
         return int(value) if value is not None else None
@@ -241,7 +240,6 @@ def _new_hunk(line: str, match: re.Match[str] | None, source_line: int) -> Hunk:
         new_start=new_start,
         new_count=new_count,
         header=line.strip(),
-        source_line=source_line,
     )
 
 
@@ -313,9 +311,7 @@ def _parse_files(lines: list[str]) -> ParsedReply:
         content = "\n".join(body)
         if content and not content.endswith("\n"):
             content += "\n"
-        edits.append(
-            FileEdit(path=path, kind="whole-file", content=content, fmt="files", source_line=i)
-        )
+        edits.append(FileEdit(path=path, kind="whole-file", content=content, fmt="files"))
     return ParsedReply(edits=edits, problems=problems)
 
 
@@ -378,26 +374,18 @@ def _parse_search_replace(lines: list[str]) -> ParsedReply:
             problems.append(f"SEARCH block at reply line {start + 1} names no file; ignored")
             continue
         last_path = path
-        edits.append(search_replace_edit(path, search, replace, start + 1))
+        edits.append(search_replace_edit(path, search, replace))
     return ParsedReply(edits=edits, problems=problems)
 
 
-def search_replace_edit(
-    path: str, search: list[str], replace: list[str], source_line: int = 0
-) -> FileEdit:
+def search_replace_edit(path: str, search: list[str], replace: list[str]) -> FileEdit:
     """A SEARCH/REPLACE block as a hunk: lines common to both sides become context.
 
     An empty SEARCH creates the file (or appends, when the file exists: see the applier).
     """
     if not any(s.strip() for s in search):
         content = "\n".join(replace) + ("\n" if replace else "")
-        return FileEdit(
-            path=path,
-            kind="whole-file",
-            content=content,
-            fmt="search-replace-append",
-            source_line=source_line,
-        )
+        return FileEdit(path=path, kind="whole-file", content=content, fmt="search-replace-append")
     ops: list[tuple[Op, str]] = []
     matcher = difflib.SequenceMatcher(a=search, b=replace, autojunk=False)
     for tag, a1, a2, b1, b2 in matcher.get_opcodes():
@@ -406,10 +394,8 @@ def search_replace_edit(
         else:
             ops.extend(("-", t) for t in search[a1:a2])
             ops.extend(("+", t) for t in replace[b1:b2])
-    hunk = Hunk(lines=ops, header="SEARCH/REPLACE", source_line=source_line)
-    return FileEdit(
-        path=path, kind="modify", hunks=[hunk], fmt="search-replace", source_line=source_line
-    )
+    hunk = Hunk(lines=ops, header="SEARCH/REPLACE")
+    return FileEdit(path=path, kind="modify", hunks=[hunk], fmt="search-replace")
 
 
 def search_replace_blocks(edits: list[FileEdit]) -> list[tuple[str, str, str]]:
