@@ -10,21 +10,12 @@ from __future__ import annotations
 import os
 import secrets
 import sys
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
 from ..cli import AppContext
-from ..config import Settings
 from ..errors import RunError
-from ..git.repo import Repository
-from ..run import (
-    RunOptions,
-    RunResult,
-    preview,
-    require_confirmation,
-    run_commit,
-)
 from .options import (
     command_option,
     docker_option,
@@ -32,6 +23,10 @@ from .options import (
     run_timeout_option,
     run_yes_option,
 )
+
+if TYPE_CHECKING:
+    from ..git.repo import Repository
+    from ..run import RunResult
 
 # Output beyond this much is not streamed (a runaway log would flood the terminal or CI log);
 # the captured tail is printed when the run ends instead.
@@ -90,6 +85,10 @@ def command(
     temporary git worktree, so your working tree, index and uncommitted changes are neither used
     nor touched. Exits 0 when the program exits 0, and 8 when it fails or times out.
     """
+    from ..config import Settings
+    from ..git.repo import Repository
+    from ..run import RunOptions, preview, require_confirmation, run_commit
+
     repo = Repository.discover(app.cwd)
     commit = repo.resolve_commit(base)
     settings = Settings.load(app.cwd, repo.root)
