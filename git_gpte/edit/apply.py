@@ -321,7 +321,7 @@ def _apply_edit(
         if (
             hunk.old_start
             and placed.method != "insert"
-            and abs(placed.start - (hunk.old_start - 1)) > 0
+            and placed.start != hunk.old_start - 1
             and not any("precede" in n for n in extra)
         ):
             extra.append(f"placed at line {placed.start + 1}, not {hunk.old_start}")
@@ -330,12 +330,9 @@ def _apply_edit(
             st = (st[0], "; ".join(x for x in [st[1], "no change"] if x))
         reports.append(_report(edit, path, number, *st, hunk, line=placed.start + 1))
     if placements:
-        state[path] = _splice(
-            text, [p for _, p in placements], edit.hunks, [k for k, _ in placements]
-        )
-        result.placed.setdefault(path, []).append(
-            [p for _, p in sorted(placements, key=lambda kp: kp[1].start)]
-        )
+        placements.sort(key=lambda kp: kp[1].start)
+        state[path] = _splice(text, placements, edit.hunks)
+        result.placed.setdefault(path, []).append([p for _, p in placements])
     return reports
 
 
@@ -421,15 +418,14 @@ def _overlap(
     return None
 
 
-def _splice(
-    text: TextLines, placements: list[Placement], hunks: list[Hunk], order: list[int]
-) -> str:
+def _splice(text: TextLines, placements: list[tuple[int, Placement]], hunks: list[Hunk]) -> str:
+    """The file with ``placements`` (hunk index, placement; in line order) applied."""
     raw = text.raw
     out: list[str] = []
     pos = 0
     final_newline = text.final_newline or len(text) == 0
     last_at: int | None = None  # where the file's last line is in ``out``, if kept
-    for placed, k in sorted(zip(placements, order, strict=False), key=lambda pk: pk[0].start):
+    for k, placed in placements:
         out.extend(raw[pos : placed.start])
         for op, t, j in placed.ops:
             if op == " ":
