@@ -23,7 +23,7 @@ from .models import ANTHROPIC, AZURE, COMPATIBLE, OPENAI, ModelInfo
 from .providers import Completion, Provider, ProviderFailure, Request, make_provider
 from .retry import RetryClock, RetryPolicy
 from .runlog import Exchange, Run
-from .tokens import count_text, estimate_tokens, format_tokens
+from .tokens import IMAGE_TOKENS, count_text, estimate_tokens, format_tokens
 
 DEFAULT_TEMPERATURE = 0.1  # gpt-engineer's: low, for code
 DEFAULT_TIMEOUT = 120.0  # seconds per network read; a streamed reply may take longer in total
@@ -88,9 +88,14 @@ KEY_VARIABLES = {
 }
 
 
+def key_variables(info: ModelInfo) -> tuple[str, ...]:
+    """The variables that may hold the key for ``info``'s provider, the usual one first."""
+    return KEY_VARIABLES.get(info.provider, ("OPENAI_API_KEY",))
+
+
 def api_key(info: ModelInfo, settings: Settings) -> str:
     """The key for ``info``'s provider; a local or compatible server does not need one."""
-    names = KEY_VARIABLES.get(info.provider, ("OPENAI_API_KEY",))
+    names = key_variables(info)
     key = settings.get(env=names)
     if key:
         return str(key)
@@ -178,7 +183,7 @@ class LLM:
         loaded = self._images(images)
         estimate, exact = estimate_tokens(sent, info.name)
         if loaded:
-            estimate, exact = estimate + 765 * len(loaded), False
+            estimate, exact = estimate + IMAGE_TOKENS * len(loaded), False
         if info.context_tokens and estimate > info.context_tokens:
             self.console.warn(
                 f"the request is {format_tokens(estimate, exact)}, more than {info.name}'s "
@@ -328,12 +333,11 @@ class LLM:
         if tokens_out is None:
             tokens_out, _ = count_text(completion.text, self.info.name)
             exact = False
-        price = self.info.price
         return Reply(
             text=completion.text,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
-            cost_usd=price.cost(tokens_in, tokens_out) if price else None,
+            cost_usd=self.info.estimate_cost(tokens_in, tokens_out),
             finish_reason=completion.finish_reason,
             usage_exact=exact,
             attempts=attempts,
@@ -377,7 +381,7 @@ class LLM:
             if failure.kind == "timeout":
                 hint += ", GPTE_REQUEST_TIMEOUT how long one try waits for an answer"
         elif failure.status in (401, 403):
-            hint = f"check {KEY_VARIABLES.get(self.info.provider, ('OPENAI_API_KEY',))[0]}"
+            hint = f"check {key_variables(self.info)[0]}"
         elif failure.status == 404:
             hint = f"is {self.info.name!r} a model or Azure deployment this endpoint serves?"
             base = self.info.base_url or ""
