@@ -90,18 +90,6 @@ MIGRATIONS: list[Migration] = [
     ),
 ]
 
-OUTCOMES = (
-    "ok",
-    "partial",
-    "no-edits",
-    "refused",
-    "llm-error",
-    "config-error",
-    "error",
-    "interrupted",
-    "dry-run",
-)
-
 
 @dataclass
 class Exchange:
@@ -296,8 +284,8 @@ class Run:
         self.finished = True
         self.outcome = outcome
 
-    def interrupted(self, detail: str | None = None) -> None:
-        self.finish("interrupted", detail=detail or "interrupted by the user (Ctrl-C)")
+    def interrupted(self) -> None:
+        self.finish("interrupted", detail="interrupted by the user (Ctrl-C)")
 
     # ------------------------------------------------------------------ context manager
     def __enter__(self) -> Run:
@@ -319,9 +307,6 @@ class Run:
             self.finish(outcome_for(exc), detail=exc.render())
         else:
             self.finish("error", detail=f"{type(exc).__name__}: {exc}")
-
-    def get(self) -> RunRecord:
-        return self.log.get(self.id)
 
 
 def outcome_for(error: BaseException) -> str:
