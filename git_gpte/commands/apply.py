@@ -245,13 +245,9 @@ def command(
 
 def _commit(repo: Repository, base: str, branch: str, result: ApplyResult, fmt: str) -> str:
     from ..git import FileChange, build_commit, create_branch, format_message
-    from ..git.branch import check_branch_name
+    from ..git.branch import require_new_branch
 
-    check_branch_name(repo, branch)
-    if repo.ref_exists(f"refs/heads/{branch}"):
-        from ..errors import BranchExists
-
-        raise BranchExists(f"branch {branch!r} already exists", hint="choose another name")
+    require_new_branch(repo, branch, hint="choose another name")
     changes = [
         FileChange(path, None if text is None else text.encode("utf-8"))
         for path, text in sorted(result.files.items())

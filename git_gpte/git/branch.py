@@ -46,6 +46,17 @@ def check_branch_name(repo: Repository, name: str) -> str:
     return name
 
 
+def require_new_branch(
+    repo: Repository, name: str, hint: str = "choose another name with --branch"
+) -> str:
+    """The name if it is valid and no branch has it yet: checked before any work is spent
+    (:func:`create_branch` checks again, atomically, when the commit exists)."""
+    check_branch_name(repo, name)
+    if repo.ref_exists(f"refs/heads/{name}"):
+        raise BranchExists(f"branch {name!r} already exists", hint=hint)
+    return name
+
+
 def unique_branch(repo: Repository, name: str) -> str:
     """``name``, or ``name-2``, ``name-3``… whichever does not exist yet."""
     check_branch_name(repo, name)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Settings
-from ..errors import BranchExists, EditError, GpteError, Interrupted, UsageError
+from ..errors import EditError, GpteError, Interrupted, UsageError
 from ..git import (
     FileChange,
     Repository,
@@ -36,7 +36,7 @@ from ..git import (
     summary_line,
     unique_branch,
 )
-from ..git.branch import check_branch_name
+from ..git.branch import check_branch_name, require_new_branch
 from ..ui import Console
 
 ENTRYPOINT = "run.sh"
@@ -199,11 +199,7 @@ def _nothing_to_clarify(text: str) -> bool:
 def _target(repo: Repository, request: GenerateRequest) -> tuple[str | None, str]:
     """(base commit or None for a first commit, branch to create)."""
     if request.branch:
-        name = check_branch_name(repo, request.branch)
-        if repo.ref_exists(f"refs/heads/{name}"):
-            raise BranchExists(
-                f"branch {name!r} already exists", hint="choose another name with --branch"
-            )
+        require_new_branch(repo, request.branch)
     if repo.has_commits():
         base = repo.resolve_commit("HEAD")
         return base, request.branch or unique_branch(

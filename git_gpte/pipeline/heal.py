@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..config import Settings
-from ..errors import BranchExists, EditError, GpteError, Interrupted, UnsafePathError, UsageError
+from ..errors import EditError, GpteError, Interrupted, UnsafePathError, UsageError
 from ..git import Repository, slugify, unique_branch
-from ..git.branch import check_branch_name
+from ..git.branch import require_new_branch
 from ..ui import Console
 
 DEFAULT_ATTEMPTS = 5
@@ -224,12 +224,7 @@ def _commit_body(heal_id: str, attempt: int, result: Any) -> str:
 # ---------------------------------------------------------------------------- the loop
 def _branch_for(repo: Repository, request: HealRequest, spec: str | None, base: str) -> str:
     if request.branch:
-        name = check_branch_name(repo, request.branch)
-        if repo.ref_exists(f"refs/heads/{name}"):
-            raise BranchExists(
-                f"branch {name!r} already exists", hint="choose another name with --branch"
-            )
-        return name
+        return require_new_branch(repo, request.branch)
     slug = slugify(spec.strip().splitlines()[0]) if spec and spec.strip() else base[:7]
     return unique_branch(repo, f"gpte/heal-{slug}")
 

@@ -27,7 +27,7 @@ from ..git import (
     summary_line,
     unique_branch,
 )
-from ..git.branch import check_branch_name
+from ..git.branch import check_branch_name, require_new_branch
 from ..ui import Console
 from .messages import improve_user_message, retry_user_message
 from .selection import DEFAULT_MAX_FILE_BYTES, Selection, select_files
@@ -209,13 +209,7 @@ def plan_improve(
                 f"branch {branch!r} does not point at {base[:12]}; it was changed meanwhile"
             )
     elif request.branch:
-        branch = check_branch_name(repo, request.branch)
-        if repo.ref_exists(f"refs/heads/{branch}"):
-            from ..errors import BranchExists
-
-            raise BranchExists(
-                f"branch {branch!r} already exists", hint="choose another name with --branch"
-            )
+        branch = require_new_branch(repo, request.branch)
     else:
         branch = unique_branch(repo, branch_from_prompt(request.prompt, request.branch_prefix))
 
