@@ -27,7 +27,6 @@ class Console:
         self.out = stream if stream is not None else sys.stderr
         # Live token streaming only on a terminal; CI gets progress lines instead.
         self.live = (not quiet) and (self.out.isatty() if live is None else live)
-        self._streamed = 0
 
     def info(self, message: str) -> None:
         if not self.quiet:
@@ -46,7 +45,6 @@ class Console:
         """One streamed piece of an LLM reply."""
         if self.live:
             self._write(text)
-        self._streamed += len(text)
 
     def end_stream(self, summary: str = "") -> None:
         """Close a streamed reply; off a terminal, one line saying how much arrived."""
@@ -54,11 +52,6 @@ class Console:
             self._write("\n")
         elif summary and not self.quiet:
             self._write(summary + "\n")
-        self._streamed = 0
-
-    @property
-    def streamed_chars(self) -> int:
-        return self._streamed
 
     def _write(self, text: str) -> None:
         self.out.write(text)

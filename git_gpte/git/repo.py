@@ -322,9 +322,6 @@ class Repository:
         stream = self.repo.odb.store(IStream("blob", len(data), BytesIO(data)))
         return str(stream.hexsha.decode() if isinstance(stream.hexsha, bytes) else stream.hexsha)
 
-    def status_porcelain(self) -> str:
-        return self.git_run("status", "--porcelain=v1", "-z", "--untracked-files=all", strip=False)
-
     def dirty_paths(self) -> set[str]:
         """Paths with staged or unstaged changes to tracked files (untracked ignored)."""
         out = self.git_run("status", "--porcelain=v1", "-z", "--untracked-files=no", strip=False)
