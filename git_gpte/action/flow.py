@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..config import Settings
 from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError, MissingIdentity, RunError
 from ..git import Repository
 from ..ui import Console
-from . import heal_bridge
 from .client import GitHubClient
 from .commands import WorkflowCommands, write_outputs, write_summary
 from .event import (
@@ -36,6 +36,9 @@ from .report import Outcome, cost_text, fence, pr_body, pr_title, summary_markdo
 from .sanitize import build_prompt
 from .settings import BOT_IDENTITY, LLM_KEY_VARIABLES, ActionSettings, scrub_secrets
 from .status import StatusComment
+
+if TYPE_CHECKING:
+    from ..pipeline.heal import HealResult
 
 TAIL_CHARS = 3000
 
@@ -156,6 +159,47 @@ def default_heal_command(repo: Repository, commit: str, configured: str | None) 
 
 def tail(text: str, limit: int = TAIL_CHARS) -> str:
     return text if len(text) <= limit else "…" + text[-limit:]
+
+
+def heal(
+    ctx: Context,
+    o: Outcome,
+    repo: Repository,
+    settings: Settings,
+    *,
+    command: str,
+    base: str,
+    prompt: str,
+    who: tuple[str, str],
+    on_attempt: Callable[[int], None],
+) -> HealResult:
+    """Run ``command`` on ``base`` and heal failures, up to max-attempts fixes; what the heal did
+    is recorded in ``o`` (its tokens and cost are the caller's to count).
+
+    ``on_attempt(k)`` is called before run k (0 is the base): the status comment's progress.
+    """
+    from ..pipeline.heal import HealRequest, run_heal
+
+    def before_run(_preview: str, attempt: int) -> None:
+        # The action runs without asking (CI; the gate already decided who may trigger it).
+        on_attempt(attempt)
+
+    request = HealRequest(
+        command=command,
+        attempts=ctx.settings.max_attempts,
+        base=base,
+        branch=None,  # heal picks a fresh gpte/heal-... name; the action pushes the commit
+        prompt=prompt,
+        timeout=ctx.settings.timeout_minutes * 60,
+        model=ctx.model,
+        identity=who,
+        docker=ctx.settings.heal_docker,
+    )
+    healed = run_heal(repo, settings, request, ctx.console, confirm=before_run)
+    o.heal_ran, o.heal_success, o.attempts = True, healed.success, healed.attempts
+    o.heal_tail = tail(healed.last_output_tail)
+    o.heal_stop = healed.stop_reason
+    return healed
 
 
 class IssueFlow:
@@ -282,25 +326,17 @@ class IssueFlow:
             what = "checking the edit" if attempt == 0 else f"heal attempt {attempt}/{n}"
             self.status.update(f"{what}: running `{command}`.")
 
-        healed = heal_bridge.heal(
+        healed = heal(
+            self.ctx,
+            o,
             repo,
             settings,
-            self.ctx.console,
             command=command,
-            attempts=n,
             base=o.commit,
             prompt=prompt,
-            timeout=self.s.timeout_minutes * 60,
-            docker=self.s.heal_docker,
-            model=self.ctx.model,
-            identity=who,
+            who=who,
             on_attempt=progress,
         )
-        o.heal_ran = True
-        o.heal_success = healed.success
-        o.attempts = healed.attempts
-        o.heal_tail = tail(healed.last_output_tail)
-        o.heal_stop = healed.stop_reason
         if healed.success and healed.commit:
             o.commit = healed.commit  # failed attempts stay out of the pull request
         o.tokens_in += healed.tokens_in
@@ -417,9 +453,7 @@ class PullRequestFlow:
                 f"pull request #{t.number} comes from a fork; "
                 "the heal check runs on same-repository branches only",
             )
-        decision = gate(
-            self.ctx, self.client, check_state(t.state, False, "it"), t
-        )
+        decision = gate(self.ctx, self.client, check_state(t.state, False, "it"), t)
         if not decision.allowed:
             return skip(self.ctx, f"pull request #{t.number}: {decision.reason}")
         try:
@@ -456,24 +490,18 @@ class PullRequestFlow:
             what = "running the check" if attempt == 0 else f"heal attempt {attempt}/{n}"
             self.status.update(f"{what}: `{command}` on `{t.head_ref}`.")
 
-        healed = heal_bridge.heal(
+        healed = heal(
+            self.ctx,
+            o,
             repo,
             settings,
-            self.ctx.console,
             command=command,
-            attempts=n,
             base=head,
             prompt=prompt,
-            timeout=s.timeout_minutes * 60,
-            docker=s.heal_docker,
-            model=self.ctx.model,
-            identity=identity(repo),
+            who=identity(repo),
             on_attempt=progress,
         )
-        o.heal_ran, o.heal_success, o.attempts = True, healed.success, healed.attempts
         o.tokens_in, o.tokens_out, o.cost_usd = healed.tokens_in, healed.tokens_out, healed.cost_usd
-        o.heal_tail = tail(healed.last_output_tail)
-        o.heal_stop = healed.stop_reason
         if healed.success and (not healed.commit or healed.commit == head):
             self.status.update(f"check passed: `{command}` succeeds on {head[:12]}.")
             self._outputs(True)
