@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import EditError, GpteError, Interrupted, LLMError, RepoError, UsageError
@@ -23,6 +23,7 @@ from ..git import (
     branch_from_prompt,
     build_commit,
     create_branch,
+    decode_text,
     format_message,
     summary_line,
     unique_branch,
@@ -31,6 +32,9 @@ from ..git.branch import check_branch_name, require_new_branch
 from ..ui import Console
 from .messages import improve_user_message, retry_user_message
 from .selection import DEFAULT_MAX_FILE_BYTES, Selection, select_files
+
+if TYPE_CHECKING:
+    from ..edit import HunkReport
 
 # Room kept free in the context window for the model's answer.
 REPLY_RESERVE_TOKENS = 4096
@@ -137,7 +141,6 @@ class _Overlay(Mapping[str, str]):
             if sha is None:
                 raise KeyError(path)
             from ..edit import UnreadableFile
-            from ..git import decode_text
 
             text = decode_text(self._repo.read_blob(sha))
             if text is None:
@@ -250,7 +253,7 @@ def plan_improve(
         {"role": "user", "content": improve_user_message(selection.files, request.prompt)},
     ]
     tokens, exact = estimate_tokens(messages, model.name)
-    cost = model.estimate_cost(tokens, 0) if hasattr(model, "estimate_cost") else None
+    cost = model.estimate_cost(tokens, 0)
     budget = (model.context_tokens or 0) - REPLY_RESERVE_TOKENS
     over_budget = None
     if model.context_tokens and tokens > budget:
@@ -338,14 +341,14 @@ def run_improve(
     files = _Overlay(repo, dict(plan.selection.files), sha)
     known = sorted(sha)
     messages = plan.messages
-    reports: list[Any] = []
+    reports: list[HunkReport] = []
     refused_lines: list[str] = []
     problems: list[str] = []
     attempts = 0
     try:
         # Refusals not yet fixed, per file: a retry that leaves a file's failed hunks out
         # does not make them disappear; only a retry that edits that file clears them.
-        outstanding: dict[str, list[Any]] = {}
+        outstanding: dict[str, list[HunkReport]] = {}
         for attempt in range(request.max_retries + 1):
             attempts = attempt + 1
             if attempt:
@@ -402,7 +405,7 @@ def run_improve(
                 reason = "the reply held no usable edit"
                 detail = f"no diff or SEARCH/REPLACE block in {attempts} answer(s)"
             raise EditError(f"nothing committed: {reason}" + (f" ({detail})" if detail else ""))
-        applied = sum(1 for r in reports if getattr(r, "status", "") != "refused")
+        applied = sum(1 for r in reports if r.status != "refused")
         body = _commit_body(request, refused_lines, problems if refused_lines or problems else [])
         message = format_message(
             summary_line(request.summary or request.prompt),
@@ -452,9 +455,9 @@ def run_improve(
     )
 
 
-def _report_line(report: Any) -> str:
-    where = f"{report.path} hunk {report.hunk}" if hasattr(report, "hunk") else str(report.path)
-    return f"{where}: {report.detail}" if getattr(report, "detail", "") else where
+def _report_line(report: HunkReport) -> str:
+    where = f"{report.path} hunk {report.hunk}"
+    return f"{where}: {report.detail}" if report.detail else where
 
 
 def _final_changes(
