@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..config import Settings
 from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError, MissingIdentity, RunError
-from ..git import Repository
+from ..git import Repository, unique_branch
 from ..ui import Console
 from .client import GitHubClient
 from .commands import WorkflowCommands, write_outputs, write_summary
@@ -258,7 +258,8 @@ class IssueFlow:
         from ..pipeline.improve import ImproveRequest, run_improve
 
         settings = Settings.load(s.workspace, repo.root)
-        local = _free_local_branch(repo, target)
+        # The remote branch may exist locally already (a re-run): the local name gets a suffix.
+        local = unique_branch(repo, target)
         request = ImproveRequest(
             prompt=prompt,
             model=self.ctx.model,
@@ -272,8 +273,8 @@ class IssueFlow:
         o.files_changed = list(result.files_changed)
         o.applied = result.applied
         o.refused = list(result.refused)
-        o.problems = list(getattr(result, "problems", []) or [])
-        o.model = getattr(result, "model", "") or ""
+        o.problems = list(result.problems)
+        o.model = result.model
         o.tokens_in, o.tokens_out, o.cost_usd = result.tokens_in, result.tokens_out, result.cost_usd
 
         if s.self_heal:
@@ -417,13 +418,6 @@ class IssueFlow:
         ]
         title = f"failed: {failed}" if failed else ("done" if o.success else "done, with problems")
         write_summary(self.s.summary_path, summary_markdown(title, rows))
-
-
-def _free_local_branch(repo: Repository, name: str) -> str:
-    """A local branch name for the result; the remote name may already exist locally (re-runs)."""
-    from ..git import unique_branch
-
-    return unique_branch(repo, name)
 
 
 class PullRequestFlow:
