@@ -8,7 +8,6 @@ commands may call it freely.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "JENKINS_URL", "TF_BUILD")
@@ -20,17 +19,10 @@ def in_ci(environ: dict[str, str] | None = None) -> bool:
 
 
 def _feedback_off(cwd: str | None) -> bool:
-    try:
-        out = subprocess.run(
-            ["git", "config", "--get", "gpte.feedback"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return False
-    return out.stdout.strip().lower() in ("false", "no", "off", "0")
+    from ..config import read_git_config
+
+    value = read_git_config(cwd or os.getcwd()).get("gpte.feedback", "")
+    return value.strip().lower() in ("false", "no", "off", "0")
 
 
 def review_hint(run_id: str, *, cwd: str | None = None) -> str | None:
