@@ -22,6 +22,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import ConfigError, EditError, GpteError, UnsafePathError
 from ..git import FileChange, Repository, build_commit, format_message
+from ..git.commit import identity_env
 from ..ui import Console
 from .tasks import Task
 
@@ -100,12 +101,7 @@ def init_repository(root: Path, task: Task) -> str:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES}
-    env.update(
-        GIT_AUTHOR_NAME=IDENTITY[0],
-        GIT_AUTHOR_EMAIL=IDENTITY[1],
-        GIT_COMMITTER_NAME=IDENTITY[0],
-        GIT_COMMITTER_EMAIL=IDENTITY[1],
-    )
+    env.update(identity_env(*IDENTITY))
     quiet = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false")
     for args in (
         ("init", "-q", "-b", "main"),
