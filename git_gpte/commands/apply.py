@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..cli import AppContext
 from ..errors import EditError, EmptyRepository, UnsafePathError, UsageError
 
 if TYPE_CHECKING:
@@ -185,9 +186,9 @@ def render_report(result: ApplyResult) -> list[str]:
     metavar="NAME",
     help="Commit the result on a new branch NAME (based on HEAD); the checkout is not touched.",
 )
-@click.pass_context
+@click.pass_obj
 def command(
-    ctx: click.Context, reply: str | None, check: bool, as_json: bool, fmt: str, branch: str | None
+    app: AppContext, reply: str | None, check: bool, as_json: bool, fmt: str, branch: str | None
 ) -> int:
     """Apply the edits in an LLM reply (diffs, whole files or SEARCH/REPLACE blocks).
 
@@ -199,7 +200,6 @@ def command(
     from ..edit import apply_reply, parse_reply, unsafe_paths
     from ..git import Repository
 
-    app = ctx.obj
     if reply is None:
         if sys.stdin.isatty():
             raise UsageError("no reply given", hint="git gpte apply REPLY_FILE, or pipe it to: -")
@@ -266,7 +266,7 @@ def _commit(repo: Repository, base: str, branch: str, result: ApplyResult, fmt: 
 
 
 def _print(
-    app: object,
+    app: AppContext,
     result: ApplyResult,
     as_json: bool,
     check: bool,
@@ -274,7 +274,6 @@ def _print(
     branch: str | None,
     base: str | None,
 ) -> None:
-    quiet = getattr(app, "quiet", False)
     if as_json:
         data = result.to_json()
         data["written"] = bool(result.files) and not check
@@ -286,7 +285,7 @@ def _print(
     lines = render_report(result)
     for problem in result.problems:
         click.echo(f"warning: {problem}", err=True)
-    for line in lines if not quiet else lines[-1:]:
+    for line in lines if not app.quiet else lines[-1:]:
         click.echo(line)
     if check:
         click.echo("--check: nothing written")

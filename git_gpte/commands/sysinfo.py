@@ -165,7 +165,7 @@ def command(app: AppContext, as_json: bool) -> int:
     For bug reports: keys, tokens and URLs are never printed, only the names of the
     variables (or git config keys) that are set.
     """
-    info = collect(app.cwd if app is not None else None)
+    info = collect(app.cwd)
     if as_json:
         click.echo(json.dumps(info, indent=2))
         return 0
