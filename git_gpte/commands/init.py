@@ -52,7 +52,7 @@ def command(
     from ..git import Repository
     from ..pipeline.generate import GenerateRequest, run_generate
     from ..ui import Console
-    from .improve import interactive, read_prompt
+    from .improve import interactive
 
     if clarify and not interactive():
         raise UsageError(
@@ -68,7 +68,7 @@ def command(
             f"not a git repository: {app.cwd}",
             hint='create one first: git init && git gpte init "..."',
         ) from None
-    text = _prompt_text(repo.root, prompt, prompt_file, read_prompt)
+    text = _prompt_text(repo.root, prompt, prompt_file)
     settings = Settings.load(app.cwd, repo.root)
     console = Console(quiet=app.quiet or as_json, verbose=app.verbose)
 
@@ -100,10 +100,12 @@ def command(
     return 1 if result.problems else 0
 
 
-def _prompt_text(root: Path, prompt: str | None, prompt_file: str | None, read: Any) -> str:
+def _prompt_text(root: Path, prompt: str | None, prompt_file: str | None) -> str:
+    """PROMPT or -f FILE as improve reads them, else the gpt-engineer 'prompt' file."""
+    from .improve import read_prompt
+
     if prompt is not None or prompt_file is not None:
-        text: str = read(prompt, prompt_file)
-        return text
+        return read_prompt(prompt, prompt_file)
     candidate = root / PROMPT_FILE
     if candidate.is_file():
         try:
