@@ -311,12 +311,7 @@ class IssueFlow:
                 o.pr_number, o.pr_url, o.pr_updated = pr.number, pr.url, True
                 return pr.head_ref, head, head
         base_commit = remote.fetch(o.base_branch)
-        taken = set(remote.branches(f"{s.branch_prefix}{t.number}"))
-        name, n = f"{s.branch_prefix}{t.number}", 1
-        while name in taken:
-            n += 1
-            name = f"{s.branch_prefix}{t.number}-{n}"
-        return name, None, base_commit
+        return remote.free_branch(f"{s.branch_prefix}{t.number}"), None, base_commit
 
     def _heal(
         self, repo: Repository, settings: Settings, command: str, who: tuple[str, str], prompt: str
@@ -530,11 +525,7 @@ class PullRequestFlow:
             self.ctx.console.warn(
                 f"cannot push to {t.head_ref} ({exc.render()}); opening a follow-up pull request"
             )
-        taken = set(remote.branches(f"gpte/heal-{t.number}"))
-        name, n = f"gpte/heal-{t.number}", 1
-        while name in taken:
-            n += 1
-            name = f"gpte/heal-{t.number}-{n}"
+        name = remote.free_branch(f"gpte/heal-{t.number}")
         remote.push(o.commit, name, expect=None)
         body = (
             f"Fixes the failing check of #{t.number} (`{command}`), "

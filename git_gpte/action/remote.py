@@ -85,6 +85,15 @@ class Remote:
                 found[ref.removeprefix("refs/heads/")] = sha
         return found
 
+    def free_branch(self, stem: str) -> str:
+        """``stem``, else ``stem-2``, ``stem-3``, ...: the first name the remote does not have."""
+        taken = self.branches(stem)
+        name, n = stem, 1
+        while name in taken:
+            n += 1
+            name = f"{stem}-{n}"
+        return name
+
     def fetch(self, branch: str) -> str:
         """Fetch ``branch`` into ``refs/remotes/origin/<branch>``; its commit id."""
         ref = f"refs/remotes/origin/{branch}"
