@@ -49,7 +49,6 @@ class Context:
     model: str | None
     cmds: WorkflowCommands
     console: Console
-    verbose: bool
 
     def say(self, message: str) -> None:
         self.console.info(message)
@@ -71,7 +70,7 @@ def run(
     cmds.mask(settings.token)
     scrub_secrets(os.environ)
     console = Console(quiet=quiet, verbose=verbose, stream=out, live=False)
-    ctx = Context(settings, model, cmds, console, verbose)
+    ctx = Context(settings, model, cmds, console)
 
     payload = load_event(settings.event_path)
     trigger = parse_event(

@@ -107,12 +107,6 @@ class Remote:
         )
         return self.repo.git_run("rev-parse", "--verify", f"{ref}^{{commit}}")
 
-    def fetch_commit(self, sha: str) -> None:
-        """Make ``sha`` present locally (a pull request head the checkout may not have)."""
-        if self.repo.git_ok("cat-file", "-e", f"{sha}^{{commit}}"):
-            return
-        self._git("fetch", "--no-tags", "--quiet", self.url, sha, what=f"fetching {sha[:12]}")
-
     def push(self, commit: str, branch: str, *, expect: str | None = None) -> None:
         """Push ``commit`` to ``branch``: create it (``expect`` None: must not exist) or move it
         forward from ``expect`` (a lease, so a concurrent push is never overwritten)."""
