@@ -38,6 +38,7 @@ from ..git import (
 )
 from ..git.branch import check_branch_name, require_new_branch
 from ..ui import Console
+from .messages import fence_for
 
 ENTRYPOINT = "run.sh"
 MAX_QUESTIONS = 10
@@ -175,9 +176,7 @@ def extract_script(reply: str) -> str | None:
 def _render_files(files: dict[str, str]) -> str:
     parts = []
     for path, text in files.items():
-        fence = "```"
-        while fence in text:
-            fence += "`"
+        fence = fence_for(text)
         parts.append(f"{path}\n{fence}\n{text.rstrip(chr(10))}\n{fence}")
     return "\n\n".join(parts)
 

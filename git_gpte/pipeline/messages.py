@@ -18,7 +18,8 @@ def numbered(text: str) -> str:
     return "\n".join(f"{i:>{width}} {line}" for i, line in enumerate(lines, 1))
 
 
-def _fence_for(text: str) -> str:
+def fence_for(text: str) -> str:
+    """A backtick fence longer than any run of backticks in ``text``, so it cannot close early."""
     fence = _FENCE
     while fence in text:
         fence += "`"
@@ -27,7 +28,7 @@ def _fence_for(text: str) -> str:
 
 def render_file(path: str, text: str) -> str:
     body = numbered(text)
-    fence = _fence_for(body)
+    fence = fence_for(body)
     note = "" if text else " (empty file)"
     return f"File: {path}{note}\n{fence}\n{body}\n{fence}"
 
