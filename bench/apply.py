@@ -394,12 +394,11 @@ def _to_tabs(line: str) -> str:
 
 # ------------------------------------------------------------------ tools
 def run_gpte(case: Case) -> str | None:
+    """The file after git-gpte's apply: None when it was deleted, the original when untouched."""
     result = apply_reply(
         {case.path: case.original}, parse_reply(case.reply), known_paths=[case.path, "x/other.py"]
     )
-    return (
-        result.files.get(case.path, case.original) if case.path in result.files else case.original
-    )
+    return result.files.get(case.path, case.original)
 
 
 def extract_patch(reply: str) -> str:
