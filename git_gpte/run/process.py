@@ -68,9 +68,9 @@ def run_process(
     if timeout <= 0:
         raise RunError(f"the timeout must be positive, got {timeout}")
     capture = TailBuffer(max_output_bytes)
-    marker = f"{RUN_MARKER}={secrets.token_hex(8)}".encode()
-    full_env = dict(env)
-    full_env[RUN_MARKER] = marker.split(b"=", 1)[1].decode()
+    token = secrets.token_hex(8)
+    marker = f"{RUN_MARKER}={token}".encode()  # as it appears in /proc/<pid>/environ
+    full_env = {**env, RUN_MARKER: token}
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
