@@ -27,11 +27,11 @@ NOTE_MARKER = "git-gpte-reviews"
 
 @dataclass
 class Saved:
-    """Where a record went: ``note_commit`` is None when there was no commit to annotate."""
+    """Where a record went besides the run log (always): ``note_commit`` is None when there was
+    no commit to annotate, and ``reason`` says why."""
 
     record: FeedbackRecord
     note_commit: str | None
-    in_run_log: bool
     reason: str = ""
 
 
@@ -39,10 +39,10 @@ def save_record(repo: Repository, record: FeedbackRecord) -> Saved:
     """Store ``record`` in the run log, then as a note on its commit when there is one."""
     _save_in_run_log(repo, record)
     if not record.commit:
-        return Saved(record, None, True, "the run produced no commit")
+        return Saved(record, None, "the run produced no commit")
     if not repo.git_ok("cat-file", "-e", f"{record.commit}^{{commit}}"):
         gone = f"commit {record.commit[:12]} is no longer in the repository"
-        return Saved(record, None, True, gone)
+        return Saved(record, None, gone)
     reviews = _note_reviews(repo, record.commit)
     reviews = [r for r in reviews if _key(r) != record.key()] + [record.to_dict()]
     text = json.dumps({NOTE_MARKER: 1, "reviews": reviews}, indent=2, ensure_ascii=False)
@@ -52,7 +52,7 @@ def save_record(repo: Repository, record: FeedbackRecord) -> Saved:
         raise RepoError(
             f"the review is in the run log, but the git note could not be written: {exc.message}"
         ) from None
-    return Saved(record, record.commit, True)
+    return Saved(record, record.commit)
 
 
 def _key(data: dict[str, Any]) -> tuple[str, str]:
