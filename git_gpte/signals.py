@@ -1,10 +1,11 @@
-"""SIGTERM and SIGHUP treated like Ctrl-C for the whole command (and while a program runs).
+"""SIGTERM and SIGHUP treated like Ctrl-C for the whole command.
 
 CI runners cancel a job with SIGTERM, and closing a terminal (or losing an ssh connection)
-sends SIGHUP. The program under test runs in its own session, so neither signal reaches it;
-turning them into KeyboardInterrupt lets the ``finally`` blocks kill its process group and
-remove the temporary worktree, exactly as after Ctrl-C. A signal the caller chose to ignore
-(``nohup``) stays ignored.
+sends SIGHUP. ``cli.main`` turns both into KeyboardInterrupt for every command, so runs are
+recorded as interrupted and ``finally`` blocks clean up exactly as after Ctrl-C: a program
+under test (in its own session, so the signal does not reach it) has its process group killed
+and its temporary worktree removed. A signal the caller chose to ignore (``nohup``) stays
+ignored.
 """
 
 from __future__ import annotations
