@@ -123,6 +123,14 @@ class Settings:
         except (TypeError, ValueError):
             raise ConfigError(f"expected a whole number, got {value!r}") from None
 
+    def get_float(self, *, default: float, what: str, **kwargs: Any) -> float:
+        """A number setting; ``what`` names it in the error ("timeout", "GPTE_...")."""
+        value = self.get(default=default, **kwargs)
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{what} must be a number, got {value!r}") from None
+
     def get_bool(self, *, default: bool, **kwargs: Any) -> bool:
         value = self.get(default=default, **kwargs)
         if isinstance(value, bool):

@@ -111,11 +111,7 @@ def api_key(info: ModelInfo, settings: Settings) -> str:
 
 
 def _number(settings: Settings, default: float, env: str, git: str) -> float:
-    value = settings.get(env=(env,), git=git, default=default)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{env} must be a number, got {value!r}") from None
+    return settings.get_float(env=(env,), git=git, default=default, what=env)
 
 
 class LLM:

@@ -31,15 +31,12 @@ class RetryPolicy:
     @classmethod
     def from_settings(cls, settings: Settings) -> RetryPolicy:
         retries = settings.get_int(env=("GPTE_MAX_RETRIES",), git="gpte.maxRetries", default=5)
-        seconds = settings.get(
-            env=("GPTE_MAX_RETRY_SECONDS",), git="gpte.maxRetrySeconds", default=120.0
+        budget = settings.get_float(
+            env=("GPTE_MAX_RETRY_SECONDS",),
+            git="gpte.maxRetrySeconds",
+            default=120.0,
+            what="GPTE_MAX_RETRY_SECONDS",
         )
-        try:
-            budget = float(seconds)
-        except (TypeError, ValueError):
-            from ..errors import ConfigError
-
-            raise ConfigError(f"GPTE_MAX_RETRY_SECONDS must be a number, got {seconds!r}") from None
         return cls(
             max_retries=max(0, retries),
             max_seconds=max(0.0, budget),

@@ -100,15 +100,14 @@ def _resolve_scrub(settings: Settings) -> tuple[str, ...]:
 
 
 def _resolve_timeout(settings: Settings, flag: float | None) -> float:
-    value = settings.get(
-        flag=flag, env=("GPTE_TIMEOUT",), git="gpte.timeout", toml=("run", "timeout")
+    seconds = settings.get_float(
+        flag=flag,
+        env=("GPTE_TIMEOUT",),
+        git="gpte.timeout",
+        toml=("run", "timeout"),
+        default=DEFAULT_TIMEOUT,
+        what="timeout (seconds)",
     )
-    if value is None:
-        return DEFAULT_TIMEOUT
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"timeout must be a number of seconds, got {value!r}") from None
     if not seconds > 0:
-        raise UsageError(f"timeout must be positive, got {value!r}")
+        raise UsageError(f"timeout must be positive, got {seconds!r}")
     return seconds
