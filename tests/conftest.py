@@ -13,7 +13,18 @@ import pytest
 
 from tests.helpers.gitrepo import Snapshot, make_repo
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+def _shared() -> Path:
+    """The ``shared`` folder (payload examples, corpora) beside the checkout — or beside a folder
+    above it, so a linked worktree (``wt/NAME`` next to ``main``) finds the same data."""
+    checkout = Path(__file__).resolve().parents[1]
+    for folder in checkout.parents:
+        if (folder / "shared").is_dir():
+            return folder / "shared"
+    return checkout.parent / "shared"
+
+
+SHARED = _shared()
 
 _LEAKY_PREFIXES = ("OPENAI_", "ANTHROPIC_", "AZURE_OPENAI_", "GITHUB_", "GIT_", "GPTE_", "RUNNER_")
 _LEAKY_NAMES = ("MODEL_NAME", "LOCAL_MODEL", "GH_TOKEN", "EDITOR", "VISUAL", "CI")
