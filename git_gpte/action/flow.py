@@ -12,7 +12,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
 from ..config import Settings
@@ -21,6 +21,7 @@ from ..git import Repository, unique_branch
 from ..ui import Console
 from .client import GitHubClient
 from .commands import WorkflowCommands, write_outputs, write_summary
+from .credentials import installation_token
 from .event import (
     DispatchTrigger,
     Ignored,
@@ -68,6 +69,7 @@ def run(
     for name in LLM_KEY_VARIABLES:
         cmds.mask(os.environ.get(name))
     cmds.mask(settings.token)
+    cmds.mask(settings.app_private_key)
     scrub_secrets(os.environ)
     console = Console(quiet=quiet, verbose=verbose, stream=out, live=False)
     ctx = Context(settings, model, cmds, console)
@@ -83,6 +85,13 @@ def run(
     if isinstance(trigger, Ignored):
         return skip(ctx, trigger.reason)
     try:
+        if settings.app_id:
+            token = installation_token(
+                settings.api_url, settings.app_id, settings.app_private_key, settings.repository
+            )
+            cmds.mask(token)
+            settings = replace(settings, token=token, app_private_key="")
+            ctx.settings = settings
         client = GitHubClient(settings.api_url, settings.token, settings.repository)
         trigger = _resolve_dispatch(client, trigger)
         if isinstance(trigger, PullRequestTrigger):

@@ -26,6 +26,16 @@ INPUTS: dict[str, tuple[str, str, str]] = {
         "",
         "token for the API and the push (falls back to GITHUB_TOKEN)",
     ),
+    "app-id": (
+        "GPTE_APP_ID",
+        "",
+        "GitHub App id (or client id): with app-private-key, its installation token is used",
+    ),
+    "app-private-key": (
+        "GPTE_APP_PRIVATE_KEY",
+        "",
+        "the GitHub App's private key (PEM); pass a secret",
+    ),
     "trigger-label": ("GPTE_TRIGGER_LABEL", "gpte", "label that starts a run on an issue"),
     "trigger-phrase": ("GPTE_TRIGGER_PHRASE", "/gpte", "comment prefix that starts a run"),
     "allowed-associations": (
@@ -74,6 +84,7 @@ INPUTS: dict[str, tuple[str, str, str]] = {
 # child process (the program under test above all) can inherit them.
 SECRET_VARIABLES = (
     "GPTE_GITHUB_TOKEN",
+    "GPTE_APP_PRIVATE_KEY",
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",
@@ -118,6 +129,8 @@ class ActionSettings:
     output_path: str | None
     summary_path: str | None
     token: str = field(repr=False)
+    app_id: str
+    app_private_key: str = field(repr=False)
     trigger_label: str
     trigger_phrase: str
     allowed_associations: tuple[str, ...]
@@ -166,6 +179,13 @@ class ActionSettings:
             or ""
         )
         issue = inp("issue-number")
+        app_id, app_key = inp("app-id"), inp("app-private-key")
+        if bool(app_id) != bool(app_key):
+            given, absent = ("app-id", "app-private-key")[:: 1 if app_id else -1]
+            raise UsageError(
+                f"{given} is set but {absent} is not: a GitHub App needs both",
+                hint="or leave both empty to use github-token",
+            )
         return cls(
             event_name=environ["GITHUB_EVENT_NAME"],
             event_path=environ["GITHUB_EVENT_PATH"],
@@ -177,6 +197,8 @@ class ActionSettings:
             output_path=environ.get("GITHUB_OUTPUT") or None,
             summary_path=environ.get("GITHUB_STEP_SUMMARY") or None,
             token=token,
+            app_id=app_id,
+            app_private_key=app_key,
             trigger_label=inp("trigger-label"),
             trigger_phrase=inp("trigger-phrase"),
             allowed_associations=tuple(a.upper() for a in _list(inp("allowed-associations"))),

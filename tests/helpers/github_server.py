@@ -71,6 +71,17 @@ class RepoState:
         return proc.stdout.strip() or None
 
 
+@dataclass
+class AppState:
+    """A GitHub App: its id, the public half of its key, and one installation."""
+
+    app_id: str
+    public_key_pem: str
+    installation_id: int
+    repositories: set[str]  # full names (lower case) the installation covers
+    minted: list[str] = field(default_factory=list)  # installation tokens handed out
+
+
 class ApiError(Exception):
     def __init__(
         self, status: int, message: str, errors: list[dict[str, Any]] | None = None
@@ -91,7 +102,8 @@ class GitHubServer:
         port: int = 0,
         record: str | None = None,
     ) -> None:
-        self.token = token  # when set, requests must carry it
+        self.token = token  # when set, requests must carry it (or an App's installation token)
+        self.apps: dict[str, AppState] = {}
         self.record = record  # a JSON-lines request log for standalone runs (no Authorization)
         self.repos: dict[str, RepoState] = {}
         self.requests: list[Recorded] = []
@@ -139,6 +151,20 @@ class GitHubServer:
         state.permissions[owner] = "admin"
         self.repos[full_name.lower()] = state
         return state
+
+    def add_app(
+        self,
+        app_id: str,
+        public_key_pem: str,
+        installed_on: tuple[str, ...],
+        *,
+        installation: int = 4321,
+    ) -> AppState:
+        """A GitHub App installed on ``installed_on``; JWTs must be signed with the matching
+        private key, and the installation tokens it mints are then accepted like ``token``."""
+        app = AppState(str(app_id), public_key_pem, installation, {r.lower() for r in installed_on})
+        self.apps[app.app_id] = app
+        return app
 
     def set_permission(self, full_name: str, login: str, permission: str) -> None:
         self.repos[full_name.lower()].permissions[login] = permission
@@ -330,14 +356,100 @@ class GitHubServer:
             "updated_at": NOW,
         }
 
+    # ------------------------------------------------------------------ authentication
+    def _app_from_jwt(self, authorization: str) -> AppState:
+        """The App whose key signed the bearer JWT, checked the way GitHub checks it: RS256
+        signature, ``iss`` the App's id, not expired, issued no later than now, at most 10 minutes
+        of validity."""
+        import jwt
+
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or token.count(".") != 2:
+            raise ApiError(401, "A JSON web token could not be decoded")
+        try:
+            claims = jwt.decode(token, options={"verify_signature": False})
+        except jwt.PyJWTError:
+            raise ApiError(401, "A JSON web token could not be decoded") from None
+        app = self.apps.get(str(claims.get("iss")))
+        if app is None:
+            raise ApiError(401, "Integration not found")
+        try:
+            claims = jwt.decode(
+                token,
+                app.public_key_pem,
+                algorithms=["RS256"],
+                options={"require": ["iat", "exp", "iss"]},
+                leeway=0,
+            )
+        except jwt.PyJWTError as exc:
+            raise ApiError(401, f"'Issued at' claim or signature is invalid: {exc}") from None
+        if int(claims["exp"]) - int(claims["iat"]) > 600:
+            raise ApiError(401, "'Expiration time' claim ('exp') is too far in the future")
+        return app
+
+    def authorize(self, path: str, authorization: str) -> AppState | None:
+        """The App for the App-only endpoints (JWT); otherwise check the token when required."""
+        if path.startswith("/app/") or re.fullmatch(r"/repos/[^/]+/[^/]+/installation", path):
+            return self._app_from_jwt(authorization)
+        if self.token is None:
+            return None
+        given = authorization.split(" ", 1)[-1]
+        minted = {t for app in self.apps.values() for t in app.minted}
+        if given != self.token and given not in minted:
+            raise ApiError(401, "Bad credentials")
+        return None
+
+    def _app_route(self, app: AppState, method: str, path: str) -> tuple[int, Any]:
+        if m := re.fullmatch(r"/repos/([^/]+)/([^/]+)/installation", path):
+            full = f"{unquote(m[1])}/{unquote(m[2])}".lower()
+            if method != "GET" or full not in app.repositories or full not in self.repos:
+                raise ApiError(404, "Not Found")
+            owner = self.repos[full].owner
+            return 200, {
+                "id": app.installation_id,
+                "app_id": int(app.app_id) if app.app_id.isdigit() else 1,
+                "app_slug": "gpte-test-app",
+                "target_type": "Organization",
+                "account": self._user(owner, "Organization"),
+                "repository_selection": "selected",
+                "access_tokens_url": (
+                    f"{self.url}/app/installations/{app.installation_id}/access_tokens"
+                ),
+                "permissions": {"contents": "write", "issues": "write", "pull_requests": "write"},
+                "events": [],
+                "created_at": NOW,
+                "updated_at": NOW,
+            }
+        m = re.fullmatch(r"/app/installations/(\d+)/access_tokens", path)
+        if m and method == "POST":
+            if int(m[1]) != app.installation_id:
+                raise ApiError(404, "Not Found")
+            token = f"ghs_app{app.installation_id}x{len(app.minted) + 1}x{next(self._ids)}"
+            app.minted.append(token)
+            return 201, {
+                "token": token,
+                "expires_at": "2099-01-01T01:00:00Z",
+                "permissions": {"contents": "write", "issues": "write", "pull_requests": "write"},
+                "repository_selection": "selected",
+            }
+        raise ApiError(404, "Not Found")
+
     # ------------------------------------------------------------------ dispatch
     def handle(
-        self, method: str, path: str, query: dict[str, list[str]], body: Any
+        self,
+        method: str,
+        path: str,
+        query: dict[str, list[str]],
+        body: Any,
+        authorization: str = "",
     ) -> tuple[int, Any]:
         with self._lock:
             for fmethod, rx, status, message in self.failures:
                 if fmethod == method and rx.search(path):
                     raise ApiError(status, message)
+            app = self.authorize(path, authorization)
+            if app is not None:
+                return self._app_route(app, method, path)
             if path in ("/user",):
                 return 200, self._user("github-actions[bot]", "Bot")
             if path == "/rate_limit":
@@ -566,11 +678,9 @@ class _Handler(BaseHTTPRequestHandler):
             with self.api._lock, open(self.api.record, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(line) + "\n")
         try:
-            if self.api.token is not None:
-                auth = self.headers.get("Authorization", "")
-                if auth.split(" ", 1)[-1] != self.api.token:
-                    raise ApiError(401, "Bad credentials")
-            status, payload = self.api.handle(self.command, path, query, body)
+            status, payload = self.api.handle(
+                self.command, path, query, body, self.headers.get("Authorization", "")
+            )
         except ApiError as err:
             status = err.status
             payload = {"message": err.message, "documentation_url": "https://docs.github.com/rest"}
