@@ -10,51 +10,29 @@ Every file left out is reported with its reason, so nothing is skipped silently.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..context.rules import (  # the rules live with the index, which applies them too
+    DEFAULT_MAX_FILE_BYTES,
+    SECRET_PATTERNS,
+    explicit_paths,
+    looks_secret,
+)
 from ..errors import GitCommandError, UsageError
 from ..git.repo import Repository, TreeEntry, decode_text
 
-DEFAULT_MAX_FILE_BYTES = 200_000
-
-# Base names that usually hold credentials (rule 5: never sent unless named explicitly).
-SECRET_PATTERNS = (
-    ".env",
-    ".env.*",
-    "*.env",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    ".netrc",
-    ".pgpass",
-    ".npmrc",
-    ".pypirc",
-    "credentials",
-    "credentials.*",
-    "*credentials*.json",
-    "secrets.*",
-    "*.secret",
-    "*.secrets",
-)
-
-_GLOB_CHARS = set("*?[")
-
-
-def looks_secret(path: str) -> bool:
-    name = posixpath.basename(path).lower()
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_PATTERNS)
-
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "SECRET_PATTERNS",
+    "Selection",
+    "explicit_paths",
+    "looks_secret",
+    "select_files",
+    "to_top_pathspecs",
+]
 
 @dataclass
 class Selection:
@@ -81,11 +59,6 @@ def to_top_pathspecs(repo: Repository, cwd: str, pathspecs: Sequence[str]) -> li
         else:
             out.append(posixpath.normpath(posixpath.join(prefix.replace(os.sep, "/"), spec)))
     return out
-
-
-def explicit_paths(pathspecs: Sequence[str]) -> set[str]:
-    """Pathspecs that name one file literally (no glob, no magic): the user asked for them."""
-    return {p for p in pathspecs if not p.startswith(":") and not (_GLOB_CHARS & set(p))}
 
 
 def _ls_files(repo: Repository, env: dict[str, str], *args: str) -> list[str]:

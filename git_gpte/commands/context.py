@@ -1,0 +1,122 @@
+"""``git gpte context PROMPT [PATHSPEC...]``: what would be sent for a request, and why."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..cli import AppContext
+from ..errors import UsageError
+
+
+@click.command("context")
+@click.argument("prompt", required=False)
+@click.argument("pathspecs", nargs=-1)
+@click.option("-f", "--prompt-file", metavar="FILE", help="Read the request from FILE (- = stdin).")
+@click.option(
+    "--tokens",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Token budget (default: gpte.contextTokens, or 16384).",
+)
+@click.option("--base", default="HEAD", show_default=True, help="Commit to select from.")
+@click.option("--json", "as_json", is_flag=True, help="Print the selection as JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "lines"]),
+    default="text",
+    show_default=True,
+    help="lines: one PATH or PATH:START-END per line, best first (no map).",
+)
+@click.pass_obj
+def command(
+    app: AppContext,
+    prompt: str | None,
+    pathspecs: tuple[str, ...],
+    prompt_file: str | None,
+    tokens: int | None,
+    base: str,
+    as_json: bool,
+    fmt: str,
+) -> int:
+    """Show which files and line ranges would be sent for a request, within a token budget.
+
+    Files are ranked by how well they match the request (code-aware BM25), what the request
+    names (paths, identifiers) and how they link to the best matches (imports, definitions
+    and their uses); the best are sent whole, further ones as excerpts (whole functions and
+    classes, with the module header), and a map names the next ones. PATHSPECs narrow the
+    candidates. The index is kept in .git/gpte/ and updated incrementally.
+    """
+    from ..config import Settings
+    from ..context import DEFAULT_BUDGET, select
+    from ..context.index import terminal_progress
+    from ..git import Repository
+    from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
+    from .improve import read_prompt
+
+    if as_json and fmt == "lines":
+        raise UsageError("--json and --format lines cannot be combined")
+    if prompt_file is not None and prompt is not None:
+        pathspecs = (prompt, *pathspecs)
+        prompt = None
+    if prompt is None and prompt_file is None:
+        raise UsageError("no request given", hint='git gpte context "what to change" [PATHSPEC...]')
+    text = read_prompt(prompt, prompt_file)
+    if not text.strip():
+        raise UsageError("the request is empty")
+    repo = Repository.discover(app.cwd)
+    settings = Settings.load(app.cwd, repo.root)
+    budget = tokens or settings.get_int(git="gpte.contextTokens", default=DEFAULT_BUDGET)
+    if budget < 1:
+        raise UsageError(f"gpte.contextTokens must be a positive number, got {budget}")
+    max_bytes = settings.get_int(git="gpte.maxFileBytes", default=DEFAULT_MAX_FILE_BYTES)
+    commit = repo.resolve_commit(base)
+    specs = tuple(to_top_pathspecs(repo, app.cwd, pathspecs))
+    selection = select(
+        repo,
+        commit,
+        text,
+        budget,
+        specs,
+        map_share=0.0 if fmt == "lines" else 0.1,
+        max_file_bytes=max_bytes,
+        progress=None if app.quiet else terminal_progress(),
+    )
+    if as_json:
+        click.echo(json.dumps(selection.to_json(), indent=2))
+    elif fmt == "lines":
+        for pick in selection.picks:
+            if pick.whole:
+                click.echo(pick.path)
+            else:
+                for r in pick.ranges:
+                    click.echo(f"{pick.path}:{r.start}-{r.end}")
+    else:
+        _print_text(selection)
+    return 0
+
+
+def _print_text(selection: object) -> None:
+    from ..context import ContextSelection
+
+    assert isinstance(selection, ContextSelection)
+    click.echo(
+        f"context for {selection.commit[:12]}: {len(selection.picks)} file(s), "
+        f"~{selection.tokens:,} of {selection.budget:,} tokens (estimate), "
+        f"{selection.candidates} file(s) ranked"
+    )
+    for pick in selection.picks:
+        what = "whole" if pick.whole else ", ".join(str(r) for r in pick.ranges)
+        click.echo(f"  {pick.path}  [{what}]  ~{pick.tokens:,} tokens  score {pick.score:.3f}")
+        for reason in pick.reasons:
+            click.echo(f"      {reason}")
+    if selection.map:
+        click.echo(f"map ({len(selection.map)} more file(s), ~{selection.map_tokens:,} tokens):")
+        for entry in selection.map:
+            click.echo(f"  {entry.path}  ({len(entry.signatures)} definitions)")
+    if selection.skipped:
+        click.echo(f"left out ({len(selection.skipped)}):")
+        for path, reason in selection.skipped.items():
+            click.echo(f"  {path}  ({reason})")

@@ -1,0 +1,120 @@
+"""Context selection: what to send the model for a request, within a token budget.
+
+The public API (stable; everything else in this package is internal)::
+
+    from git_gpte.context import select, pick_segments
+
+    sel = select(repo, commit, "fix the redirect loop", budget=8000)
+    for pick in sel.picks:              # best first
+        for seg in pick_segments(repo, pick):
+            print(seg.path, seg.start, seg.end)   # seg.text: the lines, unnumbered
+    for entry in sel.map:               # next-ranked files, with their definitions
+        print(entry.path, [s.text for s in entry.signatures])
+
+How it works: an index per blob under ``.git/gpte/context.sqlite`` (terms, tree-sitter
+definitions, imports, chunks; see ``index.py``), a ranking that combines BM25, direct mentions
+and symbol links (``rank.py``), and packing into the budget (``pack.py``). This module imports
+only the result types at load time: tree-sitter and the index load on the first ``select``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .model import ContextSelection, LineRange, MapEntry, Pick, Signature
+
+if TYPE_CHECKING:
+    from ..git.repo import Repository
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "ContextSelection",
+    "LineRange",
+    "MapEntry",
+    "Pick",
+    "Segment",
+    "Signature",
+    "pick_segments",
+    "render_map",
+    "select",
+]
+
+# Default budget for `git gpte context` and for improve without --context-tokens.
+DEFAULT_BUDGET = 16_384
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of lines of one file to show the model (a whole file is one segment)."""
+
+    path: str
+    start: int
+    end: int
+    text: str  # the lines start..end joined with "\n", without line numbers
+    whole: bool
+
+
+def select(
+    repo: Repository,
+    commit: str,
+    request: str,
+    budget: int = DEFAULT_BUDGET,
+    pathspecs: Sequence[str] = (),
+    *,
+    map_share: float = 0.1,
+    max_file_bytes: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ContextSelection:
+    """Choose what of ``commit`` to send for ``request`` within ``budget`` tokens.
+
+    ``pathspecs`` (relative to the repository root, full git pathspec syntax) narrow the
+    candidates; a literal path names a file so that the secret and size rules do not leave it
+    out. ``map_share`` of the budget is kept for the map of further files (0: no map).
+    ``progress(done, total)`` is called during a cold index build that takes over a second.
+    The index is created or updated as needed; a broken index is rebuilt, never fatal.
+    Raises :class:`~git_gpte.errors.UsageError` for a pathspec that matches nothing.
+    """
+    from .select import run_select
+
+    return run_select(
+        repo,
+        commit,
+        request,
+        budget,
+        pathspecs,
+        map_share=map_share,
+        max_file_bytes=max_file_bytes,
+        progress=progress,
+    )
+
+
+def pick_segments(repo: Repository, pick: Pick) -> list[Segment]:
+    """The text of a pick: one segment for a whole file, one per excerpt range otherwise.
+
+    Line numbers are the file's own, so a renderer can number the lines and an edit written
+    against an excerpt places in the whole file.
+    """
+    from ..git.repo import decode_text
+    from .parse import split_lines
+
+    text = decode_text(repo.read_blob(pick.blob)) or ""
+    if pick.whole:
+        lines = split_lines(text)
+        return [Segment(pick.path, 1, len(lines), text, True)]
+    lines = split_lines(text)
+    return [
+        Segment(pick.path, r.start, r.end, "\n".join(lines[r.start - 1 : r.end]), False)
+        for r in pick.ranges
+        if r.start <= len(lines)
+    ]
+
+
+def render_map(selection: ContextSelection) -> str:
+    """The map as compact text: each path, then its definitions' lines indented."""
+    out: list[str] = []
+    for entry in selection.map:
+        out.append(entry.path)
+        out.extend(f"  {s.line}: {s.text}" for s in entry.signatures)
+    return "\n".join(out)

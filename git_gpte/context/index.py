@@ -1,0 +1,164 @@
+"""Which files of a commit can be sent, and bringing the index up to date for them.
+
+The rules of what may leave the machine are the selection's (``pipeline/selection.py``) and
+apply *before* anything is read or indexed: symlinks and submodules, ``.gpteignore``, files
+that look like secrets and files over the size limit are left out unless named literally by a
+pathspec; binary and non-UTF-8 blobs are recorded as such and never ranked. Only blobs the
+index has not seen are read, in one streaming ``git cat-file --batch``; so after a commit that
+changes three files, three blobs are parsed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..errors import GitCommandError, UsageError
+from ..git.repo import Repository, TreeEntry, decode_text
+from .languages import language_of
+from .parse import parse_file
+from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, looks_secret
+from .store import IndexStore
+
+# Show progress when a build has taken this long.
+PROGRESS_AFTER_S = 1.0
+_WRITE_BATCH = 200
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A file of the commit that may be ranked."""
+
+    path: str
+    blob: str
+    size: int
+
+    @property
+    def key(self) -> str:
+        return index_key(self.blob, self.path)
+
+
+@dataclass
+class Candidates:
+    files: list[Candidate] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    named: set[str] = field(default_factory=set)
+
+
+def index_key(blob: str, path: str) -> str:
+    """The index key: the blob id plus how it is parsed (the same bytes as .py and .txt differ)."""
+    return f"{blob}:{language_of(path) or 'text'}"
+
+
+def _ls_files(repo: Repository, env: dict[str, str], *args: str) -> list[str]:
+    out = repo.git_run("ls-files", "-z", "--full-name", *args, env=env, strip=False)
+    return [p for p in out.split("\0") if p]
+
+
+def list_candidates(
+    repo: Repository,
+    commit: str,
+    pathspecs: Sequence[str] = (),
+    *,
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> Candidates:
+    """The files of ``commit`` that may be ranked, and those left out with their reason."""
+    result = Candidates(named=explicit_paths(pathspecs))
+    entries: dict[str, TreeEntry] = {e.path: e for e in repo.tree_entries(commit)}
+    wanted: Sequence[str] = list(entries)
+    ignored: set[str] = set()
+    gpteignore = repo.root / ".gpteignore"
+    if pathspecs or gpteignore.is_file():
+        with repo.temporary_index(commit) as env:
+            if pathspecs:
+                try:
+                    wanted = _ls_files(repo, env, "--error-unmatch", "--", *pathspecs)
+                except GitCommandError as exc:
+                    unmatched = str(exc).split("error: ", 1)[-1].split(" Did you forget", 1)[0]
+                    raise UsageError(
+                        f"pathspec did not match any tracked file at {commit[:12]}: {unmatched}"
+                    ) from None
+            if gpteignore.is_file():
+                ignored = set(
+                    _ls_files(
+                        repo, env, "-c", "-i", f"--exclude-from={gpteignore}", "--", *pathspecs
+                    )
+                )
+    for path in sorted(set(wanted)):
+        entry = entries.get(path)
+        if entry is None:
+            continue
+        named = path in result.named
+        if not entry.is_regular:
+            result.skipped[path] = "symlink or submodule"
+        elif path in ignored and not named:
+            result.skipped[path] = "excluded by .gpteignore"
+        elif looks_secret(path) and not named:
+            result.skipped[path] = "looks like a secret (name it explicitly to send it)"
+        elif entry.size > max_bytes and not named:
+            result.skipped[path] = f"{entry.size:,} bytes, over the {max_bytes:,}-byte limit"
+        else:
+            result.files.append(Candidate(path, entry.sha, entry.size))
+    return result
+
+
+ProgressFn = Callable[[int, int], None]
+
+
+def terminal_progress() -> ProgressFn:
+    """Progress on stderr: a rewritten line on a terminal, a single line otherwise (CI logs)."""
+    tty = sys.stderr.isatty() and os.environ.get("CI", "") == ""
+    said = [False]
+
+    def show(done: int, total: int) -> None:
+        if tty:
+            end = "\n" if done >= total else ""
+            sys.stderr.write(f"\rgit-gpte: indexing {done:,}/{total:,} files{end}")
+            sys.stderr.flush()
+        elif not said[0]:
+            said[0] = True
+            sys.stderr.write(f"git-gpte: indexing {total:,} files\n")
+            sys.stderr.flush()
+
+    return show
+
+
+def ensure_indexed(
+    repo: Repository,
+    store: IndexStore,
+    files: Sequence[Candidate],
+    progress: ProgressFn | None = None,
+) -> int:
+    """Index every candidate the store lacks; returns how many blobs were parsed."""
+    keys = {c.key: c for c in files}
+    known = store.stats(list(keys))
+    missing = [c for key, c in keys.items() if key not in known]
+    if not missing:
+        return 0
+    by_blob: dict[str, list[Candidate]] = {}
+    for c in missing:
+        by_blob.setdefault(c.blob, []).append(c)
+    started = time.monotonic()
+    shown = False
+    done = 0
+    batch: list[tuple[str, object]] = []
+    for blob, data in repo.read_blobs(list(by_blob)):
+        text = decode_text(data)
+        for c in by_blob[blob]:
+            batch.append((c.key, None if text is None else parse_file(c.path, text)))
+            done += 1
+        if len(batch) >= _WRITE_BATCH:
+            store.put(batch)  # type: ignore[arg-type]
+            batch = []
+        if progress is not None and (shown or time.monotonic() - started > PROGRESS_AFTER_S):
+            if not shown or done % 50 == 0:
+                progress(done, len(missing))
+            shown = True
+    if batch:
+        store.put(batch)  # type: ignore[arg-type]
+    if shown and progress is not None:
+        progress(len(missing), len(missing))
+    return done

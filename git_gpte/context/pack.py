@@ -1,0 +1,208 @@
+"""Packing ranked files and chunks into a token budget.
+
+Order of spending: the best files whole while each fits in a share of what is left (a whole
+file is the safest context: nothing the edit needs can be missing from it); then the best
+chunks of further files as excerpts, each with its file's module header (imports are where a
+change often starts) and the declaration line of its enclosing class; a file whose excerpts
+come close to its whole size is sent whole instead. What is left of the map's share names the
+next files with their definitions. A chunk is taken whole or not at all.
+
+Token counts are estimates from byte sizes (``TOKENS_PER_BYTE``), deliberately on the high
+side: o200k averages ~0.29 tokens per byte on code, and a selection that overshoots the real
+count loses its last lines.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .model import LineRange, MapEntry, Pick, Signature
+from .rank import ChunkScore, FileScore, Ranking
+
+TOKENS_PER_BYTE = 0.30
+EXCERPT_OVERHEAD = 8  # tokens a separate excerpt costs beyond its lines (its heading)
+WHOLE_SHARE = 0.5  # a file is sent whole when it fits in this share of the budget left
+WHOLE_MIN_RATIO = 0.5  # ... and scores at least this share of the best file's score
+UPGRADE_RATIO = 0.75  # excerpts of a file costing this share of it: send it whole
+HEADER_SHARE = 0.15  # a file's module header is added when it costs at most this share
+MAP_SIGNATURES = 12
+
+
+def estimate_tokens(nbytes: int) -> int:
+    return math.ceil(nbytes * TOKENS_PER_BYTE)
+
+
+@dataclass
+class _FilePlan:
+    fs: FileScore
+    whole: bool = False
+    chunks: set[int] = field(default_factory=set)
+    lines: set[int] = field(default_factory=set)  # single declaration lines
+    reasons: list[str] = field(default_factory=list)
+
+    def ranges(self) -> list[tuple[int, int, int]]:
+        """Merged (start, end, nbytes) of the chosen chunks and declaration lines."""
+        rec = self.fs.record
+        assert rec is not None
+        spans: list[tuple[int, int, int]] = [
+            (rec.chunks[i].start, rec.chunks[i].end, rec.chunks[i].nbytes) for i in self.chunks
+        ]
+        covered = {ln for s, e, _ in spans for ln in range(s, e + 1)}
+        for line in self.lines:
+            if line not in covered:
+                sig = next((c.signature for c in rec.chunks if c.line == line), "")
+                spans.append((line, line, len(sig) + 12))
+        spans.sort()
+        merged: list[tuple[int, int, int]] = []
+        for s, e, b in spans:
+            if merged and s <= merged[-1][1] + 1:
+                ps, pe, pb = merged[-1]
+                merged[-1] = (ps, max(pe, e), pb + b)
+            else:
+                merged.append((s, e, b))
+        return merged
+
+    def cost(self) -> int:
+        if self.whole:
+            return self.file_tokens
+        return sum(estimate_tokens(b) + EXCERPT_OVERHEAD for _, _, b in self.ranges())
+
+    @property
+    def file_tokens(self) -> int:
+        rec = self.fs.record
+        return estimate_tokens(rec.nbytes if rec else self.fs.cand.size)
+
+
+def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick], list[MapEntry]]:
+    """Choose what to send: picks (best first) within ``budget``, a map within ``map_budget``."""
+    plans: dict[str, _FilePlan] = {}
+    order: list[str] = []
+    spent = 0
+    files = [f for f in ranking.files if f.record is not None and f.score > 0]
+    top = files[0].score if files else 0.0
+
+    def plan_for(fs: FileScore) -> _FilePlan:
+        if fs.cand.path not in plans:
+            plans[fs.cand.path] = _FilePlan(fs)
+            order.append(fs.cand.path)
+        return plans[fs.cand.path]
+
+    for fs in files:
+        tokens = estimate_tokens(fs.record.nbytes if fs.record else fs.cand.size)
+        if fs.score < WHOLE_MIN_RATIO * top or tokens > WHOLE_SHARE * (budget - spent):
+            break
+        plan = plan_for(fs)
+        plan.whole = True
+        spent += tokens
+
+    for cs in ranking.chunks:
+        if budget - spent < EXCERPT_OVERHEAD * 3:
+            break
+        spent = _add_chunk(plan_for_existing(plans, cs), cs, plans, order, budget, spent)
+
+    picks = [_to_pick(plans[p]) for p in order if plans[p].whole or plans[p].chunks]
+    chosen = {p.path for p in picks}
+    entries: list[MapEntry] = []
+    map_spent = 0
+    for fs in ranking.files:
+        if map_budget - map_spent < 20:
+            break
+        if fs.cand.path in chosen or fs.record is None or fs.score <= 0:
+            continue
+        entry = _map_entry(fs)
+        if map_spent + entry.tokens <= map_budget:
+            entries.append(entry)
+            map_spent += entry.tokens
+    return picks, entries
+
+
+def plan_for_existing(plans: dict[str, _FilePlan], cs: ChunkScore) -> _FilePlan | None:
+    return plans.get(cs.file.cand.path)
+
+
+def _add_chunk(
+    plan: _FilePlan | None,
+    cs: ChunkScore,
+    plans: dict[str, _FilePlan],
+    order: list[str],
+    budget: int,
+    spent: int,
+) -> int:
+    """Try to add one chunk (with its file's header and its class line); returns the spend."""
+    if plan is not None and (plan.whole or cs.index in plan.chunks):
+        return spent
+    new = plan is None
+    trial = _FilePlan(cs.file) if plan is None else plan
+    before = trial.cost() if not new else 0
+    saved = (set(trial.chunks), set(trial.lines))
+    rec = cs.file.record
+    assert rec is not None
+    chunk = rec.chunks[cs.index]
+    trial.chunks.add(cs.index)
+    if chunk.parent is not None:
+        trial.lines.add(rec.chunks[chunk.parent].line)
+    header = rec.chunks[0]
+    if header.kind == "header" and 0 not in trial.chunks:
+        with_header = estimate_tokens(header.nbytes) + EXCERPT_OVERHEAD
+        if with_header <= HEADER_SHARE * budget:
+            trial.chunks.add(0)
+    cost = trial.cost() - before
+    if spent + cost > budget and 0 in trial.chunks and 0 not in saved[0]:
+        trial.chunks.discard(0)  # without the header it may still fit
+        cost = trial.cost() - before
+    if spent + cost > budget:
+        trial.chunks, trial.lines = saved
+        return spent
+    spent += cost
+    label = rec.chunks[cs.index].name or rec.chunks[cs.index].kind
+    trial.reasons.append(f"{label}: {'; '.join(cs.reasons) or 'in a relevant file'}")
+    if new:
+        plans[cs.file.cand.path] = trial
+        order.append(cs.file.cand.path)
+    whole_cost = trial.file_tokens
+    current = trial.cost()
+    if current >= UPGRADE_RATIO * whole_cost and spent - current + whole_cost <= budget:
+        spent += whole_cost - current
+        trial.whole = True
+    return spent
+
+
+def _to_pick(plan: _FilePlan) -> Pick:
+    fs = plan.fs
+    rec = fs.record
+    assert rec is not None
+    reasons = list(dict.fromkeys(fs.reasons))
+    if plan.whole:
+        return Pick(
+            path=fs.cand.path,
+            blob=fs.cand.blob,
+            whole=True,
+            ranges=(),
+            tokens=plan.file_tokens,
+            score=fs.score,
+            reasons=tuple(reasons or ["ranked by relevance"]),
+            lines=rec.lines,
+            file_tokens=plan.file_tokens,
+        )
+    ranges = plan.ranges()
+    return Pick(
+        path=fs.cand.path,
+        blob=fs.cand.blob,
+        whole=False,
+        ranges=tuple(LineRange(s, e) for s, e, _ in ranges),
+        tokens=plan.cost(),
+        score=fs.score,
+        reasons=tuple(reasons + plan.reasons[:6]),
+        lines=rec.lines,
+        file_tokens=plan.file_tokens,
+    )
+
+
+def _map_entry(fs: FileScore) -> MapEntry:
+    rec = fs.record
+    assert rec is not None
+    sigs = [Signature(c.line, c.signature) for c in rec.chunks if c.line and c.signature]
+    sigs = sigs[:MAP_SIGNATURES]
+    nbytes = len(fs.cand.path) + sum(len(s.text) + 8 for s in sigs) + 2
+    return MapEntry(fs.cand.path, fs.score, tuple(sigs), estimate_tokens(nbytes))

@@ -1,0 +1,454 @@
+"""One file's text -> its record in the index: chunks, definitions, imports, terms.
+
+Chunks partition the file into pieces that can be sent on their own without cutting a
+definition in half: a module header (docstring, imports, constants before the first
+definition), each top-level function or class, and for a large class or impl block its own
+header (the declaration, docstring and attributes) and each member. Blank lines and comments
+above a definition belong to it (an insertion just before a function lands in that function's
+chunk). Statements between definitions join the next definition when short, or form blocks of
+their own. Languages without a tree-sitter grammar here are cut into paragraphs.
+
+tree-sitter is imported only here, and only when a file is parsed.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import terms as T
+from .languages import SPECS, LanguageSpec, language_of
+
+# A class/impl/module longer than this is split into its header and members.
+SPLIT_CONTAINER_LINES = 40
+# Statements between definitions longer than this (non-blank lines) stand as a block.
+GAP_BLOCK_LINES = 12
+# A module header longer than this keeps the imports apart from the rest.
+HEADER_SPLIT_LINES = 60
+# Blocks of top-level statements are grouped up to this many lines.
+BLOCK_LINES = 40
+# Paragraph chunks of text files.
+TEXT_CHUNK_LINES = 40
+
+
+@dataclass
+class Chunk:
+    """A contiguous run of lines (1-based, inclusive) that is sent whole or not at all."""
+
+    start: int
+    end: int
+    kind: str  # header, function, class, method, block, text, ...
+    name: str  # qualified: "Session.send"; "" for headers and blocks
+    parent: int | None  # index of the enclosing container's header chunk
+    signature: str  # the definition's first line, trimmed
+    line: int  # the line of that definition (0 for headers and blocks)
+    nbytes: int
+    terms: dict[str, int]
+    idents: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FileRecord:
+    """What the index keeps for one blob."""
+
+    lang: str | None
+    lines: int
+    nbytes: int
+    chunks: list[Chunk]
+    imports: list[str]
+    defs: list[tuple[str, int]]  # (simple name, chunk index)
+    terms: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "lang": self.lang,
+            "lines": self.lines,
+            "nbytes": self.nbytes,
+            "imports": self.imports,
+            "defs": self.defs,
+            "terms": self.terms,
+            "chunks": [
+                [
+                    c.start,
+                    c.end,
+                    c.kind,
+                    c.name,
+                    c.parent,
+                    c.signature,
+                    c.line,
+                    c.nbytes,
+                    c.terms,
+                    c.idents,
+                ]
+                for c in self.chunks
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileRecord:
+        return cls(
+            lang=data["lang"],
+            lines=data["lines"],
+            nbytes=data["nbytes"],
+            imports=list(data["imports"]),
+            defs=[(str(n), int(i)) for n, i in data["defs"]],
+            terms=dict(data["terms"]),
+            chunks=[Chunk(*row) for row in data["chunks"]],
+        )
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as git numbers them: split on newline, no phantom line after a final newline."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@functools.cache
+def _parser(lang: str) -> Any | None:
+    try:
+        from tree_sitter_language_pack import get_parser
+
+        return get_parser(lang)  # type: ignore[arg-type]
+    except Exception:  # grammar missing or not loadable: fall back to lexical chunks
+        return None
+
+
+@dataclass
+class _Unit:
+    start: int  # first line, including attached comments/decorators
+    end: int
+    kind: str
+    name: str
+    signature: str
+    line: int
+    members: list[_Unit]
+
+
+def _node_name(node: Any, spec: LanguageSpec) -> str:
+    name = node.child_by_field_name("name")
+    if name is None and node.type == "impl_item":
+        name = node.child_by_field_name("type")
+    if name is None and node.type == "type_declaration":
+        for child in node.named_children:
+            if child.type == "type_spec":
+                name = child.child_by_field_name("name")
+                break
+    if name is None:
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.child_by_field_name("declarator") is not None:
+            decl = decl.child_by_field_name("declarator")
+        name = decl
+    if name is None:
+        return ""
+    text = name.text.decode("utf-8", "replace") if name.text else ""
+    return text.split("::")[-1].split(".")[-1].strip()
+
+
+def _definition(node: Any, spec: LanguageSpec) -> tuple[Any, str, str] | None:
+    """(definition node, kind, name) when ``node`` is or wraps a definition."""
+    if node.type in spec.wrappers:
+        for child in node.named_children:
+            found = _definition(child, spec)
+            if found is not None:
+                return found
+        return None
+    kind = spec.definitions.get(node.type)
+    if kind is None:
+        return None
+    if node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        if value is None or value.type not in ("arrow_function", "function_expression", "class"):
+            return None
+    bodiless = node.child_by_field_name("body") is None
+    if bodiless and node.type in (
+        "struct_specifier",
+        "enum_specifier",
+        "union_specifier",
+        "class_specifier",
+    ):
+        return None
+    name = _node_name(node, spec)
+    if not name:
+        return None
+    return node, kind, name
+
+
+def _members(node: Any, spec: LanguageSpec, depth: int = 0) -> list[Any]:
+    """Definitions directly inside a container (through its body node)."""
+    found: list[Any] = []
+    for child in node.named_children:
+        if _definition(child, spec) is not None:
+            found.append(child)
+        elif (
+            depth < 2
+            and child.named_child_count
+            and (child.type.endswith(("body", "block", "declaration_list", "body_statement")))
+        ):
+            found.extend(_members(child, spec, depth + 1))
+    return found
+
+
+def _first_line(lines: list[str], line: int) -> str:
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return text[:160]
+
+
+def _attach_leading(lines: list[str], start: int, floor: int, spec: LanguageSpec) -> int:
+    """Move ``start`` up over comment lines directly above it (not past ``floor``)."""
+    line = start
+    while line - 1 > floor:
+        text = lines[line - 2].strip()
+        if text and text.startswith(spec.comment_prefixes):
+            line -= 1
+        else:
+            break
+    return line
+
+
+def _unit(node: Any, spec: LanguageSpec, lines: list[str], floor: int, top: bool) -> _Unit | None:
+    found = _definition(node, spec)
+    if found is None:
+        return None
+    inner, kind, name = found
+    start = node.start_point[0] + 1
+    end = node.end_point[0] + 1
+    if node.end_point[1] == 0 and end > start:
+        end -= 1
+    start = _attach_leading(lines, start, floor, spec)
+    sig_line = inner.start_point[0] + 1
+    members: list[_Unit] = []
+    if top and inner.type in spec.containers and end - start + 1 > SPLIT_CONTAINER_LINES:
+        prev_end = sig_line
+        for child in _members(inner, spec):
+            sub = _unit(child, spec, lines, prev_end, top=False)
+            if sub is not None and sub.start > prev_end and sub.end <= end:
+                if sub.kind == "function":
+                    sub.kind = "method"
+                members.append(sub)
+                prev_end = sub.end
+    return _Unit(start, end, kind, name, _first_line(lines, sig_line), sig_line, members)
+
+
+def _chunk(
+    lines: list[str],
+    start: int,
+    end: int,
+    kind: str,
+    name: str,
+    parent: int | None,
+    signature: str,
+    line: int = 0,
+) -> Chunk:
+    body = lines[start - 1 : end]
+    text = "\n".join(body)
+    nbytes = len(text.encode("utf-8")) + len(body)
+    return Chunk(
+        start,
+        end,
+        kind,
+        name,
+        parent,
+        signature,
+        line,
+        nbytes,
+        dict(T.count_terms(text)),
+        sorted(T.identifiers(text)),
+    )
+
+
+def _statement_blocks(lines: list[str], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Group consecutive statement spans into blocks of about BLOCK_LINES lines."""
+    blocks: list[tuple[int, int]] = []
+    for start, end in spans:
+        if blocks and end - blocks[-1][0] + 1 <= BLOCK_LINES:
+            blocks[-1] = (blocks[-1][0], end)
+        else:
+            blocks.append((start, end))
+    return blocks
+
+
+def _nonblank(lines: list[str], start: int, end: int) -> int:
+    return sum(1 for line in lines[start - 1 : end] if line.strip())
+
+
+def _is_import_line(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped.startswith(("import ", "from ", "#include", "use ", "require", "package "))
+
+
+def _tree_chunks(lines: list[str], root: Any, spec: LanguageSpec) -> list[Chunk]:
+    n = len(lines)
+    units: list[_Unit] = []
+    statements: list[tuple[int, int]] = []  # top-level non-definition spans
+    floor = 0
+    for node in root.named_children:
+        unit = _unit(node, spec, lines, floor, top=True)
+        if unit is not None and unit.start > floor:
+            units.append(unit)
+            floor = unit.end
+        else:
+            s, e = node.start_point[0] + 1, node.end_point[0] + 1
+            if node.end_point[1] == 0 and e > s:
+                e -= 1
+            if s > floor:
+                statements.append((s, e))
+                floor = max(floor, e)
+    chunks: list[Chunk] = []
+    if not units:
+        return _text_chunks(lines, kind="header")
+
+    def statements_in(lo: int, hi: int) -> list[tuple[int, int]]:
+        return [(s, e) for s, e in statements if s >= lo and e <= hi]
+
+    # The module header: everything before the first definition (imports kept apart from a
+    # long run of constants after them).
+    first = units[0].start
+    if first > 1:
+        head_end = first - 1
+        split_at = head_end
+        if head_end > HEADER_SPLIT_LINES:
+            imports_end = 0
+            for s, e in statements_in(1, head_end):
+                if any(_is_import_line(line) for line in lines[s - 1 : e]):
+                    imports_end = e
+            if 0 < imports_end < head_end:
+                split_at = imports_end
+        chunks.append(_chunk(lines, 1, split_at, "header", "", None, ""))
+        cursor = split_at + 1
+        if cursor <= head_end:
+            spans = statements_in(cursor, head_end) or [(cursor, head_end)]
+            for s, e in _statement_blocks(lines, spans):
+                chunks.append(_chunk(lines, cursor, e, "block", "", None, _first_line(lines, s)))
+                cursor = e + 1
+            if cursor <= head_end:
+                _extend_last(chunks, lines, head_end)
+    cursor = chunks[-1].end + 1 if chunks else 1
+    for index, unit in enumerate(units):
+        gap_end = unit.start - 1
+        if gap_end >= cursor and _nonblank(lines, cursor, gap_end) > GAP_BLOCK_LINES:
+            for s, e in _statement_blocks(lines, statements_in(cursor, gap_end)):
+                chunks.append(_chunk(lines, cursor, e, "block", "", None, _first_line(lines, s)))
+                cursor = e + 1
+        end = unit.end
+        if index == len(units) - 1:
+            tail = n
+            if tail > end and _nonblank(lines, end + 1, tail) <= GAP_BLOCK_LINES:
+                end = tail
+        if not unit.members:
+            chunks.append(
+                _chunk(lines, cursor, end, unit.kind, unit.name, None, unit.signature, unit.line)
+            )
+        else:
+            head_end = unit.members[0].start - 1
+            parent = len(chunks)
+            chunks.append(
+                _chunk(
+                    lines, cursor, head_end, unit.kind, unit.name, None, unit.signature, unit.line
+                )
+            )
+            sub_cursor = head_end + 1
+            for j, member in enumerate(unit.members):
+                m_end = end if j == len(unit.members) - 1 else member.end
+                chunks.append(
+                    _chunk(
+                        lines,
+                        sub_cursor,
+                        m_end,
+                        member.kind,
+                        f"{unit.name}.{member.name}",
+                        parent,
+                        member.signature,
+                        member.line,
+                    )
+                )
+                sub_cursor = m_end + 1
+        cursor = end + 1
+    if cursor <= n:
+        spans = statements_in(cursor, n) or [(cursor, n)]
+        for s, e in _statement_blocks(lines, spans):
+            chunks.append(
+                _chunk(lines, cursor, max(e, s), "block", "", None, _first_line(lines, s))
+            )
+            cursor = max(e, s) + 1
+        if cursor <= n:
+            _extend_last(chunks, lines, n)
+    return chunks
+
+
+def _extend_last(chunks: list[Chunk], lines: list[str], end: int) -> None:
+    last = chunks.pop()
+    chunks.append(
+        _chunk(lines, last.start, end, last.kind, last.name, last.parent, last.signature, last.line)
+    )
+
+
+def _text_chunks(lines: list[str], kind: str = "text") -> list[Chunk]:
+    """Paragraph chunks: cut at a blank line once a chunk has grown, or at a hard limit."""
+    chunks: list[Chunk] = []
+    start = 1
+    n = len(lines)
+    for number in range(1, n + 1):
+        size = number - start + 1
+        at_blank = not lines[number - 1].strip()
+        if (at_blank and size >= TEXT_CHUNK_LINES // 2) or size >= TEXT_CHUNK_LINES * 2:
+            chunks.append(
+                _chunk(
+                    lines,
+                    start,
+                    number,
+                    kind if not chunks else "text",
+                    "",
+                    None,
+                    _first_line(lines, start),
+                )
+            )
+            start = number + 1
+    if start <= n:
+        chunks.append(
+            _chunk(
+                lines, start, n, kind if not chunks else "text", "", None, _first_line(lines, start)
+            )
+        )
+    return chunks
+
+
+def parse_file(path: str, text: str) -> FileRecord:
+    """The index record of one text file (pure: no I/O besides the parser library)."""
+    lines = split_lines(text)
+    lang = language_of(path)
+    spec = SPECS.get(lang) if lang else None
+    chunks: list[Chunk] = []
+    if spec is not None and lines:
+        parser = _parser(spec.name)
+        if parser is not None:
+            tree = parser.parse(text.encode("utf-8"))
+            chunks = _tree_chunks(lines, tree.root_node, spec)
+    if not chunks and lines:
+        chunks = _text_chunks(lines)
+        if spec is None:
+            lang = None
+    imports: list[str] = []
+    if spec is not None:
+        for pattern in spec.imports:
+            for match in pattern.finditer(text):
+                for item in match.group(1).split(","):
+                    item = item.strip()
+                    if item and item not in imports:
+                        imports.append(item)
+    defs = [(c.name.rsplit(".", 1)[-1], i) for i, c in enumerate(chunks) if c.name]
+    file_terms: Counter[str] = Counter()
+    for c in chunks:
+        file_terms.update(c.terms)
+    return FileRecord(
+        lang=lang,
+        lines=len(lines),
+        nbytes=len(text.encode("utf-8")),
+        chunks=chunks,
+        imports=imports,
+        defs=defs,
+        terms=dict(file_terms),
+    )

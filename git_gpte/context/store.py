@@ -1,0 +1,210 @@
+"""The persistent index: one SQLite file, ``.git/gpte/context.sqlite``, keyed by blob id.
+
+Blob ids are content hashes, so every branch and commit shares entries and a commit that
+changes three files adds three rows. Besides each blob's record (compressed JSON), the file
+keeps two lookup tables so a query reads only what it needs: ``postings`` (term -> blob,
+count) for lexical scoring and ``defs`` (symbol name -> blob) for following links.
+
+Safety: WAL journal and a busy timeout let concurrent runs read and write; rows are
+content-addressed, so two writers writing the same blob write the same row (``INSERT OR
+IGNORE``). A file that is corrupt, not a database, or of another schema version is moved aside
+and rebuilt: the index is a cache, never a reason to fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .parse import FileRecord
+
+SCHEMA_VERSION = 3
+FILENAME = "context.sqlite"
+_BATCH = 500  # SQLite's variable limit is 999 on old builds
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS blobs (
+    key TEXT PRIMARY KEY,          -- "<blob id>:<language or text>"
+    status TEXT NOT NULL,          -- ok | binary
+    lines INTEGER NOT NULL,
+    nbytes INTEGER NOT NULL,
+    length INTEGER NOT NULL,       -- number of terms (BM25 document length)
+    data BLOB                      -- zlib(JSON of FileRecord)
+);
+CREATE TABLE IF NOT EXISTS postings (
+    term TEXT NOT NULL, key TEXT NOT NULL, tf INTEGER NOT NULL,
+    PRIMARY KEY (term, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS defs (
+    name TEXT NOT NULL, key TEXT NOT NULL,
+    PRIMARY KEY (name, key)
+) WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True)
+class BlobStat:
+    status: str
+    lines: int
+    nbytes: int
+    length: int
+
+
+def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), _BATCH):
+        yield items[i : i + _BATCH]
+
+
+class IndexStore:
+    """Open (creating or rebuilding as needed) the index at ``directory/context.sqlite``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / FILENAME
+        self.rebuilt = False
+        self.conn = self._open()
+
+    # ------------------------------------------------------------------ opening
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 60000")
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        for _attempt in range(3):
+            try:
+                conn = self._connect()
+                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.executescript(_SCHEMA)
+                row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                if row is None:
+                    conn.execute(
+                        "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
+                        (str(SCHEMA_VERSION),),
+                    )
+                    row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                if row[0] == str(SCHEMA_VERSION):
+                    conn.execute("SELECT count(*) FROM blobs WHERE rowid < 2").fetchone()
+                    return conn
+                conn.close()
+            except sqlite3.DatabaseError:
+                pass
+            self._move_aside()
+        # A directory we cannot write, or a disk that fails: index in memory for this run.
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn.executescript(_SCHEMA)
+        return conn
+
+    def _move_aside(self) -> None:
+        self.rebuilt = True
+        self.discard(self.path.parent)
+
+    @staticmethod
+    def discard(directory: Path) -> None:
+        """Put a broken or foreign index out of the way (a rename is atomic, so a concurrent
+        run sees either the old file or none), then delete it."""
+        path = directory / FILENAME
+        aside = path.with_name(f"{path.name}.broken-{os.getpid()}")
+        with contextlib.suppress(OSError):
+            path.replace(aside)
+        for leftover in (aside, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # ------------------------------------------------------------------ reads
+    def stats(self, keys: Sequence[str]) -> dict[str, BlobStat]:
+        out: dict[str, BlobStat] = {}
+        for part in _chunks(keys):
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(
+                f"SELECT key, status, lines, nbytes, length FROM blobs WHERE key IN ({marks})",
+                part,
+            )
+            for key, status, lines, nbytes, length in rows:
+                out[key] = BlobStat(status, lines, nbytes, length)
+        return out
+
+    def postings(self, terms: Sequence[str], keys: set[str]) -> dict[str, dict[str, int]]:
+        """term -> {key: count} for the given terms, restricted to ``keys``."""
+        out: dict[str, dict[str, int]] = {t: {} for t in terms}
+        for part in _chunks(terms):
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(
+                f"SELECT term, key, tf FROM postings WHERE term IN ({marks})", part
+            )
+            for term, key, tf in rows:
+                if key in keys:
+                    out[term][key] = tf
+        return out
+
+    def definers(self, names: Sequence[str], keys: set[str]) -> dict[str, list[str]]:
+        """name -> keys (in ``keys``) of blobs that define it."""
+        out: dict[str, list[str]] = {}
+        for part in _chunks(names):
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(f"SELECT name, key FROM defs WHERE name IN ({marks})", part)
+            for name, key in rows:
+                if key in keys:
+                    out.setdefault(name, []).append(key)
+        return out
+
+    def records(self, keys: Sequence[str]) -> dict[str, FileRecord]:
+        out: dict[str, FileRecord] = {}
+        for part in _chunks(keys):
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(
+                f"SELECT key, data FROM blobs WHERE status = 'ok' AND key IN ({marks})", part
+            )
+            for key, data in rows:
+                try:
+                    out[key] = FileRecord.from_json(json.loads(zlib.decompress(data)))
+                except (zlib.error, ValueError, TypeError, KeyError):
+                    continue  # a damaged row: the caller re-indexes what is missing
+        return out
+
+    # ------------------------------------------------------------------ writes
+    def put(self, rows: Iterable[tuple[str, FileRecord | None]]) -> int:
+        """Store records (None: a binary or undecodable blob); one transaction per call."""
+        count = 0
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for key, record in rows:
+                if record is None:
+                    conn.execute(
+                        "INSERT OR IGNORE INTO blobs VALUES (?, 'binary', 0, 0, 0, NULL)", (key,)
+                    )
+                    count += 1
+                    continue
+                data = zlib.compress(json.dumps(record.to_json(), separators=(",", ":")).encode())
+                cur = conn.execute(
+                    "INSERT OR IGNORE INTO blobs VALUES (?, 'ok', ?, ?, ?, ?)",
+                    (key, record.lines, record.nbytes, sum(record.terms.values()), data),
+                )
+                if cur.rowcount:
+                    conn.executemany(
+                        "INSERT OR IGNORE INTO postings VALUES (?, ?, ?)",
+                        [(t, key, n) for t, n in record.terms.items()],
+                    )
+                    conn.executemany(
+                        "INSERT OR IGNORE INTO defs VALUES (?, ?)",
+                        sorted({(name, key) for name, _ in record.defs}),
+                    )
+                count += 1
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return count

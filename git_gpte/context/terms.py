@@ -1,0 +1,112 @@
+"""Code-aware terms: what a request and a piece of code are compared on.
+
+Identifiers are split the way programmers read them (``parse_header_links`` and
+``parseHeaderLinks`` both give ``parse``, ``header``, ``links``) and also kept whole, so a
+request that names the exact identifier matches it more strongly than one that only shares a
+word. Words are lower-cased and lightly stemmed (``cookies``/``cookie``, ``redirected``/
+``redirect``), and words that carry no meaning in code or in requests (``the``, ``self``,
+``return``) are dropped. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Boundaries inside an identifier: lower->Upper, ACRONYMWord, letter<->digit.
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+_STOPWORD_TEXT = """
+a an the and or not no nor but if then else elif when while for in on at to of by as is are
+was were be been being it its this that these those there here with without from into onto
+than so such can could should would will shall may might must do does did done has have had
+having i we you he she they them their our your my me us his her also just only very more
+most less least some any all each every other same new old now up down out over under again
+about above below after before between both few own too via per etc ie eg vs
+self cls return def class function fn func var let const import pass none null nil
+true false lambda yield async await try except finally raise throw catch static public
+private protected void int str bool float string end begin use pub mod impl struct enum
+type interface package include define ifdef ifndef endif
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+MIN_LEN = 2
+MAX_TERM_LEN = 40
+
+
+def stem(word: str) -> str:
+    """A light, deterministic English stemmer: enough to join plural/tense variants."""
+    if len(word) <= 3:
+        return word
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: len(word) - len(suffix)] + repl
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def split_identifier(ident: str) -> list[str]:
+    """The words inside one identifier, lower-cased (snake_case, CamelCase, digits)."""
+    parts: list[str] = []
+    for piece in ident.split("_"):
+        if piece:
+            parts.extend(m.group(0).lower() for m in _CAMEL.finditer(piece))
+    return parts
+
+
+def _keep(word: str) -> bool:
+    return MIN_LEN <= len(word) <= MAX_TERM_LEN and word not in STOPWORDS and not word.isdigit()
+
+
+def identifier_terms(ident: str) -> list[str]:
+    """Terms for one identifier: its stemmed words, plus the whole identifier when compound."""
+    words = split_identifier(ident)
+    out = [stem(w) for w in words if _keep(w)]
+    whole = ident.lower().strip("_")
+    if len(words) > 1 and _keep(whole):
+        out.append(whole)
+    return out
+
+
+def text_terms(text: str) -> list[str]:
+    """Every term of a text (code, comment or prose), in order, repeats kept."""
+    out: list[str] = []
+    for match in _IDENT.finditer(text):
+        out.extend(identifier_terms(match.group(0)))
+    return out
+
+
+def count_terms(text: str) -> Counter[str]:
+    return Counter(text_terms(text))
+
+
+def path_terms(path: str) -> list[str]:
+    """Terms of a file path: directory names, the file name with and without its extension."""
+    out: list[str] = []
+    for part in path.lower().split("/"):
+        stemless = part.rsplit(".", 1)[0] if "." in part else part
+        out.extend(text_terms(stemless))
+    return out
+
+
+def identifiers(text: str) -> set[str]:
+    """The distinct identifiers in a text, as written (for symbol links)."""
+    return {m.group(0) for m in _IDENT.finditer(text) if len(m.group(0)) >= 3}
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a request, in first-seen order."""
+    seen: dict[str, None] = {}
+    for term in text_terms(text):
+        seen.setdefault(term, None)
+    return list(seen)
+
+
+def merge_counts(counters: Iterable[Counter[str]]) -> Counter[str]:
+    total: Counter[str] = Counter()
+    for counter in counters:
+        total.update(counter)
+    return total

@@ -1,0 +1,282 @@
+"""Context selection on small real repositories: ranking, packing, the index, the CLI."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from git_gpte.context import pick_segments, select
+from git_gpte.context.index import ensure_indexed, list_candidates
+from git_gpte.context.parse import parse_file
+from git_gpte.context.store import FILENAME, IndexStore
+from git_gpte.git import Repository
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import commit_all, git, make_repo, write_files
+
+PY_FILES = {
+    "shop/__init__.py": "from .cart import Cart\nfrom .pricing import apply_discount\n",
+    "shop/cart.py": (
+        '"""The shopping cart."""\n'
+        "import decimal\n\n"
+        "from .pricing import apply_discount\n\n\n"
+        "class Cart:\n"
+        '    """Items a customer is about to buy."""\n\n'
+        "    def __init__(self):\n"
+        "        self.items = []\n\n"
+        "    def add_item(self, name, price):\n"
+        "        self.items.append((name, decimal.Decimal(price)))\n\n"
+        "    def total(self, code=None):\n"
+        "        subtotal = sum(price for _, price in self.items)\n"
+        "        return apply_discount(subtotal, code)\n"
+    ),
+    "shop/pricing.py": (
+        '"""Prices and discount codes."""\n\n'
+        "CODES = {'SPRING': 10}\n\n\n"
+        "def apply_discount(amount, code):\n"
+        "    percent = CODES.get(code, 0)\n"
+        "    return amount * (100 - percent) / 100\n\n\n"
+        "def format_price(amount):\n"
+        "    return f'{amount:.2f} EUR'\n"
+    ),
+    "shop/shipping.py": (
+        "def shipping_cost(weight_kg):\n"
+        "    if weight_kg < 1:\n"
+        "        return 4\n"
+        "    return 4 + weight_kg * 2\n"
+    ),
+    "README.md": "# shop\n\nA tiny shop with a cart, discounts and shipping.\n",
+    "logo.png": b"\x89PNG\r\n\x1a\n\0\0\0",
+    ".env": "API_KEY=secret\n",
+}
+
+JS_FILES = {
+    "src/router.js": (
+        "import { parseQuery } from './query.js';\n\n"
+        "export class Router {\n"
+        "  constructor() { this.routes = []; }\n"
+        "  addRoute(path, handler) { this.routes.push({ path, handler }); }\n"
+        "  match(url) {\n"
+        "    const [path, qs] = url.split('?');\n"
+        "    const route = this.routes.find((r) => r.path === path);\n"
+        "    return route ? route.handler(parseQuery(qs)) : null;\n"
+        "  }\n"
+        "}\n"
+    ),
+    "src/query.js": (
+        "export function parseQuery(qs) {\n"
+        "  const out = {};\n"
+        "  for (const part of (qs || '').split('&')) {\n"
+        "    const [k, v] = part.split('=');\n"
+        "    if (k) out[decodeURIComponent(k)] = decodeURIComponent(v || '');\n"
+        "  }\n"
+        "  return out;\n"
+        "}\n"
+    ),
+    "src/logger.js": "export const log = (msg) => console.log(`[app] ${msg}`);\n",
+}
+
+GO_FILES = {
+    "go.mod": "module example.com/store\n\ngo 1.21\n",
+    "inventory/stock.go": (
+        "package inventory\n\n"
+        "// Stock counts items on hand.\n"
+        "type Stock struct {\n\tcounts map[string]int\n}\n\n"
+        "// Reserve takes n items of sku out of stock.\n"
+        "func (s *Stock) Reserve(sku string, n int) error {\n"
+        "\tif s.counts[sku] < n {\n\t\treturn ErrOutOfStock\n\t}\n"
+        "\ts.counts[sku] -= n\n\treturn nil\n}\n"
+    ),
+    "inventory/errors.go": (
+        'package inventory\n\nimport "errors"\n\n'
+        'var ErrOutOfStock = errors.New("out of stock")\n'
+    ),
+    "billing/invoice.go": (
+        "package billing\n\n"
+        "func InvoiceTotal(lines []int) int {\n\tt := 0\n"
+        "\tfor _, l := range lines {\n\t\tt += l\n\t}\n\treturn t\n}\n"
+    ),
+}
+
+
+def _repo(tmp_path: Path, files: dict[str, str | bytes]) -> Repository:
+    root = make_repo(tmp_path / "r", files)
+    return Repository.discover(root)
+
+
+def _paths(sel: object) -> list[str]:
+    return [p.path for p in sel.picks]  # type: ignore[attr-defined]
+
+
+def test_python_ranking_finds_the_file_and_follows_links(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, PY_FILES)
+    head = repo.resolve_commit("HEAD")
+    sel = select(repo, head, "the discount code should be case-insensitive", 4000)
+    assert _paths(sel)[0] == "shop/pricing.py"
+    top = sel.picks[0]
+    assert any("discount" in r for r in top.reasons)
+    # the cart uses apply_discount: linked, so it is ranked too
+    assert "shop/cart.py" in _paths(sel)
+    assert sel.skipped["logo.png"] == "binary or not UTF-8"
+    assert "secret" in sel.skipped[".env"]
+
+
+def test_identifier_named_in_the_request_lifts_its_definition(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, PY_FILES)
+    sel = select(repo, repo.resolve_commit("HEAD"), "shipping_cost is wrong for 0 kg", 4000)
+    assert _paths(sel)[0] == "shop/shipping.py"
+    assert any("defines shipping_cost" in r for r in sel.picks[0].reasons)
+
+
+def test_javascript_ranking_and_import_links(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, JS_FILES)
+    sel = select(repo, repo.resolve_commit("HEAD"), "query parameters with a plus sign", 4000)
+    assert _paths(sel)[0] == "src/query.js"
+    record = parse_file("src/router.js", JS_FILES["src/router.js"])  # type: ignore[arg-type]
+    assert record.imports == ["./query.js"]
+    assert ("Router", 1) in record.defs
+
+
+def test_go_ranking_by_identifier(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, GO_FILES)
+    sel = select(repo, repo.resolve_commit("HEAD"), "Reserve must not go below zero stock", 4000)
+    assert _paths(sel)[0] == "inventory/stock.go"
+    record = parse_file("inventory/stock.go", GO_FILES["inventory/stock.go"])  # type: ignore[arg-type]
+    names = [c.name for c in record.chunks]
+    assert "Stock" in names and "Reserve" in names
+
+
+def test_chunks_partition_the_file_and_never_split_a_definition() -> None:
+    text = PY_FILES["shop/cart.py"]
+    assert isinstance(text, str)
+    record = parse_file("shop/cart.py", text)
+    starts = [c.start for c in record.chunks]
+    ends = [c.end for c in record.chunks]
+    assert starts[0] == 1 and ends[-1] == record.lines
+    assert all(s == e + 1 for s, e in zip(starts[1:], ends[:-1], strict=True))
+    assert record.chunks[0].kind == "header"
+    assert "decimal" in "\n".join(text.split("\n")[: record.chunks[0].end])
+
+
+def test_small_budget_sends_excerpts_with_the_file_line_numbers(tmp_path: Path) -> None:
+    body = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(60))
+    body += "def parse_header_links(value):\n    return value.split(',')\n"
+    repo = _repo(tmp_path, {"pkg/util.py": "import re\n\n\n" + body})
+    sel = select(repo, repo.resolve_commit("HEAD"), "parse_header_links drops spaces", 200)
+    pick = sel.picks[0]
+    assert not pick.whole and pick.tokens <= 200
+    segments = pick_segments(repo, pick)
+    text = "\n".join(s.text for s in segments)
+    assert "def parse_header_links" in text and "helper_30" not in text
+    lines = (tmp_path / "r" / "pkg/util.py").read_text().split("\n")
+    for seg in segments:
+        assert seg.text.split("\n")[0] == lines[seg.start - 1]
+
+
+def test_incremental_index_reparses_only_changed_blobs(tmp_path: Path) -> None:
+    files = {f"mod{i}.py": f"def f{i}():\n    return {i}\n" for i in range(10)}
+    root = make_repo(tmp_path / "r", files)  # type: ignore[arg-type]
+    repo = Repository.discover(root)
+    store = IndexStore(repo.state_dir())
+    first = list_candidates(repo, repo.resolve_commit("HEAD")).files
+    assert ensure_indexed(repo, store, first) == 10
+    write_files(root, {"mod1.py": "X = 1\n", "mod2.py": "Y = 2\n", "new.py": "Z = 3\n"})
+    commit_all(root, "three files")
+    second = list_candidates(repo, repo.resolve_commit("HEAD")).files
+    assert ensure_indexed(repo, store, second) == 3
+    assert ensure_indexed(repo, store, second) == 0
+    store.close()
+
+
+def test_corrupt_or_foreign_index_is_rebuilt(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, PY_FILES)
+    head = repo.resolve_commit("HEAD")
+    path = repo.state_dir() / FILENAME
+    path.write_bytes(b"this is not a database" * 100)
+    sel = select(repo, head, "discount", 4000)
+    assert _paths(sel)[0] == "shop/pricing.py"
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value = 'foreign' WHERE key = 'schema'")
+    conn.commit()
+    conn.close()
+    assert _paths(select(repo, head, "discount", 4000))[0] == "shop/pricing.py"
+
+
+def test_concurrent_runs_share_the_index(tmp_path: Path) -> None:
+    files = {f"pkg/m{i}.py": f"def func_{i}(a):\n    return a * {i}\n" for i in range(150)}
+    root = make_repo(tmp_path / "r", files)  # type: ignore[arg-type]
+    code = (
+        "import sys\n"
+        "from git_gpte.context import select\n"
+        "from git_gpte.git import Repository\n"
+        "r = Repository.discover(sys.argv[1])\n"
+        "s = select(r, r.resolve_commit('HEAD'), 'func_7 multiplies', 2000)\n"
+        "print(s.picks[0].path)\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(root)], stdout=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    outs = [p.communicate(timeout=120)[0].strip() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0]
+    assert outs == ["pkg/m7.py"] * 4
+
+
+def test_cli_lines_json_and_pathspecs(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "r", PY_FILES)
+    git(root, "checkout", "-q", "--detach")
+    query = tmp_path / "q.txt"
+    query.write_text("the discount code should be case-insensitive")
+    res = run_gpte("context", "--format", "lines", "--tokens", "3000", "-f", str(query), cwd=root)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.split()
+    assert lines[0].split(":")[0] == "shop/pricing.py"
+    for line in lines:
+        path, _, span = line.partition(":")
+        assert (root / path).is_file()
+        if span:
+            start, end = map(int, span.split("-"))
+            assert 1 <= start <= end
+    res = run_gpte("context", "--json", "discount", "shop/cart.py", cwd=root)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert [p["path"] for p in data["picks"]] == ["shop/cart.py"]
+    assert data["picks"][0]["reasons"]
+    res = run_gpte("context", "discount", cwd=root / "shop")
+    assert res.returncode == 0 and "shop/pricing.py" in res.stdout and "left out" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "no request given"),
+        (("--json", "--format", "lines", "x"), "cannot be combined"),
+        (("x", "nosuch/path.py"), "did not match any tracked file"),
+        (("-f", "/nonexistent/q.txt"), "cannot read the prompt file"),
+        (("--tokens", "0", "x"), "--tokens"),
+        (("   ",), "the request is empty"),
+    ],
+)
+def test_cli_bad_input_is_one_line(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    root = make_repo(tmp_path / "r", PY_FILES)
+    res = run_gpte("context", *args, cwd=root)
+    assert res.returncode == 2
+    assert message in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_cli_outside_a_repository(tmp_path: Path) -> None:
+    res = run_gpte("context", "x", cwd=tmp_path)
+    assert res.returncode == 3 and "not a git repository" in res.stderr
+
+
+def test_budget_from_git_config(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "r", PY_FILES)
+    git(root, "config", "gpte.contextTokens", "50")
+    res = run_gpte("context", "--json", "discount", cwd=root)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["budget"] == 50 and data["tokens"] <= 50
