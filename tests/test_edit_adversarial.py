@@ -140,3 +140,24 @@ def test_a_result_found_far_away_is_not_taken_as_already_applied() -> None:
     reports = [r for r in result.reports if r.path == "m.py"]
     assert reports and reports[0].status == "refused", reports[0].detail
     assert "m.py" not in result.files
+
+
+def test_exact_lines_outweigh_a_resembling_neighbour_whatever_the_line_number() -> None:
+    # Two near-identical try/except blocks; the hunk matches the second exactly but for an
+    # invented comment and one wrongly indented line. The first differs only in `url`.
+    block = '    try:\n        config = fetch({0})\n    except OSError:\n        log.warning("failed %s", {0})\n        config = None\n'
+    text = (
+        "def f(url, mirror):\n"
+        + block.format("url")
+        + block.format("mirror")
+        + "    return config\n"
+    )
+    body = '     try:\n       config = fetch(mirror)\n     except OSError:\n         log.warning("failed %s", mirror)\n         # retry once\n-        config = None\n+        config = {}\n'
+    want = (
+        text[: text.rindex("config = None")]
+        + "config = {}"
+        + text[text.rindex("config = None") + 13 :]
+    )
+    for header in ("@@ ... @@", *(f"@@ -{n},5 +{n},5 @@" for n in range(1, 14))):
+        r = run({"t.py": text}, diff("t.py", header + "\n" + body))
+        assert r.files == {"t.py": want}, (header, r.reports[0].detail)

@@ -110,3 +110,30 @@ def test_search_replace_matches_aider_gold_parse() -> None:
     # Paths: aider infers some from its chat state; we take the name written before the block.
     same_path = sum((gold & mine).values())
     assert same_path >= 510, f"only {same_path} of 577 gold blocks have the same path"
+
+
+def test_auto_reads_every_format_in_reply_order() -> None:
+    reply = (
+        "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n"
+        "```diff\n--- b.py\n+++ b.py\n@@ -1 +1 @@\n-y\n+z\n```\n"
+        "c.md\n```markdown\n# new\n```\n"
+        "d.py\n```diff\n@@ -1 +1 @@\n-a\n+b\n```\n"
+    )
+    parsed = parse_reply(reply)
+    assert [(e.path, e.fmt) for e in parsed.edits] == [
+        ("a.py", "search-replace"),
+        ("b.py", "diff"),
+        ("c.md", "files"),
+    ]
+    assert parsed.format == "search-replace+diff+files"
+    assert any("d.py is a diff without" in p for p in parsed.problems)
+    # One format named explicitly reads only that format.
+    assert [e.path for e in parse_reply(reply, "diff").edits] == ["b.py"]
+
+
+def test_git_c_quoted_header_paths() -> None:
+    reply = '--- "a/caf\\303\\251 \\"q\\" \\\\ \\t.py"\t2024-01-01\n+++ "b/caf\\303\\251 \\"q\\" \\\\ \\t.py"\n@@ -1 +1 @@\n-a\n+b\n'
+    (edit,) = parse_reply(reply).edits
+    assert edit.path == 'café "q" \\ \t.py' and edit.old_path == edit.path
+    (edit,) = parse_reply('--- /dev/null\n+++ "b/evil\\nname.py"\n@@ -0,0 +1 @@\n+x\n').edits
+    assert edit.path == "evil\nname.py"

@@ -10,11 +10,12 @@ one file. What it cannot read becomes a line in ``problems``, never an exception
 from __future__ import annotations
 
 import difflib
-import itertools
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from .model import FileEdit, Hunk, Op, ParsedReply
-from .paths import clean_path
+from .paths import header_path
 
 FORMATS = ("auto", "diff", "files", "search-replace")
 
@@ -31,32 +32,77 @@ _PATHLIKE = re.compile(r"^[\w.@+-]?[\w./@+ -]*[\w@+-]$")
 def parse_reply(text: str, fmt: str = "auto") -> ParsedReply:
     """Every edit in ``text``, in reply order, plus parse-level problems.
 
-    ``fmt``: ``diff``, ``files``, ``search-replace`` or ``auto`` (diffs if the reply has any
-    ``---``/``+++`` headers, else SEARCH/REPLACE blocks if it has any, else whole-file blocks).
+    ``fmt``: ``diff``, ``files`` or ``search-replace`` read only that format; ``auto`` reads
+    all three, so a reply that mixes them loses none of its edits. A block belongs to the
+    format that starts it: a diff's hunk lines are never re-read as SEARCH/REPLACE, and a fence
+    holding a diff or a SEARCH/REPLACE block is never a whole file.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown edit format {fmt!r}; expected one of {', '.join(FORMATS)}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
-    if fmt == "auto":
-        if _has_diff(lines):
-            fmt = "diff"
-        elif any(_SEARCH.match(line) for line in lines):
-            fmt = "search-replace"
-        else:
-            fmt = "files"
     if fmt == "diff":
-        parsed = _parse_diffs(lines)
+        found = _parse_diffs(lines)
     elif fmt == "search-replace":
-        parsed = _parse_search_replace(lines)
+        found = _parse_search_replace(lines)
+    elif fmt == "files":
+        found = _parse_files(lines)
     else:
-        parsed = _parse_files(lines)
-    parsed.format = fmt
-    return parsed
+        found = _parse_all(lines)
+    kinds = list(dict.fromkeys(_FORMAT_OF.get(e.fmt, e.fmt) for _, _, e in found.edits))
+    return ParsedReply(
+        edits=[e for _, _, e in found.edits],
+        problems=list(dict.fromkeys(found.problems)),
+        format="+".join(kinds) if kinds else (fmt if fmt != "auto" else "diff"),
+    )
 
 
-def _has_diff(lines: list[str]) -> bool:
-    return any(a.startswith("--- ") and b.startswith("+++ ") for a, b in itertools.pairwise(lines))
+# FileEdit.fmt -> the format name reported for the reply.
+_FORMAT_OF = {"search-replace-append": "search-replace"}
+
+
+@dataclass
+class _Found:
+    """What one reader found: edits with the reply lines they span, and problems.
+
+    ``spans`` also holds blocks that were read but yielded no edit (a diff without hunks), so
+    that no other reader takes their lines for something else.
+    """
+
+    edits: list[tuple[int, int, FileEdit]] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _overlaps(start: int, end: int, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(start < b and a < end for a, b in spans)
+
+
+def _parse_all(lines: list[str]) -> _Found:
+    """Diffs, SEARCH/REPLACE blocks and whole files together, in reply order.
+
+    Where a diff and a SEARCH/REPLACE block claim the same lines, the one that starts first
+    owns them (the other's lines are its content). Whole-file blocks come from the fences
+    neither of them touched.
+    """
+    readers = [_parse_diffs(lines), _parse_search_replace(lines)]
+    claims = sorted(
+        (start, end, k, edit)
+        for k, found in enumerate(readers)
+        for start, end, edit in [*found.edits, *((a, b, None) for a, b in found.spans)]
+    )
+    out = _Found(problems=[p for found in readers for p in found.problems])
+    owned: list[tuple[int, int, int]] = []
+    for start, end, k, edit in claims:
+        if any(start < b and a < end and k != who for a, b, who in owned):
+            continue  # inside a block of the other format that starts earlier
+        owned.append((start, end, k))
+        if edit is not None:
+            out.edits.append((start, end, edit))
+    files = _parse_files(lines, [(a, b) for a, b, _ in owned])
+    out.edits = sorted([*out.edits, *files.edits], key=lambda x: x[0])
+    out.problems += files.problems
+    return out
 
 
 # ---------------------------------------------------------------------------- fences
@@ -94,10 +140,10 @@ def _fence_regions(lines: list[str]) -> tuple[list[int], list[str]]:
 
 
 # ---------------------------------------------------------------------------- diffs
-def _parse_diffs(lines: list[str]) -> ParsedReply:
+def _parse_diffs(lines: list[str]) -> _Found:
     region, problems = _fence_regions(lines)
     fenced = any(r != 0 for r in region)
-    edits: list[FileEdit] = []
+    found = _Found(problems=problems)
     i = 0
     n = len(lines)
     while i < n:
@@ -106,20 +152,22 @@ def _parse_diffs(lines: list[str]) -> ParsedReply:
             i += 1
             continue
         in_fence = region[i] > 0
-        old_raw = clean_path(line[4:])
-        new_raw = clean_path(lines[i + 1][4:])
+        old_raw = header_path(line[4:])
+        new_raw = header_path(lines[i + 1][4:])
+        start = i
         edit, i = _read_file_diff(
             lines, i + 2, region if fenced else None, old_raw, new_raw, in_fence
         )
         if edit.kind == "modify" and not edit.hunks:
             problems.append(f"diff for {edit.path} has no @@ hunks; ignored")
+            found.spans.append((start, i))
             continue
-        edits.append(edit)
-    if not edits:
+        found.edits.append((start, i, edit))
+    if not found.edits:
         loose = sum(1 for line in lines if _HUNK_LOOSE.match(line))
         if loose:
             problems.append(f"{loose} @@ hunk(s) without a '--- path' / '+++ path' header; ignored")
-    return ParsedReply(edits=edits, problems=problems)
+    return found
 
 
 def _strip_prefixes(old: str, new: str) -> tuple[str, str]:
@@ -282,9 +330,14 @@ _BARE_NAMES = {
 }
 
 
-def _parse_files(lines: list[str]) -> ParsedReply:
+def _parse_files(lines: list[str], claimed: Sequence[tuple[int, int]] = ()) -> _Found:
+    """Whole-file blocks: fences named by a path line (or their info string).
+
+    Fences overlapping ``claimed`` lines (a diff, a SEARCH/REPLACE block) are not whole files,
+    nor are fences that hold a diff (``diff`` language, or a body starting with ``@@``/``---``).
+    """
     region, problems = _fence_regions(lines)
-    edits: list[FileEdit] = []
+    found = _Found(problems=problems)
     i = 0
     n = len(lines)
     while i < n:
@@ -305,20 +358,34 @@ def _parse_files(lines: list[str]) -> ParsedReply:
         while k < n and region[k] == block:
             body.append(lines[k])
             k += 1
-        i = k + 1
-        if path is None:
+        start, i = i, k + 1
+        if path is None or _overlaps(start, k + 1, claimed):
+            continue
+        if _holds_diff(info or (match.group(2) if match else ""), path, body):
+            problems.append(f"the block under {path} is a diff without ---/+++ headers; ignored")
             continue
         content = "\n".join(body)
         if content and not content.endswith("\n"):
             content += "\n"
-        edits.append(FileEdit(path=path, kind="whole-file", content=content, fmt="files"))
-    return ParsedReply(edits=edits, problems=problems)
+        edit = FileEdit(path=path, kind="whole-file", content=content, fmt="files")
+        found.edits.append((start, k + 1, edit))
+    return found
+
+
+def _holds_diff(language: str, path: str, body: list[str]) -> bool:
+    """A fenced block that is a diff, not the text of ``path`` (unless path is a patch file)."""
+    if path.endswith((".diff", ".patch")):
+        return False
+    if language.lower() in ("diff", "patch", "udiff"):
+        return True
+    first = next((line for line in body if line.strip()), "")
+    return first.startswith("@@") or first.startswith("--- ")
 
 
 # ---------------------------------------------------------------------------- SEARCH/REPLACE
-def _parse_search_replace(lines: list[str]) -> ParsedReply:
+def _parse_search_replace(lines: list[str]) -> _Found:
     problems: list[str] = []
-    edits: list[FileEdit] = []
+    found = _Found(problems=problems)
     last_path: str | None = None
     i = 0
     n = len(lines)
@@ -372,10 +439,11 @@ def _parse_search_replace(lines: list[str]) -> ParsedReply:
         i += 1
         if path is None:
             problems.append(f"SEARCH block at reply line {start + 1} names no file; ignored")
+            found.spans.append((start, i))
             continue
         last_path = path
-        edits.append(search_replace_edit(path, search, replace))
-    return ParsedReply(edits=edits, problems=problems)
+        found.edits.append((start, i, search_replace_edit(path, search, replace)))
+    return found
 
 
 def search_replace_edit(path: str, search: list[str], replace: list[str]) -> FileEdit:

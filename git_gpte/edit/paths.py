@@ -14,6 +14,64 @@ from ..errors import UnsafePathError
 _DECORATION = "`'\"*"
 
 
+_C_ESCAPES = {
+    "a": 0x07,
+    "b": 0x08,
+    "t": 0x09,
+    "n": 0x0A,
+    "v": 0x0B,
+    "f": 0x0C,
+    "r": 0x0D,
+    '"': 0x22,
+    "\\": 0x5C,
+}
+
+
+def header_path(raw: str) -> str:
+    """The path of a ``---``/``+++`` header line's rest, git's C quoting undone.
+
+    git writes a path in double quotes with C escapes when it holds a quote, a backslash, a
+    control character or (by default) a byte above 0x7f: ``\\303\\251`` are the UTF-8 bytes of
+    ``é``, ``\\n`` is a newline. Read as plain text, those would become directories. Bytes that
+    are not UTF-8 come back as lone surrogates, which :func:`check_path` refuses.
+    """
+    text = raw.strip()
+    end = _closing_quote(text) if text.startswith('"') else -1
+    if end < 0:
+        return clean_path(raw)
+    data = bytearray()
+    i = 1
+    while i < end:
+        char = text[i]
+        if char != "\\":
+            data += char.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt in "01234567":
+            digits = text[i + 1 : i + 4]
+            octal = digits[: len(digits) - len(digits.lstrip("01234567"))] or digits[:1]
+            data.append(int(octal, 8) & 0xFF)
+            i += 1 + len(octal)
+        else:
+            data.append(_C_ESCAPES.get(nxt, ord(nxt) if ord(nxt) < 0x80 else 0x3F))
+            i += 2
+    return data.decode("utf-8", "surrogateescape")  # what follows (a timestamp) is dropped
+
+
+def _closing_quote(text: str) -> int:
+    """Index of the quote that closes ``text``'s opening one, or -1."""
+    i = 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == '"':
+            return i
+        i += 1
+    return -1
+
+
 def clean_path(raw: str) -> str:
     """The path as the reply meant it: quotes, markdown marks and timestamps removed."""
     path = raw.strip()
@@ -29,11 +87,15 @@ def check_path(path: str) -> str:
     Refuses absolute paths (also ``C:\\`` ones), ``..`` that leaves the repository, anything in
     ``.git/`` and empty names. ``./a//b`` becomes ``a/b``.
     """
+    # Before any cleaning: a newline or tab inside a name (git's "a\\nb") is part of it, and no
+    # file of that name is written (it could not even be named in a diff line again).
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path.strip()):
+        raise UnsafePathError(f"path with a control character in the reply: {path!r}")
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in path):
+        raise UnsafePathError(f"path that is not UTF-8 in the reply: {path!r}")
     text = clean_path(path).replace("\\", "/")
     if not text or text in (".", "/"):
         raise UnsafePathError(f"empty path in the reply: {path!r}")
-    if "\0" in text:
-        raise UnsafePathError(f"path with a NUL byte in the reply: {path!r}")
     if text.startswith("/") or text.startswith("~") or (len(text) > 1 and text[1] == ":"):
         raise UnsafePathError(f"absolute path in the reply: {path!r}")
     parts = [p for p in text.split("/") if p not in ("", ".")]

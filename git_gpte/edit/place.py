@@ -194,6 +194,11 @@ class _Alignment:
     first: int
     last: int
 
+    @property
+    def exact(self) -> int:
+        """How many of the hunk's lines match their file line exactly (whitespace aside)."""
+        return sum(1 for _, sim in self.pairs.values() if sim >= 1.0)
+
 
 def _align(
     old: list[str], kinds: list[Op], norms: Sequence[str], lo: int, hi: int
@@ -397,17 +402,25 @@ def _fuzzy(
         for a in ranked[1:]
         if a.score >= best.score - TIE_SCORE and (a.first > best.last or a.last < best.first)
     ]
+    choices: list[int] = []
     if rivals:
-        start, why = choose_by_hint([best.first, *(a.first for a in rivals)], hint)
-        if start is None:
-            return Refusal(
-                "the hunk matches several places about equally well: " + why,
-                _candidate(text, best.first, best.last + 1, best.score),
-            )
-        choices = [best.first, *(a.first for a in rivals)]
-        best = next(a for a in ranked if a.first == start)
-    else:
-        choices = []
+        # A line found verbatim outweighs one that only resembles: among places that score
+        # alike, those with the most exactly matching lines stay in the running. Only when
+        # that leaves several does the line number get a say.
+        tied = [best, *rivals]
+        most = max(a.exact for a in tied)
+        tied = [a for a in tied if a.exact == most]
+        if len(tied) > 1:
+            start, why = choose_by_hint([a.first for a in tied], hint)
+            if start is None:
+                return Refusal(
+                    "the hunk matches several places about equally well: " + why,
+                    _candidate(text, best.first, best.last + 1, best.score),
+                )
+            choices = [a.first for a in tied]
+            best = next(a for a in tied if a.first == start)
+        else:
+            best = tied[0]
     candidate = _candidate(text, best.first, best.last + 1, best.score)
     problem = _check_alignment(ops, old_idx, old, kinds, best, text)
     if problem:

@@ -1,0 +1,184 @@
+# ruff: noqa: E501  (replies are test data; kept on one line to read like the reply)
+"""``git gpte apply`` on replies that tripped earlier versions: each case end to end, by the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import Snapshot, make_repo
+
+
+def reply(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "reply.md"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def apply_json(repo: Path, tmp_path: Path, text: str, *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    proc = run_gpte("apply", "--json", *args, reply(tmp_path, text), cwd=repo)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout) if proc.stdout.strip() else {}
+
+
+# ------------------------------------------------------------------ mixed formats
+MIXED = """I changed both files.
+
+```diff
+--- a.py
++++ a.py
+@@ -1,2 +1,2 @@
+ def a():
+-    return 1
++    return 2
+```
+
+b.py
+```python
+<<<<<<< SEARCH
+def b():
+    return 1
+=======
+def b():
+    return 3
+>>>>>>> REPLACE
+```
+
+c.txt
+```
+a brand new file
+```
+"""
+
+
+def test_a_reply_mixing_formats_applies_every_edit(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "r", {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 1\n"}
+    )
+    proc = run_gpte("apply", reply(tmp_path, MIXED), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 file(s) changed" in proc.stdout
+    assert (repo / "a.py").read_text() == "def a():\n    return 2\n"
+    assert (repo / "b.py").read_text() == "def b():\n    return 3\n"
+    assert (repo / "c.txt").read_text() == "a brand new file\n"
+
+
+def test_mixed_reply_on_a_branch_names_both_formats(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "r", {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 1\n"}
+    )
+    text = MIXED.split("c.txt")[0]
+    proc = run_gpte("apply", "--branch", "mixed", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    from tests.helpers.gitrepo import git
+
+    assert git(repo, "show", "mixed:b.py") == "def b():\n    return 3\n"
+    assert "Gpte-Apply: diff+search-replace" in git(repo, "log", "-1", "--format=%B", "mixed")
+
+
+def test_search_replace_text_inside_a_diff_is_the_diffs_content(tmp_path: Path) -> None:
+    # A diff that adds SEARCH/REPLACE markers to a prompt file: they are lines of the diff,
+    # not an edit of their own.
+    repo = make_repo(tmp_path / "r", {"prompt.txt": "Use blocks like:\nend\n"})
+    text = (
+        "```diff\n--- prompt.txt\n+++ prompt.txt\n@@ -1,2 +1,7 @@\n Use blocks like:\n"
+        "+<<<<<<< SEARCH\n+old\n+=======\n+new\n+>>>>>>> REPLACE\n end\n```\n"
+    )
+    code, data = apply_json(repo, tmp_path, text)
+    assert code == 0 and len(data["hunks"]) == 1
+    assert (repo / "prompt.txt").read_text() == (
+        "Use blocks like:\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\nend\n"
+    )
+
+
+# ------------------------------------------------------------------ git's quoted paths
+def test_git_quoted_utf8_path_is_the_real_file(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"café.py": "x = 1\n"})
+    text = '--- "a/caf\\303\\251.py"\n+++ "b/caf\\303\\251.py"\n@@ -1 +1 @@\n-x = 1\n+x = 2\n'
+    proc = run_gpte("apply", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / "café.py").read_text() == "x = 2\n"
+    assert sorted(p.name for p in repo.iterdir() if p.name != ".git") == ["café.py"]
+
+
+def test_git_quoted_path_with_a_newline_is_refused_nothing_written(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"ok.py": "x = 1\n"})
+    snap = Snapshot.take(repo)
+    text = (
+        "--- ok.py\n+++ ok.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+        '--- /dev/null\n+++ "b/evil\\nname.py"\n@@ -0,0 +1 @@\n+boom\n'
+    )
+    proc = run_gpte("apply", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 7, proc.stdout + proc.stderr
+    assert "control character" in proc.stderr and len(proc.stderr.strip().splitlines()) <= 2
+    snap.assert_unchanged(repo)
+    assert not (repo / "b").exists() and not (repo / "evil").exists()
+
+
+def test_git_quoted_escapes_and_non_utf8_bytes(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {'say "hi".txt': "a\n"})
+    text = '--- "a/say \\"hi\\".txt"\t2024-01-01 10:00\n+++ "b/say \\"hi\\".txt"\t2024-01-01 10:00\n@@ -1 +1 @@\n-a\n+b\n'
+    proc = run_gpte("apply", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / 'say "hi".txt').read_text() == "b\n"
+    bad = '--- /dev/null\n+++ "b/x\\377.py"\n@@ -0,0 +1 @@\n+x\n'
+    proc = run_gpte("apply", reply(tmp_path, bad), cwd=repo)
+    assert proc.returncode == 7 and "not UTF-8" in proc.stderr
+
+
+# ------------------------------------------------------------------ near-identical blocks
+TWIN = """import log
+
+
+def fetch_all(url, mirror):
+    try:
+        config = fetch(url)
+    except OSError:
+        log.warning("failed %s", url)
+        config = None
+    try:
+        config = fetch(mirror)
+    except OSError:
+        log.warning("failed %s", mirror)
+        config = None
+    return config
+"""
+# Meant for the second block (mirror): every line matches it exactly, except an invented
+# comment and one wrongly indented line. The first block only resembles it (url, not mirror),
+# and the header's line number points at the first block.
+TWIN_REPLY = """```diff
+--- twin.py
++++ twin.py
+@@ -5,5 +5,5 @@
+     try:
+       config = fetch(mirror)
+     except OSError:
+         log.warning("failed %s", mirror)
+         # retry once
+-        config = None
++        config = {}
+```
+"""
+
+
+def test_exact_lines_outweigh_a_near_identical_neighbour(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"twin.py": TWIN})
+    code, data = apply_json(repo, tmp_path, TWIN_REPLY)
+    assert code == 0 and data["hunks"][0]["status"] == "corrected"
+    assert data["hunks"][0]["line"] == 10
+    assert (repo / "twin.py").read_text() == TWIN.replace(
+        '"failed %s", mirror)\n        config = None', '"failed %s", mirror)\n        config = {}'
+    )
+
+
+def test_near_identical_blocks_with_nothing_exact_to_decide_are_refused(tmp_path: Path) -> None:
+    # The hunk's fetch line is the first block's, its log line the second's: each block has
+    # one line that only resembles the hunk's, and with no line number nothing decides.
+    repo = make_repo(tmp_path / "r", {"twin.py": TWIN})
+    snap = Snapshot.take(repo)
+    text = TWIN_REPLY.replace("@@ -5,5 +5,5 @@", "@@ ... @@").replace("fetch(mirror)", "fetch(url)")
+    code, data = apply_json(repo, tmp_path, text)
+    assert code == 6 and data["hunks"][0]["status"] == "refused"
+    assert "several places" in data["hunks"][0]["detail"]
+    snap.assert_unchanged(repo)
