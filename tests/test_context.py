@@ -280,3 +280,12 @@ def test_budget_from_git_config(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert data["budget"] == 50 and data["tokens"] <= 50
+
+
+def test_select_stays_the_function_after_use(tmp_path: Path) -> None:
+    import git_gpte.context as context
+
+    repo = _repo(tmp_path, PY_FILES)
+    context.select(repo, repo.resolve_commit("HEAD"), "discount", 1000)
+    assert callable(context.select)
+    assert context.format_lines(context.select(repo, repo.resolve_commit("HEAD"), "x", 10)) == []

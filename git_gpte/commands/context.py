@@ -50,7 +50,7 @@ def command(
     candidates. The index is kept in .git/gpte/ and updated incrementally.
     """
     from ..config import Settings
-    from ..context import DEFAULT_BUDGET, select
+    from ..context import DEFAULT_BUDGET, format_lines, select
     from ..context.index import terminal_progress
     from ..git import Repository
     from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
@@ -87,12 +87,8 @@ def command(
     if as_json:
         click.echo(json.dumps(selection.to_json(), indent=2))
     elif fmt == "lines":
-        for pick in selection.picks:
-            if pick.whole:
-                click.echo(pick.path)
-            else:
-                for r in pick.ranges:
-                    click.echo(f"{pick.path}:{r.start}-{r.end}")
+        for line in format_lines(selection):
+            click.echo(line)
     else:
         _print_text(selection)
     return 0

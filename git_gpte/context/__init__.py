@@ -36,6 +36,7 @@ __all__ = [
     "Pick",
     "Segment",
     "Signature",
+    "format_lines",
     "pick_segments",
     "render_map",
     "select",
@@ -76,7 +77,7 @@ def select(
     The index is created or updated as needed; a broken index is rebuilt, never fatal.
     Raises :class:`~git_gpte.errors.UsageError` for a pathspec that matches nothing.
     """
-    from .select import run_select
+    from .engine import run_select
 
     return run_select(
         repo,
@@ -109,6 +110,17 @@ def pick_segments(repo: Repository, pick: Pick) -> list[Segment]:
         for r in pick.ranges
         if r.start <= len(lines)
     ]
+
+
+def format_lines(selection: ContextSelection) -> list[str]:
+    """The picks as ``PATH`` (whole) and ``PATH:START-END`` (excerpt) lines, best first."""
+    out: list[str] = []
+    for pick in selection.picks:
+        if pick.whole:
+            out.append(pick.path)
+        else:
+            out.extend(f"{pick.path}:{r.start}-{r.end}" for r in pick.ranges)
+    return out
 
 
 def render_map(selection: ContextSelection) -> str:
