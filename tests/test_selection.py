@@ -9,8 +9,8 @@ import pytest
 from git_gpte.errors import UsageError
 from git_gpte.git import Repository
 from git_gpte.pipeline.improve import python_problems
-from git_gpte.pipeline.messages import improve_user_message, numbered, render_file
 from git_gpte.pipeline.selection import looks_secret, select_files, to_top_pathspecs
+from git_gpte.prompts.messages import improve_user_message, numbered, render_file
 from tests.helpers.gitrepo import make_repo
 
 

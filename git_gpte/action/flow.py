@@ -274,9 +274,8 @@ class IssueFlow:
             base=base_commit,
             branch=local,
             identity=who,
-            command="action",
         )
-        result = run_improve(repo, settings, request, self.ctx.console)
+        result = run_improve(repo, settings, request, self.ctx.console, command="action")
         o.commit = result.commit
         o.files_changed = list(result.files_changed)
         o.applied = result.applied

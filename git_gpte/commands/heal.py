@@ -85,7 +85,7 @@ def command(
     from ..run import require_confirmation
     from ..ui import Console
     from .improve import read_prompt
-    from .run import _stop_workflow_commands, _Streamer
+    from .streaming import Streamer, workflow_commands_stopped
 
     if spec is not None and prompt_file is not None:
         from ..errors import UsageError
@@ -103,7 +103,7 @@ def command(
         elif not yes:
             require_confirmation(text, yes=False, question=f"Run the code of attempt {attempt}?")
 
-    streamer = None if (app.quiet or as_json) else _Streamer(sys.stdout.buffer)
+    streamer = None if (app.quiet or as_json) else Streamer(sys.stdout.buffer)
     request = HealRequest(
         command=command_text,
         entrypoint=entrypoint,
@@ -116,12 +116,8 @@ def command(
         docker=docker,
         cache=cache,
     )
-    stop_token = _stop_workflow_commands(streamer is not None)
-    try:
+    with workflow_commands_stopped(streamer):
         result = run_heal(repo, settings, request, console, on_output=streamer, confirm=confirm)
-    finally:
-        if stop_token:
-            click.echo(f"::{stop_token}::")
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..cli import AppContext
 from ..errors import RepoError, UsageError
 from .options import cache_option, model_option
+
+if TYPE_CHECKING:
+    from ..pipeline.improve import ImprovePlan
 
 CONFIRM_TOKENS_DEFAULT = 100_000
 
@@ -152,9 +155,11 @@ def command(
     )
     if dry_run and from_worktree:
         raise UsageError("--dry-run and --from-worktree cannot be combined")
-    plan = plan_improve(repo, settings, request, console, dry_run=dry_run)
+    prepared = plan_improve(repo, settings, request, console)
     if dry_run:
-        return _print_plan(app, plan, as_json)
+        return _print_plan(app, prepared, as_json)
+    plan = prepared.plan
+    plan.check()
     limit = settings.get_int(git="gpte.confirmTokens", default=CONFIRM_TOKENS_DEFAULT)
     if not yes and interactive() and plan.tokens_estimate > limit:
         click.confirm(
@@ -164,13 +169,13 @@ def command(
             abort=True,
             err=True,
         )
-    result = run_improve(repo, settings, request, console, plan=plan)
+    result = run_improve(repo, settings, request, console, prepared)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
         _print_result(app, repo, result, checkout)
     if checkout:
-        _checkout(repo, result.branch, plan.base if plan.worktree_changes else None)
+        _checkout(repo, result.branch, plan.base if prepared.worktree_changes else None)
     if not as_json:
         from ..feedback.hint import review_hint
 
@@ -180,14 +185,16 @@ def command(
     return result.exit_code
 
 
-def _print_plan(app: AppContext, plan: Any, as_json: bool) -> int:
+def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
     from ..llm import format_tokens
 
-    data = {
+    plan = prepared.plan
+    sizes = {p: len(t.encode("utf-8")) for p, t in plan.selection.files.items()}
+    data: dict[str, object] = {
         "base": plan.base,
-        "branch": plan.branch,
+        "branch": prepared.branch,
         "model": plan.model.name,
-        "files": {p: len(t.encode("utf-8")) for p, t in plan.selection.files.items()},
+        "files": sizes,
         "skipped": plan.selection.skipped,
         "tokens_in_estimate": plan.tokens_estimate,
         "tokens_exact": plan.tokens_exact,
@@ -199,9 +206,9 @@ def _print_plan(app: AppContext, plan: Any, as_json: bool) -> int:
             data["messages"] = plan.messages
         click.echo(json.dumps(data, indent=2))
         return 0
-    click.echo(f"dry run: nothing sent. Base {plan.base[:12]}, branch would be {plan.branch}")
+    click.echo(f"dry run: nothing sent. Base {plan.base[:12]}, branch would be {prepared.branch}")
     click.echo(f"files to send ({len(plan.selection.files)}):")
-    for path, size in data["files"].items():
+    for path, size in sizes.items():
         click.echo(f"  {path}  ({size:,} bytes)")
     if plan.selection.skipped:
         click.echo(f"left out ({len(plan.selection.skipped)}):")

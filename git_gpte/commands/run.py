@@ -7,10 +7,8 @@ is never touched, and uncommitted changes are not part of the run (it runs the c
 
 from __future__ import annotations
 
-import os
-import secrets
 import sys
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,43 +21,11 @@ from .options import (
     run_timeout_option,
     run_yes_option,
 )
+from .streaming import Streamer, workflow_commands_stopped
 
 if TYPE_CHECKING:
     from ..git.repo import Repository
     from ..run import RunResult
-
-# Output beyond this much is not streamed (a runaway log would flood the terminal or CI log);
-# the captured tail is printed when the run ends instead.
-STREAM_LIMIT = 1024 * 1024
-
-
-class _Streamer:
-    """Copies the program's output to our stdout as it arrives, up to a limit."""
-
-    def __init__(self, out: BinaryIO, limit: int = STREAM_LIMIT) -> None:
-        self.out = out
-        self.limit = limit
-        self.written = 0
-        self.cut = False
-        self.at_line_start = True
-
-    def __call__(self, chunk: bytes) -> None:
-        if self.cut:
-            return
-        room = self.limit - self.written
-        if len(chunk) > room:
-            chunk = chunk[:room]
-            self.cut = True
-        self.out.write(chunk)
-        self.out.flush()
-        self.written += len(chunk)
-        if chunk:
-            self.at_line_start = chunk.endswith(b"\n")
-        if self.cut:
-            click.echo(
-                "\n[git-gpte: output is too long to stream; its end is shown when the run ends]",
-                err=True,
-            )
 
 
 @click.command("run")
@@ -104,14 +70,9 @@ def command(
     _note_uncommitted(app, repo, commit)
     require_confirmation(text, yes=yes, quiet=app.quiet)
 
-    streamer = None if app.quiet else _Streamer(sys.stdout.buffer)
-    stop_token = _stop_workflow_commands(streamer is not None)
-    try:
+    streamer = None if app.quiet else Streamer(sys.stdout.buffer)
+    with workflow_commands_stopped(streamer):
         result = run_commit(repo, commit, options, on_output=streamer)
-    finally:
-        if stop_token:
-            start = "" if streamer is None or streamer.at_line_start else "\n"
-            click.echo(f"{start}::{stop_token}::")
     _show_end(app, result, streamer)
     if not result.success:
         raise RunError(result.summary())
@@ -132,16 +93,7 @@ def _note_uncommitted(app: AppContext, repo: Repository, commit: str) -> None:
         )
 
 
-def _stop_workflow_commands(streaming: bool) -> str | None:
-    """In GitHub Actions, keep the program's output from issuing workflow commands."""
-    if not streaming or os.environ.get("GITHUB_ACTIONS") != "true":
-        return None
-    token = secrets.token_hex(16)
-    click.echo(f"::stop-commands::{token}")
-    return token
-
-
-def _show_end(app: AppContext, result: RunResult, streamer: _Streamer | None) -> None:
+def _show_end(app: AppContext, result: RunResult, streamer: Streamer | None) -> None:
     if streamer is None or app.quiet:
         return
     if streamer.cut:

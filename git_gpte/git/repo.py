@@ -295,6 +295,11 @@ class Repository:
         out = self.git_run("ls-files", "-z", "--full-name", strip=False)
         return [p for p in out.split("\0") if p]
 
+    def untracked_files(self) -> list[str]:
+        """Untracked paths that ``.gitignore`` does not exclude (what ``git status`` lists)."""
+        out = self.git_run("ls-files", "-z", "--others", "--exclude-standard", strip=False)
+        return [p for p in out.split("\0") if p]
+
     def read_blob(self, sha: str) -> bytes:
         """Raw content of a blob, through GitPython's persistent ``cat-file --batch``."""
         data: bytes = self.repo.odb.stream(bytes.fromhex(sha)).read()

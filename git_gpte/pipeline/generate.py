@@ -30,15 +30,15 @@ from ..git import (
     FileChange,
     Repository,
     branch_from_prompt,
-    build_commit,
-    create_branch,
     format_message,
     summary_line,
     unique_branch,
 )
 from ..git.branch import check_branch_name, require_new_branch
+from ..prompts.messages import fence_for
 from ..ui import Console
-from .messages import fence_for
+from .commit import CommitSpec
+from .commit import commit as make_commit
 
 ENTRYPOINT = "run.sh"
 MAX_QUESTIONS = 10
@@ -287,8 +287,8 @@ def run_generate(
             _commit_body(request, qa, warnings, problems, overwritten),
             [("Gpte-Run", run.id), ("Gpte-Model", model.name)],
         )
-        commit = build_commit(repo, base, changes, message, identity=identity)
-        create_branch(repo, branch, commit, reason="git-gpte init")
+        spec = CommitSpec(branch, base, message, identity, reason="git-gpte init")
+        commit = make_commit(repo, spec, changes)
         checked_out = base is None and _check_out_first_commit(repo, branch, commit)
     except KeyboardInterrupt:
         run.finish("interrupted", detail="interrupted by the user")

@@ -17,14 +17,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import EditError, GpteError, Interrupted, UnsafePathError, UsageError
-from ..git import Repository, slugify, unique_branch
+from ..git import Repository, format_message, slugify, summary_line, unique_branch
 from ..git.branch import require_new_branch
 from ..ui import Console
+from .commit import CommitSpec, commit
+from .edit_loop import edit_loop
+from .files import CommitFiles
+from .improve import commit_body, recorded
+from .plan import dirty_warning, plan
+
+if TYPE_CHECKING:
+    from ..run import RunOptions, RunResult
 
 DEFAULT_ATTEMPTS = 5
 # How far back in first-parent history the spec is looked for (see find_spec).
@@ -128,7 +136,7 @@ def normalise_output(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 
-def failure_key(result: Any) -> tuple[int, bool, str]:
+def failure_key(result: RunResult) -> tuple[int, bool, str]:
     """What makes two failed runs "the same failure" (a RunResult in, a comparable key out)."""
     return (result.exit_code, result.timed_out, normalise_output(result.output_excerpt(4000)))
 
@@ -187,29 +195,14 @@ def spec_with_clarifications(prompt: str, meta: dict[str, Any]) -> str:
 def heal_instruction(
     spec: str | None, feedback: str, history: list[HealRun], attempt: int, total: int
 ) -> str:
-    """The request improve sends for one attempt: the spec, the failure, what was tried."""
-    parts = [
-        "The program fails when it is run. Change the files so that the command below succeeds "
-        "(exits with code 0) and the program does what the specification asks.",
-        "",
-        "Specification the program was written from:",
-        spec.strip()
-        if spec and spec.strip()
-        else "(not available: keep what the program does, fix the failure)",
-        "",
-        f"The failed run (attempt {attempt} of {total}), on the files exactly as shown above:",
-        feedback.rstrip(),
-    ]
-    earlier = [run for run in history if run.attempt > 0]
-    if earlier:
-        parts += ["", "Earlier fixes on this branch, already in the files shown, did not work:"]
-        for run in earlier:
-            changed = ", ".join(run.files_changed[:6]) or "no files"
-            parts.append(f"- attempt {run.attempt} changed {changed}; then: {run.summary}")
-    return "\n".join(parts) + "\n"
+    """The request one attempt sends: the spec, the failure, what was tried (prompts/)."""
+    from ..prompts.heal import heal_instruction as text
+
+    earlier = [(r.attempt, r.files_changed, r.summary) for r in history if r.attempt > 0]
+    return text(spec, feedback, earlier, attempt, total)
 
 
-def _commit_body(heal_id: str, attempt: int, result: Any) -> str:
+def _commit_body(heal_id: str, attempt: int, result: RunResult) -> str:
     tail = result.output_excerpt().rstrip("\n").splitlines()[-BODY_OUTPUT_LINES:]
     lines = [
         f"Attempt {attempt} of git gpte heal (run {heal_id}) to fix this failure:",
@@ -219,6 +212,81 @@ def _commit_body(heal_id: str, attempt: int, result: Any) -> str:
     if tail:
         lines += ["", "End of its output:", "", *[f"    {line}" for line in tail]]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- one attempt
+@dataclass
+class Fix:
+    """One attempt's outcome: its commit (None: no usable edit, ``error`` says why) and what its
+    model calls spent, counted whether or not anything was committed."""
+
+    run_id: str
+    commit: str | None
+    files_changed: list[str]
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None
+    error: str = ""
+
+
+def fix_attempt(
+    repo: Repository,
+    settings: Settings,
+    console: Console,
+    *,
+    instruction: str,
+    base: str,
+    target: CommitSpec,
+    system: str,
+    model: str | None,
+    cache: bool,
+    summary: str,
+    body: str,
+    meta: dict[str, Any],
+) -> Fix:
+    """plan -> edit loop -> commit onto ``target`` (its message is made here), recorded as a
+    ``heal-attempt`` run. An attempt with no usable edit is a result, not an exception."""
+    from ..llm import LLM, RunLog
+
+    planned = plan(repo, settings, instruction=instruction, base=base, system=system, model=model)
+    warning = dirty_warning(planned, "the committed code is what runs and is edited")
+    if warning:
+        console.warn(warning)
+    planned.check()
+    console.info(f"sending {len(planned.selection.files)} file(s) from {base[:12]}")
+    state = repo.state_dir()
+    run = RunLog(state).start(
+        "heal-attempt", prompt=instruction, model=planned.model.name, base=base, meta=meta
+    )
+    llm = LLM(planned.model, settings, console=console, cache=cache, state_dir=state, run=run)
+
+    def spent(sha: str | None, files: list[str], error: str = "") -> Fix:
+        t = llm.totals
+        return Fix(run.id, sha, files, t.tokens_in, t.tokens_out, t.cost_usd, error)
+
+    try:
+        with recorded(run):
+            files = CommitFiles(repo, base, planned.selection.files)
+            edited = edit_loop(llm, planned, files, console)
+            if not edited.changes:
+                nothing = edited.nothing_committed()
+                run.finish("refused" if edited.refused else "no-edits", detail=nothing.render())
+                raise nothing
+            message = format_message(
+                summary_line(summary),
+                commit_body(body.strip("\n").splitlines(), edited),
+                [("Gpte-Run", run.id), ("Gpte-Model", planned.model.name)],
+            )
+            sha = commit(repo, replace(target, message=message), edited.changes)
+    except (EditError, UnsafePathError) as exc:
+        return spent(None, [], exc.message)
+    run.finish(
+        "partial" if edited.partial else "ok",
+        branch=target.branch,
+        commit=sha,
+        detail="; ".join(edited.refused + edited.problems)[:2000],
+    )
+    return spent(sha, sorted(c.path for c in edited.changes))
 
 
 # ---------------------------------------------------------------------------- the loop
@@ -247,7 +315,6 @@ def run_heal(
     from ..llm import RunLog, api_key, resolve_model
     from ..prompts import system_prompt
     from ..run import RunOptions, preview, run_commit
-    from .improve import ImproveRequest, run_improve
 
     if request.attempts < 0:
         raise UsageError(f"attempts must be 0 or more, got {request.attempts}")
@@ -283,7 +350,7 @@ def run_heal(
     committed: str | None = None
     stop_reason = ""
 
-    def execute(commit: str, attempt: int, run_id: str | None, files: list[str]) -> Any:
+    def execute(commit: str, attempt: int, run_id: str | None, files: list[str]) -> RunResult:
         if confirm is not None:
             confirm(preview(repo, commit, options), attempt)
         label = "base" if attempt == 0 else f"attempt {attempt}/{request.attempts}"
@@ -319,38 +386,36 @@ def run_heal(
                 break
             attempt += 1
             console.info(f"attempt {attempt}/{request.attempts}: asking {model.name} for a fix")
-            improve = ImproveRequest(
-                prompt=heal_instruction(
+            fix = fix_attempt(
+                repo,
+                settings,
+                console,
+                instruction=heal_instruction(
                     spec, result.feedback_text(), runs, attempt, request.attempts
                 ),
-                model=request.model,
                 base=committed or base,
-                branch=branch,
-                extend_branch=committed is not None,
+                target=CommitSpec(
+                    branch,
+                    committed or base,
+                    "",
+                    identity,
+                    expect=committed,
+                    reason="git-gpte heal-attempt",
+                ),
+                system=system,
+                model=request.model,
                 cache=request.cache,
-                identity=identity,
-                command="heal-attempt",
-                system_prompt=system,
                 summary=f"heal: make `{options.command.display}` succeed (attempt {attempt})",
-                commit_body=_commit_body(heal_run.id, attempt, result),
+                body=_commit_body(heal_run.id, attempt, result),
+                meta={"heal_run": heal_run.id, "attempt": attempt, "spec": spec or ""},
             )
-            before = _latest_run_id(log)
-            try:
-                fix = run_improve(repo, settings, improve, console)
-            except (EditError, UnsafePathError) as exc:
-                stop_reason = f"attempt {attempt} produced no usable edit: {exc.message}"
-                console.info(stop_reason)
-                spent = _attempt_run_since(log, before)
-                if spent is not None:  # its calls were paid for: count them, link the run
-                    tokens_in += spent.tokens_in
-                    tokens_out += spent.tokens_out
-                    cost = None if cost is None or spent.cost_usd is None else cost + spent.cost_usd
-                    _link_attempt(log, spent.id, heal_run.id, attempt, spec)
-                break
             tokens_in += fix.tokens_in
             tokens_out += fix.tokens_out
             cost = None if cost is None or fix.cost_usd is None else cost + fix.cost_usd
-            _link_attempt(log, fix.run_id, heal_run.id, attempt, spec)
+            if fix.commit is None:
+                stop_reason = f"attempt {attempt} produced no usable edit: {fix.error}"
+                console.info(stop_reason)
+                break
             committed = fix.commit
             console.info(
                 f"attempt {attempt}/{request.attempts}: committed {fix.commit[:12]} on {branch} "
@@ -402,33 +467,15 @@ def run_heal(
     )
 
 
-def _meta(options: Any, request: HealRequest, runs: list[HealRun], branch: str) -> dict[str, Any]:
+def _meta(
+    options: RunOptions, request: HealRequest, runs: list[HealRun], branch: str
+) -> dict[str, Any]:
     return {
         "command": options.command.display,
         "attempts_allowed": request.attempts,
         "branch": branch,
         "runs": [run.to_json() for run in runs],
     }
-
-
-def _link_attempt(log: Any, run_id: str, heal_id: str, attempt: int, spec: str | None) -> None:
-    """Note on the attempt's run which heal it belongs to and the spec (find_spec reads it)."""
-    from ..llm import Run
-
-    Run(log, run_id).update(meta={"heal_run": heal_id, "attempt": attempt, "spec": spec or ""})
-
-
-def _latest_run_id(log: Any) -> str | None:
-    runs = log.list(limit=1)
-    return str(runs[0].id) if runs else None
-
-
-def _attempt_run_since(log: Any, before: str | None) -> Any:
-    """The heal-attempt run that improve recorded after ``before`` (None if there is none)."""
-    runs = log.list(limit=1)
-    if runs and runs[0].id != before and runs[0].command == "heal-attempt":
-        return runs[0]
-    return None
 
 
 def _exists(repo: Repository, branch: str) -> str | None:

@@ -1,0 +1,167 @@
+"""``apply``: the edits of a reply someone already has, placed and written or committed.
+
+The same engine as improve, without a model: the reply is parsed, every path checked, each
+hunk placed by content (the ``@@`` number a hint), and the result either written to the work
+tree (only the files the reply names, each target checked before the first byte is written)
+or, with a branch name, committed on a new branch on top of HEAD through the same commit step
+as improve, the checkout untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import EditError, EmptyRepository, UnsafePathError
+from ..git import Repository, format_message
+from ..git.branch import require_new_branch
+from .commit import CommitSpec, commit
+from .files import CommitFiles
+
+if TYPE_CHECKING:
+    from ..edit import ApplyResult, ParsedReply
+
+
+def confined(root: Path, path: str) -> Path:
+    """``root/path``, refusing symlinks on the way that lead outside the repository.
+
+    A symlink as the file itself is refused too: writing through it would edit another file.
+    """
+    real_root = root.resolve()
+    current = root
+    parts = path.split("/")
+    for k, part in enumerate(parts):
+        current = current / part
+        if current.is_symlink():
+            target = current.resolve()
+            if k == len(parts) - 1:
+                raise UnsafePathError(
+                    f"{path!r} is a symlink; git-gpte does not edit through links"
+                )
+            if target != real_root and real_root not in target.parents:
+                raise UnsafePathError(f"{path!r} goes through a symlink that leaves the repository")
+    return current
+
+
+class WorkTreeFiles(Mapping[str, str]):
+    """Work-tree files read on demand, only for the paths the reply names."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _target(self, path: str) -> Path:
+        return confined(self.root, path)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self._target(path).is_file()
+
+    def __getitem__(self, path: str) -> str:
+        from ..edit import UnreadableFile
+        from ..git import decode_text
+
+        target = self._target(path)
+        try:
+            data = target.read_bytes()
+        except FileNotFoundError:
+            raise KeyError(path) from None
+        except OSError as exc:
+            raise UnreadableFile(f"cannot read {path}: {exc.strerror}") from None
+        text = decode_text(data)
+        if text is None:
+            raise UnreadableFile(f"{path} is binary or not UTF-8")
+        return text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def write_files(root: Path, changed: dict[str, str | None]) -> None:
+    """Write the results; every target is checked before the first byte is written."""
+    targets = {path: confined(root, path) for path in changed}
+    for path, text in changed.items():
+        target = targets[path]
+        if text is None:
+            if target.exists():
+                target.unlink()
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".gpte-", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(text.encode("utf-8"))
+            if target.exists():
+                os.chmod(tmp, target.stat().st_mode & 0o7777)
+            else:
+                os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, target)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@dataclass
+class Applied:
+    """The engine's result, and where it went: ``commit`` on ``branch`` (based on ``base``),
+    the work tree (``written``), or nowhere (a check)."""
+
+    result: ApplyResult
+    base: str | None = None
+    commit: str | None = None
+    written: bool = False
+
+
+def apply_parsed(
+    repo: Repository, parsed: ParsedReply, *, branch: str | None = None, check: bool = False
+) -> Applied:
+    """Place ``parsed`` on the work tree, or with ``branch`` on HEAD's commit; write or commit
+    unless ``check``. Raises UnsafePathError (nothing written) and EditError (no edits)."""
+    from ..edit import apply_reply, unsafe_paths
+
+    if not parsed.edits:
+        detail = "; ".join(parsed.problems)
+        raise EditError(
+            "no edits found in the reply" + (f" ({detail})" if detail else ""),
+            hint="expected ```diff blocks with ---/+++ headers, whole files or SEARCH/REPLACE",
+        )
+    bad = unsafe_paths(parsed)
+    if bad:
+        raise UnsafePathError("unsafe path(s) in the reply, nothing written: " + "; ".join(bad))
+    if branch is None:
+        result = apply_reply(WorkTreeFiles(repo.root), parsed, known_paths=repo.tracked_files())
+        if not check and result.files:
+            write_files(repo.root, result.files)
+            return Applied(result, written=True)
+        return Applied(result)
+    if not repo.has_commits():
+        raise EmptyRepository("--branch needs a commit to start from; this repository has none")
+    base = repo.resolve_commit("HEAD")
+    files = CommitFiles(repo, base)
+    result = apply_reply(files, parsed, known_paths=list(files.entries))
+    if check or not result.files:
+        return Applied(result, base=base)
+    require_new_branch(repo, branch, hint="choose another name")
+    files.changes.update(result.files)
+    names = sorted(result.files)
+    summary = (
+        f"Apply LLM edits to {names[0]}"
+        if len(names) == 1
+        else f"Apply LLM edits to {len(names)} files"
+    )
+    body = "\n".join(r.one_line() for r in result.reports)
+    message = format_message(summary, body, [("Gpte-Apply", parsed.format)])
+    spec = CommitSpec(branch, base, message, reason="git-gpte apply")
+    return Applied(result, base=base, commit=commit(repo, spec, files.file_changes()))

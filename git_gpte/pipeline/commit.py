@@ -1,0 +1,39 @@
+"""The last step: the edits become one commit, and a branch points at it.
+
+Two ways, and nothing else: create a new branch (create-only: it fails if the name is taken,
+so two runs cannot overwrite each other's work), or advance an existing one from the commit it
+is expected at (a compare-and-swap: it fails if someone moved it meanwhile). The user's index,
+work tree and HEAD are never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..git import FileChange, Repository, advance_branch, build_commit, create_branch
+
+
+@dataclass(frozen=True)
+class CommitSpec:
+    """Where the commit goes: on ``base`` (None: a root commit), then onto ``branch``.
+
+    ``expect`` None creates ``branch``; a commit id advances it from that commit.
+    """
+
+    branch: str
+    base: str | None
+    message: str
+    identity: tuple[str, str] | None = None
+    expect: str | None = None
+    reason: str = "git-gpte"
+
+
+def commit(repo: Repository, spec: CommitSpec, changes: Sequence[FileChange]) -> str:
+    """Build the commit and move the branch; returns the commit id."""
+    sha = build_commit(repo, spec.base, changes, spec.message, identity=spec.identity)
+    if spec.expect is None:
+        create_branch(repo, spec.branch, sha, reason=spec.reason)
+    else:
+        advance_branch(repo, spec.branch, sha, spec.expect, spec.reason)
+    return sha

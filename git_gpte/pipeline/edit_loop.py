@@ -1,0 +1,150 @@
+"""The second step: ask, parse, apply in memory, and ask again for what failed. No git writes.
+
+Refused hunks and Python files that stopped compiling are sent back for a corrected answer, a
+bounded number of times. A retry shows only the files that still need work, as they are now
+(edits that applied are already in them). The result is the edited files and a report; what
+becomes of them (a commit, a branch) is the caller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import EditError
+from ..git import FileChange
+from ..prompts.messages import retry_user_message
+from ..ui import Console
+from .files import CommitFiles
+from .plan import Plan
+
+if TYPE_CHECKING:
+    from ..edit import HunkReport
+    from ..llm import LLM
+
+
+@dataclass
+class Edited:
+    """What the loop produced: the files (edits laid over the base) and how it went."""
+
+    files: CommitFiles
+    changes: list[FileChange]
+    reports: list[HunkReport] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # refusals still standing, one line each
+    problems: list[str] = field(default_factory=list)  # what the last answer left unsolved
+    attempts: int = 0
+
+    @property
+    def applied(self) -> int:
+        return sum(1 for r in self.reports if r.status != "refused")
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.refused or self.problems)
+
+    @property
+    def other_problems(self) -> list[str]:
+        """The problems that are not the refusals themselves (e.g. a SyntaxError left)."""
+        return [p for p in self.problems if not p.startswith(tuple(self.refused))]
+
+    def nothing_committed(self) -> EditError:
+        """The error for a loop that ended with no change to commit."""
+        if self.refused:
+            reason, detail = "every hunk was refused", "; ".join(self.refused[:3])
+        elif self.reports:
+            reason, detail = "the edits left every file as it was", ""
+        else:
+            reason = "the reply held no usable edit"
+            detail = f"no diff or SEARCH/REPLACE block in {self.attempts} answer(s)"
+        return EditError(f"nothing committed: {reason}" + (f" ({detail})" if detail else ""))
+
+
+def python_problems(before: Mapping[str, str], changes: Mapping[str, str | None]) -> list[str]:
+    """Python files that compiled before the edit and do not now (pre-existing breakage ignored)."""
+    problems = []
+    for path, text in changes.items():
+        if text is None or not path.endswith(".py"):
+            continue
+        try:
+            compile(text, path, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            old = before.get(path)
+            if old is not None:
+                try:
+                    compile(old, path, "exec", dont_inherit=True)
+                except SyntaxError:
+                    continue
+            problems.append(f"{path}:{exc.lineno}: SyntaxError after your edit: {exc.msg}")
+        except ValueError as exc:  # e.g. NUL bytes
+            problems.append(f"{path}: cannot be compiled after your edit: {exc}")
+    return problems
+
+
+def edit_loop(
+    llm: LLM, plan: Plan, files: CommitFiles, console: Console, *, max_retries: int = 2
+) -> Edited:
+    """Ask with the plan's messages, apply each answer to ``files`` (in memory), retry up to
+    ``max_retries`` times while hunks are refused or Python stops compiling."""
+    from ..edit import apply_reply, parse_reply
+    from ..edit.render import retry_prompt
+
+    before = plan.selection.files
+    known = list(files.entries)
+    messages = plan.messages
+    edited = Edited(files=files, changes=[])
+    # Refusals not yet fixed, per file: a retry that leaves a file's failed hunks out
+    # does not make them disappear; only a retry that edits that file clears them.
+    outstanding: dict[str, list[HunkReport]] = {}
+    for attempt in range(max_retries + 1):
+        edited.attempts = attempt + 1
+        if attempt:
+            console.info(f"retry {attempt}/{max_retries}: asking for what failed")
+        reply = llm.ask(messages, images=plan.images if attempt == 0 else ())
+        parsed = parse_reply(reply.text, "auto")
+        problems = []
+        if not parsed.edits:
+            problems.append("Your reply contained no edits in the requested format.")
+        else:
+            result = apply_reply(files, parsed, known_paths=known)
+            edited.reports.extend(result.reports)
+            for report in result.reports:
+                console.detail(report.one_line())
+            files.changes.update(result.files)
+            for path in {r.path for r in result.reports if r.status != "refused"}:
+                outstanding.pop(path, None)
+            for path in {r.path for r in result.refused}:
+                outstanding[path] = [r for r in result.refused if r.path == path]
+        still_refused = [r for mine in outstanding.values() for r in mine]
+        edited.refused = [_report_line(r) for r in still_refused]
+        if still_refused:
+            problems.append(retry_prompt(still_refused))
+        problems += python_problems(before, files.changes)
+        edited.problems = problems
+        if not problems or attempt == max_retries:
+            break
+        failed_paths = sorted(
+            set(outstanding)
+            | {
+                path
+                for path, text in files.changes.items()
+                if text is not None and python_problems(before, {path: text})
+            }
+        )
+        shown = {p: files[p] for p in failed_paths if files.readable(p)}
+        messages = [
+            messages[0],
+            {
+                "role": "user",
+                "content": retry_user_message(
+                    shown, plan.instruction, "\n\n".join(problems), attempt + 1
+                ),
+            },
+        ]
+    edited.changes = files.file_changes()
+    return edited
+
+
+def _report_line(report: HunkReport) -> str:
+    where = f"{report.path} hunk {report.hunk}"
+    return f"{where}: {report.detail}" if report.detail else where
