@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from ..errors import GitHubError
+from .event import ReviewComment
 
 T = TypeVar("T")
 
@@ -27,6 +28,14 @@ class PullInfo:
     state: str
     title: str
     body: str
+
+
+@dataclass(frozen=True)
+class ReviewInfo:
+    id: int
+    body: str
+    login: str
+    state: str
 
 
 @dataclass(frozen=True)
@@ -199,3 +208,42 @@ class GitHubClient:
             return _pull_info(pr)
 
         return self._call(f"updating pull request #{number}", update)
+
+    # ------------------------------------------------------------------ reviews
+    def review(self, number: int, review_id: int) -> ReviewInfo:
+        def get() -> ReviewInfo:
+            review = self._repo.get_pull(number).get_review(review_id)
+            return ReviewInfo(
+                id=int(review.id),
+                body=review.body or "",
+                login=review.user.login if review.user else "",
+                state=str(review.state or ""),
+            )
+
+        return self._call(f"reading review {review_id} of pull request #{number}", get)
+
+    def review_comments(self, number: int, review_id: int | None = None) -> list[ReviewComment]:
+        """The line comments of one review, or of the whole pull request (oldest first)."""
+
+        def listing() -> list[ReviewComment]:
+            pr = self._repo.get_pull(number)
+            found = (
+                pr.get_single_review_comments(review_id)
+                if review_id is not None
+                else pr.get_review_comments()
+            )
+            # _rawData: the listed JSON as it came (raw_data would fetch every comment again).
+            comments = (ReviewComment.from_json(c._rawData) for c in found)
+            return sorted(comments, key=lambda c: c.id)
+
+        what = f"review {review_id}" if review_id is not None else "all review comments"
+        return self._call(f"reading {what} of pull request #{number}", listing)
+
+    def reply_in_thread(self, number: int, comment_id: int, body: str) -> int:
+        """Answer under the review comment ``comment_id`` (the first comment of its thread)."""
+
+        def reply() -> int:
+            pr = self._repo.get_pull(number)
+            return int(pr.create_review_comment_reply(comment_id, body).id)
+
+        return self._call(f"replying to review comment {comment_id}", reply)

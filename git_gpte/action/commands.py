@@ -97,6 +97,13 @@ class WorkflowCommands:
             self.stream.flush()
 
 
+def error_line(message: str) -> None:
+    """The one ``git-gpte: error: ...`` line on stderr, as the CLI writes for errors it raises:
+    for a flow that handles its failure itself (reports it, then returns the exit code)."""
+    sys.stderr.write(f"git-gpte: error: {message}\n")
+    sys.stderr.flush()
+
+
 def _delimiter(values: Mapping[str, str]) -> str:
     while True:
         token = f"ghadelimiter_{secrets.token_hex(12)}"

@@ -2,8 +2,10 @@
 
 Pure functions over the parsed JSON of ``$GITHUB_EVENT_PATH``: no API calls here. The result is
 an :class:`IssueTrigger` (work on an issue, or a pull request's conversation), a
-:class:`PullRequestTrigger` (the pre-merge heal check), a :class:`DispatchTrigger` (an issue
-number given by hand), or :class:`Ignored` with the reason, shown to the user as a neutral note.
+:class:`PullRequestTrigger` (the pre-merge heal check), a :class:`ReviewTrigger` (a ``/gpte``
+comment on lines of a pull request's diff, or a review that starts with it), a
+:class:`DispatchTrigger` (an issue number given by hand), or :class:`Ignored` with the reason,
+shown to the user as a neutral note.
 """
 
 from __future__ import annotations
@@ -53,6 +55,69 @@ class PullRequestTrigger:
 
 
 @dataclass(frozen=True)
+class ReviewComment:
+    """A comment on lines of a pull request's diff, as the webhook and the REST API give it."""
+
+    id: int
+    body: str
+    path: str
+    line: int | None  # the last line commented on; None when the comment is outdated
+    start_line: int | None  # the first line of a multi-line comment
+    original_line: int | None  # the line in the commit the comment was written on
+    side: str  # RIGHT: the new version of the file; LEFT: the old one
+    diff_hunk: str
+    in_reply_to: int | None  # the thread's first comment, for a reply
+    review_id: int | None
+    login: str
+    association: str | None
+
+    @property
+    def thread(self) -> int:
+        """The comment a reply goes under (GitHub threads replies under the first comment)."""
+        return self.in_reply_to or self.id
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReviewComment:
+        def number(key: str) -> int | None:
+            value = data.get(key)
+            return int(value) if isinstance(value, int) else None
+
+        login, _ = _user(data.get("user"))
+        return cls(
+            id=int(data["id"]),
+            body=str(data.get("body") or ""),
+            path=str(data.get("path") or ""),
+            line=number("line"),
+            start_line=number("start_line"),
+            original_line=number("original_line"),
+            side=str(data.get("side") or "RIGHT"),
+            diff_hunk=str(data.get("diff_hunk") or ""),
+            in_reply_to=number("in_reply_to_id"),
+            review_id=number("pull_request_review_id"),
+            login=login,
+            association=data.get("author_association"),
+        )
+
+
+@dataclass(frozen=True)
+class ReviewTrigger:
+    """A ``/gpte`` line comment on a pull request's diff (``comment`` set), or a submitted review
+    whose body starts with the trigger phrase (``comment`` None; its comments are fetched)."""
+
+    number: int
+    title: str
+    head_ref: str
+    head_repo: str
+    base_repo: str
+    actor: Actor
+    state: str
+    locked: bool
+    review_id: int | None
+    comment: ReviewComment | None
+    extra: str  # the review's text after the trigger phrase
+
+
+@dataclass(frozen=True)
 class DispatchTrigger:
     number: int
     actor: Actor
@@ -63,7 +128,7 @@ class Ignored:
     reason: str
 
 
-Trigger = IssueTrigger | PullRequestTrigger | DispatchTrigger | Ignored
+Trigger = IssueTrigger | PullRequestTrigger | ReviewTrigger | DispatchTrigger | Ignored
 
 
 def load_event(path: str) -> dict[str, Any]:
@@ -116,6 +181,50 @@ def _issue_trigger(
         locked=bool(issue.get("locked")),
         is_pull_request=bool(issue.get("pull_request")),
         comment_id=comment_id,
+    )
+
+
+def _review_trigger(name: str, action: str, payload: dict[str, Any], phrase: str) -> Trigger:
+    pr = payload.get("pull_request")
+    if not isinstance(pr, dict):
+        raise UsageError(f"the {name} event has no pull request in it")
+    comment: ReviewComment | None = None
+    if name == "pull_request_review_comment":
+        if action != "created":
+            return Ignored(f"{name}/{action} does not start a run")
+        data = payload.get("comment")
+        if not isinstance(data, dict) or "id" not in data:
+            raise UsageError(f"the {name} event has no comment in it")
+        comment = ReviewComment.from_json(data)
+        if match_phrase(comment.body, phrase) is None:
+            return Ignored(f"the review comment does not start with {phrase!r}")
+        extra, review_id, author = "", comment.review_id, data.get("user")
+        association = comment.association
+    else:
+        if action != "submitted":
+            return Ignored(f"{name}/{action} does not start a run")
+        review = payload.get("review")
+        if not isinstance(review, dict) or "id" not in review:
+            raise UsageError(f"the {name} event has no review in it")
+        found = match_phrase(str(review.get("body") or ""), phrase)
+        if found is None:
+            return Ignored(f"the review's text does not start with {phrase!r}")
+        extra, review_id, author = found, int(review["id"]), review.get("user")
+        association = review.get("author_association")
+    login, is_bot = _user(author)
+    head, base = pr.get("head") or {}, pr.get("base") or {}
+    return ReviewTrigger(
+        number=int(pr.get("number") or 0),
+        title=str(pr.get("title") or ""),
+        head_ref=str(head.get("ref") or ""),
+        head_repo=str((head.get("repo") or {}).get("full_name") or ""),
+        base_repo=str((base.get("repo") or {}).get("full_name") or ""),
+        actor=Actor(login, association, is_bot),
+        state=str(pr.get("state") or "open"),
+        locked=bool(pr.get("locked")),
+        review_id=review_id,
+        comment=comment,
+        extra=extra,
     )
 
 
@@ -190,6 +299,9 @@ def parse_event(
             state=str(pr.get("state") or "open"),
             action=action,
         )
+
+    if name in ("pull_request_review_comment", "pull_request_review"):
+        return _review_trigger(name, action, payload, phrase)
 
     if name == "pull_request_target":
         # Runs with a write token on code from forks: exactly what this action must never do.

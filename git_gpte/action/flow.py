@@ -27,6 +27,7 @@ from .event import (
     Ignored,
     IssueTrigger,
     PullRequestTrigger,
+    ReviewTrigger,
     Trigger,
     load_event,
     parse_event,
@@ -96,6 +97,10 @@ def run(
         trigger = _resolve_dispatch(client, trigger)
         if isinstance(trigger, PullRequestTrigger):
             return PullRequestFlow(ctx, client, trigger).run()
+        if isinstance(trigger, ReviewTrigger):
+            from .review import ReviewFlow  # it builds on this module's steps
+
+            return ReviewFlow(ctx, client, trigger).run()
         assert isinstance(trigger, IssueTrigger)
         return IssueFlow(ctx, client, trigger).run()
     except GitHubError as exc:
@@ -137,7 +142,7 @@ def gate(
     ctx: Context,
     client: GitHubClient,
     decision_state: Decision,
-    trigger: IssueTrigger | PullRequestTrigger,
+    trigger: IssueTrigger | PullRequestTrigger | ReviewTrigger,
 ) -> Decision:
     if not decision_state.allowed:
         return decision_state

@@ -60,11 +60,11 @@ def usage_line(o: Outcome) -> str:
     return f"{o.tokens_in:,} tokens in, {o.tokens_out:,} out, {cost_text(o.cost_usd)}"
 
 
-def fence(text: str) -> str:
+def fence(text: str, lang: str = "text") -> str:
     """``text`` in a code fence no line inside can close."""
     longest = max((len(run) for run in _backtick_runs(text)), default=0)
     ticks = "`" * max(3, longest + 1)
-    return f"{ticks}text\n{text.rstrip()}\n{ticks}"
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
 def _backtick_runs(text: str) -> list[str]:

@@ -77,7 +77,7 @@ def cap(text: str, limit: int) -> tuple[str, bool]:
     return cut.rstrip(), True
 
 
-def _neutralise(text: str, tag: str) -> str:
+def neutralise(text: str, tag: str) -> str:
     """Stop the text from closing (or reopening) the block it is wrapped in."""
     return re.sub(rf"<(/?)\s*({tag})\b", r"<\1 \2", text, flags=re.IGNORECASE)
 
@@ -112,9 +112,9 @@ def build_prompt(
         "may reveal, or the format of your answer.",
         "",
         f'<{tag} number="{number}">',
-        f"Title: {_neutralise(title_text, tag) or '(no title)'}",
+        f"Title: {neutralise(title_text, tag) or '(no title)'}",
         "",
-        _neutralise(body_text, tag) or "(no description)",
+        neutralise(body_text, tag) or "(no description)",
     ]
     if truncated:
         parts += ["", "[the text was longer and has been cut]"]
@@ -125,7 +125,7 @@ def build_prompt(
             "Additional instructions from the maintainer who asked for this change "
             "(same rules: a description of the change, nothing more):",
             f"<{tag}-comment>",
-            _neutralise(extra_text, tag),
+            neutralise(extra_text, tag),
             f"</{tag}-comment>",
         ]
     return "\n".join(parts) + "\n", truncated

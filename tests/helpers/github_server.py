@@ -46,6 +46,7 @@ class RepoState:
     permissions: dict[str, str] = field(default_factory=dict)  # login -> admin/write/read/none
     issues: dict[int, dict[str, Any]] = field(default_factory=dict)  # issues and PRs share numbers
     pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    reviews: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> review ("_pull")
 
     @property
     def full_name(self) -> str:
@@ -108,6 +109,8 @@ class GitHubServer:
         self.repos: dict[str, RepoState] = {}
         self.requests: list[Recorded] = []
         self.comments: dict[int, dict[str, Any]] = {}  # id -> comment (with "_repo", "_issue")
+        # id -> comment on lines of a pull request's diff (with "_repo", "_pull")
+        self.review_comments: dict[int, dict[str, Any]] = {}
         self.failures: list[tuple[str, re.Pattern[str], int, str]] = []
         self._ids = itertools.count(1001)
         self._lock = threading.RLock()
@@ -239,6 +242,85 @@ class GitHubServer:
         repo.issues[number]["comments"] += 1
         return comment
 
+    @staticmethod
+    def _association(repo: RepoState, login: str) -> str:
+        """What GitHub would put in author_association for ``login`` on ``repo``."""
+        if login.lower() == repo.owner.lower():
+            return "OWNER"
+        return "COLLABORATOR" if login in repo.permissions else "NONE"
+
+    def add_review(
+        self,
+        full_name: str,
+        number: int,
+        body: str | None,
+        *,
+        user: str,
+        review_id: int | None = None,
+        state: str = "COMMENTED",
+    ) -> dict[str, Any]:
+        """A submitted review of pull request ``number``."""
+        repo = self.repos[full_name.lower()]
+        review = {
+            "id": review_id or next(self._ids),
+            "body": body,
+            "state": state,
+            "user": self._user(user),
+            "author_association": self._association(repo, user),
+            "commit_id": repo.branch_sha(repo.pulls[number]["head"]) or "0" * 40,
+            "submitted_at": NOW,
+            "_pull": number,
+        }
+        repo.reviews[review["id"]] = review
+        return review
+
+    def add_review_comment(
+        self,
+        full_name: str,
+        number: int,
+        body: str,
+        *,
+        user: str,
+        path: str,
+        line: int | None,
+        start_line: int | None = None,
+        side: str = "RIGHT",
+        diff_hunk: str = "",
+        review_id: int | None = None,
+        in_reply_to: int | None = None,
+        comment_id: int | None = None,
+        association: str | None = None,
+    ) -> dict[str, Any]:
+        """A comment on lines of pull request ``number``'s diff (``line`` None: outdated)."""
+        repo = self.repos[full_name.lower()]
+        comment = {
+            "id": comment_id or next(self._ids),
+            "pull_request_review_id": review_id,
+            "body": body,
+            "path": path,
+            "line": line,
+            "original_line": line or 1,
+            "start_line": start_line,
+            "original_start_line": start_line,
+            "side": side,
+            "start_side": side if start_line else None,
+            "diff_hunk": diff_hunk,
+            "position": None if line is None else 1,
+            "original_position": 1,
+            "commit_id": repo.branch_sha(repo.pulls[number]["head"]) or "0" * 40,
+            "original_commit_id": "0" * 40,
+            "user": self._user(user),
+            "author_association": association or self._association(repo, user),
+            "created_at": NOW,
+            "updated_at": NOW,
+            "_repo": repo.full_name.lower(),
+            "_pull": number,
+        }
+        if in_reply_to is not None:
+            comment["in_reply_to_id"] = in_reply_to
+        self.review_comments[comment["id"]] = comment
+        return comment
+
     def fail(
         self, method: str, path_pattern: str, status: int = 500, message: str = "boom"
     ) -> None:
@@ -317,6 +399,26 @@ class GitHubServer:
         data["issue_url"] = f"{self.url}/repos/{repo.full_name}/issues/{comment['_issue']}"
         data["html_url"] = (
             f"https://github.com/{repo.full_name}/issues/{comment['_issue']}#issuecomment-{comment['id']}"
+        )
+        return data
+
+    def _review_json(self, repo: RepoState, review: dict[str, Any]) -> dict[str, Any]:
+        data = {k: v for k, v in review.items() if not k.startswith("_")}
+        n = review["_pull"]
+        data["pull_request_url"] = f"{self.url}/repos/{repo.full_name}/pulls/{n}"
+        data["html_url"] = (
+            f"https://github.com/{repo.full_name}/pull/{n}#pullrequestreview-{review['id']}"
+        )
+        return data
+
+    def _review_comment_json(self, comment: dict[str, Any]) -> dict[str, Any]:
+        data = {k: v for k, v in comment.items() if not k.startswith("_")}
+        repo = self.repos[comment["_repo"]]
+        n = comment["_pull"]
+        data["url"] = f"{self.url}/repos/{repo.full_name}/pulls/comments/{comment['id']}"
+        data["pull_request_url"] = f"{self.url}/repos/{repo.full_name}/pulls/{n}"
+        data["html_url"] = (
+            f"https://github.com/{repo.full_name}/pull/{n}#discussion_r{comment['id']}"
         )
         return data
 
@@ -510,6 +612,21 @@ class GitHubServer:
                 return 200, self._list_pulls(repo, q)
             if method == "POST":
                 return 201, self._create_pull(repo, body)
+        if m := re.fullmatch(r"/pulls/comments/(\d+)", rest):
+            found = self.review_comments.get(int(m[1]))
+            if found is None or found["_repo"] != repo.full_name.lower():
+                raise ApiError(404, "Not Found")
+            if method == "GET":
+                return 200, self._review_comment_json(found)
+            if method == "PATCH":
+                found["body"] = _require(body, "body")
+                return 200, self._review_comment_json(found)
+        if m := re.fullmatch(
+            r"/pulls/(\d+)/(reviews|comments)(?:/(\d+))?(/comments|/replies)?", rest
+        ):
+            if int(m[1]) not in repo.pulls:
+                raise ApiError(404, "Not Found")
+            return self._review_route(repo, int(m[1]), method, m[2], m[3], m[4], body)
         if m := re.fullmatch(r"/pulls/(\d+)", rest):
             pull = repo.pulls.get(int(m[1]))
             if pull is None:
@@ -524,6 +641,60 @@ class GitHubServer:
                 if isinstance(body, dict) and body.get("base"):
                     pull["base"] = body["base"]
                 return 200, self._pull_json(repo, pull)
+        raise ApiError(404, "Not Found")
+
+    def _review_route(
+        self,
+        repo: RepoState,
+        number: int,
+        method: str,
+        kind: str,
+        item: str | None,
+        sub: str | None,
+        body: Any,
+    ) -> tuple[int, Any]:
+        key = repo.full_name.lower()
+        on_pull = [
+            c
+            for c in sorted(self.review_comments.values(), key=lambda c: c["id"])
+            if c["_repo"] == key and c["_pull"] == number
+        ]
+        if kind == "reviews" and item is not None and method == "GET":
+            review = repo.reviews.get(int(item))
+            if review is None or review["_pull"] != number:
+                raise ApiError(404, "Not Found")
+            if sub == "/comments":
+                mine = [c for c in on_pull if c["pull_request_review_id"] == review["id"]]
+                return 200, [self._review_comment_json(c) for c in mine]
+            if sub is None:
+                return 200, self._review_json(repo, review)
+        if kind == "comments" and item is None and sub is None and method == "GET":
+            return 200, [self._review_comment_json(c) for c in on_pull]
+        if kind == "comments" and item is not None and sub == "/replies" and method == "POST":
+            target = self.review_comments.get(int(item))
+            if target is None or target["_repo"] != key or target["_pull"] != number:
+                raise ApiError(404, "Not Found")
+            if target.get("in_reply_to_id"):
+                raise ApiError(
+                    422, "Validation Failed", [{"message": "replies to replies are not supported"}]
+                )
+            reply = self.add_review_comment(
+                repo.full_name,
+                number,
+                _require(body, "body"),
+                user="github-actions[bot]",
+                path=target["path"],
+                line=target["line"],
+                start_line=target["start_line"],
+                side=target["side"],
+                diff_hunk=target["diff_hunk"],
+                in_reply_to=target["id"],
+                association="NONE",
+            )
+            reply["user"] = self._user("github-actions[bot]", "Bot")
+            review = self.add_review(repo.full_name, number, "", user="github-actions[bot]")
+            reply["pull_request_review_id"] = review["id"]
+            return 201, self._review_comment_json(reply)
         raise ApiError(404, "Not Found")
 
     def _issue_route(

@@ -41,7 +41,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -174,6 +174,8 @@ class _Handler(BaseHTTPRequestHandler):
                 provider=provider,
             )
         )
+        if self.server.owner.on_request is not None:
+            self.server.owner.on_request()
         item = self.server.owner._next()
         if item is None:
             item = Fault(
@@ -453,6 +455,9 @@ class LLMServer:
         self._items: deque[Item] = deque()
         self._ids = itertools.count(1)
         self.requests: list[RecordedRequest] = []
+        # Called before each answer: lets a test change the world while the model "thinks"
+        # (someone pushes to the branch being worked on, say).
+        self.on_request: Callable[[], None] | None = None
         self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ addresses

@@ -1,0 +1,333 @@
+"""Review comments in, a commit on the pull request's branch and replies in the threads out.
+
+A ``/gpte`` comment on lines of the diff (``pull_request_review_comment``), or a submitted review
+whose text starts with ``/gpte`` (``pull_request_review``), asks for a change to the pull request
+itself. One run per review: a review's ``/gpte`` text takes all its comments; without it, the
+first ``/gpte`` comment of a review takes every ``/gpte`` comment of that review and the events
+of the others are skipped. The same gate as issues (association and the permission API) runs
+first; pull requests from forks are refused (their branch is not this repository's to push to).
+The fix is pushed onto the pull request's branch with a compare-and-swap, so a push made while
+git-gpte worked is never overwritten, and the answer goes into each thread it came from.
+"""
+
+from __future__ import annotations
+
+from ..config import Settings
+from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError
+from ..git import Repository, decode_text, unique_branch
+from .client import GitHubClient
+from .commands import error_line, write_outputs, write_summary
+from .event import Actor, ReviewComment, ReviewTrigger, match_phrase
+from .flow import Context, default_heal_command, gate, heal, identity, skip
+from .gate import check_actor, check_state
+from .remote import Remote
+from .report import Outcome, cost_text, heal_section, summary_markdown, usage_line
+from .review_prompt import CommentContext, build_review_prompt, numbered_excerpt
+from .status import StatusComment
+
+
+def pushed_or_moved(remote: Remote, commit: str, branch: str, expect: str) -> None:
+    """Push ``commit`` onto ``branch`` if it still points at ``expect``; if someone pushed in the
+    meantime, say so plainly instead of git's "stale info" (nothing is overwritten either way)."""
+    try:
+        remote.push(commit, branch, expect=expect)
+    except GitHubError:
+        now = remote.fetch(branch)
+        if now != expect:
+            raise GitHubError(
+                f"{branch} moved while git-gpte worked (it was {expect[:12]}, now {now[:12]}); "
+                "nothing was pushed",
+                hint="ask again: the next run starts from the new commits",
+            ) from None
+        raise
+
+
+class ReviewFlow:
+    """Answer review comments with a commit on the pull request's own branch."""
+
+    def __init__(self, ctx: Context, client: GitHubClient, trigger: ReviewTrigger) -> None:
+        self.ctx = ctx
+        self.s = ctx.settings
+        self.client = client
+        self.t = trigger
+        self.outcome = Outcome(
+            trigger.number,
+            branch=trigger.head_ref,
+            base_branch=trigger.head_ref,
+            run_url=self.s.run_url,
+            max_attempts=self.s.max_attempts,
+            pr_number=trigger.number,
+            pr_url=self.s.pull_url(trigger.number),
+            pr_updated=True,
+        )
+        self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
+        self.comments: list[ReviewComment] = []
+        self.pushed = False
+        self._allowed: dict[str, bool] = {}  # login -> may shape the request (thread context)
+
+    # ------------------------------------------------------------------ entry
+    def run(self) -> int:
+        t = self.t
+        repository = self.s.repository.lower()
+        if t.head_repo.lower() != repository or t.base_repo.lower() not in ("", repository):
+            return skip(
+                self.ctx,
+                f"pull request #{t.number} comes from a fork; git-gpte pushes only to branches "
+                "of this repository",
+            )
+        decision = gate(
+            self.ctx, self.client, check_state(t.state, t.locked, "the pull request"), t
+        )
+        if not decision.allowed:
+            return skip(self.ctx, f"pull request #{t.number}: {decision.reason}")
+        chosen = self._choose_comments()
+        if isinstance(chosen, str):
+            return skip(self.ctx, chosen)
+        self.comments = chosen
+        where = ", ".join(sorted({c.path for c in chosen})) or "the pull request"
+        self.status.update(f"started: answering review comments on {where}.")
+        try:
+            with self.ctx.cmds.untrusted():
+                code = self._work()
+        except GpteError as exc:
+            return self._failed(exc)
+        self._finish()
+        return code
+
+    def _choose_comments(self) -> list[ReviewComment] | str:
+        """The comments this run answers, or why another run answers them."""
+        t, phrase = self.t, self.s.trigger_phrase
+        if t.comment is None:  # a review whose text starts with the phrase: all its comments
+            assert t.review_id is not None
+            return self.client.review_comments(t.number, t.review_id)
+        if t.review_id is None:
+            return [t.comment]
+        review = self.client.review(t.number, t.review_id)
+        if match_phrase(review.body, phrase) is not None:
+            return (
+                f"review comment {t.comment.id} is part of review {t.review_id}, whose text "
+                f"starts with {phrase!r}: that review's run answers it"
+            )
+        listed = self.client.review_comments(t.number, t.review_id)
+        asking = [c for c in listed if match_phrase(c.body, phrase) is not None] or [t.comment]
+        if asking[0].id != t.comment.id:
+            return (
+                f"review comment {t.comment.id} is answered together with comment "
+                f"{asking[0].id} of the same review (one run per review)"
+            )
+        return asking
+
+    # ------------------------------------------------------------------ the work
+    def _contexts(self, repo: Repository, head: str) -> list[CommentContext]:
+        phrase = self.s.trigger_phrase
+        everything: list[ReviewComment] | None = None
+        contexts = []
+        for c in self.comments:
+            thread: tuple[ReviewComment, ...] = ()
+            if c.in_reply_to is not None:
+                if everything is None:
+                    everything = self.client.review_comments(self.t.number)
+                thread = tuple(
+                    x
+                    for x in everything
+                    if x.id < c.id
+                    and c.in_reply_to in (x.id, x.in_reply_to)
+                    and self._may_ask(x)
+                )
+            excerpt = None
+            if c.line is not None and c.side == "RIGHT" and c.path:
+                text = self._file_at(repo, head, c.path)
+                if text is not None:
+                    excerpt = numbered_excerpt(text, c.start_line or c.line, c.line)
+            request = match_phrase(c.body, phrase)
+            contexts.append(
+                CommentContext(c, c.body if request is None else request, thread, excerpt)
+            )
+        return contexts
+
+    def _may_ask(self, comment: ReviewComment) -> bool:
+        """Whether an earlier comment in a thread may shape the request: only someone who could
+        have triggered the run (the same gate), so a reader cannot steer it by replying."""
+        if comment.login not in self._allowed:
+            actor = Actor(comment.login, comment.association, comment.login.endswith("[bot]"))
+            self._allowed[comment.login] = check_actor(
+                actor,
+                allowed_associations=self.s.allowed_associations,
+                allowed_bots=self.s.allowed_bots,
+                permission=self.client.permission,
+            ).allowed
+        return self._allowed[comment.login]
+
+    @staticmethod
+    def _file_at(repo: Repository, commit: str, path: str) -> str | None:
+        entries = [e for e in repo.tree_entries(commit, (f":(literal){path}",)) if e.path == path]
+        if not entries or not entries[0].is_regular:
+            return None
+        return decode_text(repo.read_blob(entries[0].sha))
+
+    def _work(self) -> int:
+        s, t, o = self.s, self.t, self.outcome
+        repo = Repository.discover(s.workspace)
+        remote = Remote.origin(repo, s.server_url, s.token)
+        who = identity(repo)
+        head = remote.fetch(t.head_ref)
+        prompt, o.truncated_prompt = build_review_prompt(
+            number=t.number,
+            title=t.title,
+            comments=self._contexts(repo, head),
+            extra=t.extra,
+            max_chars=s.max_prompt_chars,
+        )
+        self.ctx.say(f"pull request #{t.number}: {len(self.comments)} review comment(s)")
+        self.ctx.say(f"based on {t.head_ref} at {head[:12]}")
+        self.status.update(f"editing: asking the model for changes to `{t.head_ref}`.")
+
+        from ..pipeline.improve import ImproveRequest, run_improve
+
+        settings = Settings.load(s.workspace, repo.root)
+        asked = [f"- {c.path} {c.line or c.original_line or ''}: {c.body}" for c in self.comments]
+        request = ImproveRequest(
+            prompt=prompt,
+            model=self.ctx.model,
+            base=head,
+            branch=unique_branch(repo, f"gpte/review-{t.number}"),
+            identity=who,
+            command="action",
+            summary=f"Address review comments on #{t.number}",
+            commit_body="\n".join(["Review comments:", *asked] if asked else [t.extra]),
+        )
+        result = run_improve(repo, settings, request, self.ctx.console)
+        o.commit, o.model = result.commit, result.model
+        o.files_changed, o.applied = list(result.files_changed), result.applied
+        o.refused, o.problems = list(result.refused), list(result.problems)
+        o.tokens_in, o.tokens_out, o.cost_usd = result.tokens_in, result.tokens_out, result.cost_usd
+
+        if s.self_heal:
+            command = default_heal_command(repo, result.commit, s.heal_command)
+            if command:
+                self._heal(repo, settings, command, who, prompt)
+            else:
+                self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
+
+        self.status.update(f"pushing onto `{t.head_ref}`.")
+        pushed_or_moved(remote, o.commit, t.head_ref, head)
+        self.pushed = True
+        return EXIT_OK if o.success else EXIT_PARTIAL
+
+    def _heal(
+        self, repo: Repository, settings: Settings, command: str, who: tuple[str, str], prompt: str
+    ) -> None:
+        o, n = self.outcome, self.s.max_attempts
+
+        def progress(attempt: int) -> None:
+            what = "checking the edit" if attempt == 0 else f"heal attempt {attempt}/{n}"
+            self.status.update(f"{what}: running `{command}`.")
+
+        healed = heal(
+            self.ctx,
+            o,
+            repo,
+            settings,
+            command=command,
+            base=o.commit,
+            prompt=prompt,
+            who=who,
+            on_attempt=progress,
+        )
+        if healed.success and healed.commit:
+            o.commit = healed.commit
+        o.tokens_in += healed.tokens_in
+        o.tokens_out += healed.tokens_out
+        o.cost_usd = (
+            None if o.cost_usd is None or healed.cost_usd is None else o.cost_usd + healed.cost_usd
+        )
+
+    # ------------------------------------------------------------------ answers
+    def _commit_link(self) -> str:
+        o = self.outcome
+        url = f"{self.s.server_url.rstrip('/')}/{self.s.repository}/commit/{o.commit}"
+        return f"[`{o.commit[:12]}`]({url})"
+
+    def reply_text(self, comment: ReviewComment | None, failed: str | None = None) -> str:
+        """The answer in one thread: the commit and what of it concerns this comment's file."""
+        o = self.outcome
+        if failed is not None:
+            tail = "nothing was pushed." if not self.pushed else f"the commit is on `{o.branch}`."
+            return f"**git-gpte** · could not do this: {failed}; {tail}"
+        lines = [f"**git-gpte** · done in {self._commit_link()}, pushed to `{o.branch}`."]
+        if o.files_changed:
+            lines.append("Changed: " + ", ".join(f"`{p}`" for p in o.files_changed) + ".")
+        mine = [r for r in o.refused if comment is None or r.startswith(f"{comment.path} hunk")]
+        if mine:
+            lines += ["", "Refused (could not be placed with confidence, **not** applied):"]
+            lines += [f"- {reason}" for reason in mine]
+        others = len(o.refused) - len(mine)
+        if others:
+            lines.append(f"{others} refused hunk(s) in other files: see the other threads.")
+        if o.heal_ran:
+            lines += ["", *heal_section(o)]
+        lines += ["", f"Usage: {usage_line(o)}."]
+        return "\n".join(lines)
+
+    def _reply_everywhere(self, failed: str | None = None) -> None:
+        seen: set[int] = set()
+        for comment in self.comments:
+            if comment.thread in seen:
+                continue
+            seen.add(comment.thread)
+            try:
+                self.client.reply_in_thread(
+                    self.t.number, comment.thread, self.reply_text(comment, failed)
+                )
+            except GitHubError as exc:
+                self.ctx.cmds.warning(f"could not reply to review comment: {exc.render()}")
+
+    def _finish(self) -> None:
+        o = self.outcome
+        self._reply_everywhere()
+        status = [
+            f"done: answered {len(self.comments)} review comment(s) with "
+            f"{self._commit_link()} on `{o.branch}`.",
+            "",
+            f"Usage: {usage_line(o)}.",
+        ]
+        if o.refused:
+            status.append(f"{len(o.refused)} hunk(s) could not be placed and were left out.")
+        self.status.update("\n".join(status))
+        self.ctx.cmds.notice(f"git-gpte pushed {o.commit[:12]} to {o.branch}", title="git-gpte")
+        self._outputs()
+
+    def _failed(self, exc: GpteError) -> int:
+        reason = exc.render()
+        self._reply_everywhere(failed=reason)
+        o = self.outcome
+        text = f"failed: {reason}"
+        if o.tokens_in or o.tokens_out:
+            text += f"\n\nUsage: {usage_line(o)}."
+        self.status.update(text + ("" if self.pushed else "\n\nNothing was pushed."))
+        self.ctx.cmds.error(f"git-gpte: {reason}")
+        error_line(reason)
+        self._outputs(failed=reason)
+        return exc.exit_code
+
+    def _outputs(self, failed: str | None = None) -> None:
+        o = self.outcome
+        values = {**o.outputs(), "skipped": "false"}
+        if failed:
+            values["success"] = "false"
+            if not self.pushed:
+                values["branch"] = ""
+        write_outputs(self.s.output_path, values)
+        rows = [
+            ("pull request", f"#{o.number}"),
+            ("review comments", str(len(self.comments))),
+            ("branch", o.branch if self.pushed else "-"),
+            ("commit", o.commit[:12] if self.pushed else "-"),
+            ("files changed", str(len(o.files_changed))),
+            ("refused hunks", str(len(o.refused))),
+            ("heal attempts", str(o.attempts)),
+            ("tokens", f"{o.tokens_in:,} in / {o.tokens_out:,} out"),
+            ("cost", cost_text(o.cost_usd)),
+        ]
+        title = f"failed: {failed}" if failed else ("done" if o.success else "done, with problems")
+        write_summary(self.s.summary_path, summary_markdown(f"review comments: {title}", rows))
