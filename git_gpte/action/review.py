@@ -185,18 +185,14 @@ class ReviewFlow:
         from ..pipeline.improve import ImproveRequest, run_improve
 
         settings = Settings.load(s.workspace, repo.root)
-        asked = [f"- {c.path} {c.line or c.original_line or ''}: {c.body}" for c in self.comments]
         request = ImproveRequest(
             prompt=prompt,
             model=self.ctx.model,
             base=head,
             branch=unique_branch(repo, f"gpte/review-{t.number}"),
             identity=who,
-            command="action",
-            summary=f"Address review comments on #{t.number}",
-            commit_body="\n".join(["Review comments:", *asked] if asked else [t.extra]),
         )
-        result = run_improve(repo, settings, request, self.ctx.console)
+        result = run_improve(repo, settings, request, self.ctx.console, command="action")
         o.commit, o.model = result.commit, result.model
         o.files_changed, o.applied = list(result.files_changed), result.applied
         o.refused, o.problems = list(result.refused), list(result.problems)

@@ -82,6 +82,9 @@ def build_review_prompt(
     truncated = False
     title_text = " ".join(clean(title).split())
     parts = [
+        # The first line is the commit's summary line.
+        f"Address review comments on pull request #{number}",
+        "",
         f"Make the changes a reviewer asked for on pull request #{number}"
         + (f' ("{neutralise(title_text, TAGS)}")' if title_text else "")
         + f". Each request is quoted below between <{TAG}> tags, with the file and the lines it "
