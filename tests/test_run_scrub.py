@@ -91,3 +91,48 @@ def test_parse_name_list_accepts_commas_and_spaces() -> None:
     assert parse_name_list(" A,B  C,\n D ,") == ("A", "B", "C", "D")
     assert parse_name_list("") == ()
     assert parse_name_list(None) == ()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_KEY_0",
+        "GIT_CONFIG_VALUE_12",
+        "NPM_CONFIG__AUTH",
+        "NPM_CONFIG__AUTH_TOKEN",
+        "YARN_NPM_AUTH_IDENT",
+        "DOCKER_AUTH_CONFIG",
+        "BUNDLE_GEMS__EXAMPLE__COM",
+        "BUNDLE_RUBYGEMS__PKG__GITHUB__COM",
+        "INPUT_OPENAI-API-KEY",
+        "INPUT_GITHUB-TOKEN",
+        "SMTP_PASS",
+        "DB_PWD",
+        "AZURE_DEVOPS_PAT",
+        "SESSION_COOKIE",
+    ],
+)
+def test_more_credential_names_are_scrubbed_by_rule(name: str) -> None:
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["OLDPWD", "BUNDLE_PATH", "BUNDLE_GEMFILE", "LD_LIBRARY_PATH", "GIT_CONFIG_NOSYSTEM"]
+)
+def test_names_that_only_resemble_credentials_are_kept(name: str) -> None:
+    assert not is_secret_name(name)
+
+
+def test_every_documented_rule_removes_its_example_and_is_in_the_readme() -> None:
+    from pathlib import Path
+
+    from git_gpte.run.scrub import SCRUB_RULES
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for rule in SCRUB_RULES:
+        name, _, value = rule.example.partition("=")
+        _, removed = scrub_environment({name: value})
+        assert removed == [name], rule.rule
+        assert f"| {rule.rule} | `{rule.example}` |" in readme, rule.rule
