@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from git_gpte.context.secret_files import looks_secret
 from git_gpte.errors import UsageError
 from git_gpte.git import Repository
 from git_gpte.pipeline.improve import python_problems
-from git_gpte.pipeline.selection import looks_secret, select_files, to_top_pathspecs
+from git_gpte.pipeline.selection import select_files, to_top_pathspecs
 from git_gpte.prompts.messages import improve_user_message, numbered, render_file
 from tests.helpers.gitrepo import make_repo
 
@@ -103,3 +104,32 @@ def test_python_problems_only_for_new_breakage() -> None:
     problems = python_problems(before, after)
     assert [p.split(":")[0] for p in problems] == ["ok.py", "new.py"]
     assert "SyntaxError" in problems[0]
+
+
+def test_secret_rules_by_path_and_name() -> None:
+    for path in (
+        ".git-credentials",
+        "home/.aws/credentials",
+        "x/.docker/config.json",
+        "vault.KDBX",
+        "web/.htpasswd",
+        "k/.kube/config",
+        "prod.tfstate",
+        "app-service-account.json",
+    ):
+        assert looks_secret(path), path
+    for path in ("my.aws/config", "docker/config.json", "kube/config", "config.json"):
+        assert not looks_secret(path), path
+
+
+def test_every_secret_rule_is_in_the_readme_table() -> None:
+    from git_gpte.context.secret_files import CONTENT_RULES, SECRET_RULES
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| file name or path | usually holds |") :]
+    table = table[: table.index("\n\n")]
+    for rule in SECRET_RULES:
+        row = next(line for line in table.splitlines() if f"`{rule.pattern}`" in line)
+        assert row.endswith(f"| {rule.holds} |"), rule.pattern
+    for what, _ in CONTENT_RULES:
+        assert f"| any file whose text holds {what} |" in table

@@ -186,16 +186,18 @@ def command(
 
 
 def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
+    from ..git.repo import display_path
     from ..llm import format_tokens
 
     plan = prepared.plan
     sizes = {p: len(t.encode("utf-8")) for p, t in plan.selection.files.items()}
+    skipped = {display_path(p): why for p, why in plan.selection.skipped.items()}
     data: dict[str, object] = {
         "base": plan.base,
         "branch": prepared.branch,
         "model": plan.model.name,
         "files": sizes,
-        "skipped": plan.selection.skipped,
+        "skipped": skipped,
         "tokens_in_estimate": plan.tokens_estimate,
         "tokens_exact": plan.tokens_exact,
         "cost_estimate_usd": plan.cost_estimate,
@@ -212,7 +214,7 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         click.echo(f"  {path}  ({size:,} bytes)")
     if plan.selection.skipped:
         click.echo(f"left out ({len(plan.selection.skipped)}):")
-        for path, reason in plan.selection.skipped.items():
+        for path, reason in skipped.items():
             click.echo(f"  {path}  ({reason})")
     click.echo(f"model: {plan.model.name}")
     click.echo(f"to send: {format_tokens(plan.tokens_estimate, plan.tokens_exact)}")

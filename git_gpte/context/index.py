@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import GitCommandError, UsageError
-from ..git.repo import Repository, TreeEntry, decode_text
+from ..git.repo import Repository, TreeEntry, decode_text, is_utf8_name
 from .languages import language_of
 from .parse import parse_file
-from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, looks_secret
+from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, secret_reason
 from .store import IndexStore
 
 # Show progress when a build has taken this long.
@@ -92,12 +92,15 @@ def list_candidates(
         if entry is None:
             continue
         named = path in result.named
-        if not entry.is_regular:
+        secret = secret_reason(path)
+        if not is_utf8_name(path):
+            result.skipped[path] = "file name is not UTF-8"
+        elif not entry.is_regular:
             result.skipped[path] = "symlink or submodule"
         elif path in ignored and not named:
             result.skipped[path] = "excluded by .gpteignore"
-        elif looks_secret(path) and not named:
-            result.skipped[path] = "looks like a secret (name it explicitly to send it)"
+        elif secret is not None and not named:
+            result.skipped[path] = secret
         elif entry.size > max_bytes and not named:
             result.skipped[path] = f"{entry.size:,} bytes, over the {max_bytes:,}-byte limit"
         else:

@@ -83,7 +83,7 @@ def build_tree(repo: Repository, base: str | None, changes: Sequence[FileChange]
         info_path = env["GIT_INDEX_FILE"] + ".info"
         try:
             with open(info_path, "wb") as handle:
-                handle.write("".join(records).encode("utf-8"))
+                handle.write("".join(records).encode("utf-8", "surrogateescape"))
             repo.git_run("update-index", "-z", "--index-info", env=env, stdin_path=info_path)
             return repo.git_run("write-tree", env=env)
         finally:

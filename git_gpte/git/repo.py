@@ -80,6 +80,31 @@ def decode_text(data: bytes) -> str | None:
         return None
 
 
+def is_utf8_name(path: str) -> bool:
+    """False for a path git stores as bytes that are not UTF-8.
+
+    Git output is decoded with ``surrogateescape``, so such bytes arrive as lone surrogates: the
+    name round-trips to git, but cannot be put in a JSON request or printed as it is.
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def display_path(path: str) -> str:
+    """``path`` fit to print: bytes that are not UTF-8 shown as ``\\xe9`` escapes."""
+    if is_utf8_name(path):
+        return path
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def encode_path(path: str) -> bytes:
+    """The bytes git knows ``path`` by (the inverse of the ``surrogateescape`` decoding)."""
+    return path.encode("utf-8", "surrogateescape")
+
+
 def _locate_with_git(cwd: str | os.PathLike[str], not_a_repo: NotARepository) -> tuple[str, str]:
     """(absolute git dir, work-tree root) as git resolves them from ``cwd`` and GIT_DIR/
     GIT_WORK_TREE (relative values are relative to ``cwd``, as for git itself)."""

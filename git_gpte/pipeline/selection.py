@@ -20,9 +20,11 @@ from ..context.rules import (  # the rules live with the index, which applies th
     SECRET_PATTERNS,
     explicit_paths,
     looks_secret,
+    secret_content_reason,
+    secret_reason,
 )
 from ..errors import GitCommandError, UsageError
-from ..git.repo import Repository, TreeEntry, decode_text
+from ..git.repo import Repository, TreeEntry, decode_text, is_utf8_name
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -33,6 +35,7 @@ __all__ = [
     "select_files",
     "to_top_pathspecs",
 ]
+
 
 @dataclass
 class Selection:
@@ -99,14 +102,20 @@ def select_files(
         entry = all_entries.get(path)
         if entry is None:
             continue
+        if not is_utf8_name(path):
+            # git keeps names as bytes; one that is not UTF-8 cannot be written in a request
+            # (nor named in a reply), so the file is reported and left out.
+            selection.skipped[path] = "file name is not UTF-8"
+            continue
         if not entry.is_regular:
             selection.skipped[path] = "symlink or submodule"
             continue
         if path in ignored and path not in named:
             selection.skipped[path] = "excluded by .gpteignore"
             continue
-        if looks_secret(path) and path not in named:
-            selection.skipped[path] = "looks like a secret (name it explicitly to send it)"
+        secret = secret_reason(path)
+        if secret is not None and path not in named:
+            selection.skipped[path] = secret
             continue
         if entry.size > max_bytes and path not in named:
             selection.skipped[path] = f"{entry.size:,} bytes, over the {max_bytes:,}-byte limit"
@@ -114,6 +123,10 @@ def select_files(
         text = decode_text(repo.read_blob(entry.sha))
         if text is None:
             selection.skipped[path] = "binary or not UTF-8"
+            continue
+        held = secret_content_reason(text) if path not in named else None
+        if held is not None:
+            selection.skipped[path] = held
             continue
         selection.files[path] = text
         selection.entries[path] = entry
