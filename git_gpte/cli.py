@@ -105,7 +105,22 @@ def cli(ctx: click.Context, paths: tuple[str, ...], verbose: bool, quiet: bool) 
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry: run click, turn expected failures into one line and an exit code."""
+    """Console-script entry: run click, turn expected failures into one line and an exit code.
+
+    Everything printed passes the terminal filter (git_gpte.terminal): model replies, file
+    names and program output cannot send escape sequences to the user's terminal.
+    """
+    from .terminal import install
+
+    streams = install()
+    try:
+        _main(argv)
+    finally:
+        for stream in streams:
+            stream.finish()
+
+
+def _main(argv: list[str] | None) -> None:
     verbose = any(
         arg in ("-v", "--verbose") for arg in (argv if argv is not None else sys.argv[1:])
     )

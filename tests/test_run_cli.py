@@ -132,6 +132,55 @@ def test_no_secret_reaches_the_program(tmp_path: Path) -> None:
         assert value not in proc.stdout
 
 
+def test_credentials_from_git_options_and_tools_do_not_reach_the_program(tmp_path: Path) -> None:
+    # `git -c http.extraheader=...` hands the header to git-gpte in GIT_CONFIG_PARAMETERS, and
+    # `git -c`'s newer form in GIT_CONFIG_COUNT/KEY/VALUE: neither may reach the script.
+    repo = project(tmp_path, "env\n")
+    secrets = {
+        "NPM_CONFIG__AUTH": "npm-secret-1",
+        "DOCKER_AUTH_CONFIG": '{"auths": {"r": {"auth": "secret-2"}}}',
+        "BUNDLE_GEMS__EXAMPLE__COM": "user:secret-3",
+        "INPUT_OPENAI-API-KEY": "sk-secret-4",
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "http.https://example.com/.extraheader",
+        "GIT_CONFIG_VALUE_0": "AUTHORIZATION: bearer secret-5",
+        "CURL_OPTS": "-H Authorization: Bearer secret-6-abcdef",
+    }
+    proc = subprocess.run(
+        ["git", "-c", "http.extraheader=AUTHORIZATION: basic c2VjcmV0LTc=", "gpte", "run", "--yes"],
+        cwd=repo,
+        env={**os.environ, **secrets, "KEEP_ME": "visible"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    names = {line.split("=", 1)[0] for line in proc.stdout.splitlines() if "=" in line}
+    assert "KEEP_ME" in names
+    assert "GIT_CONFIG_PARAMETERS" not in names and not names & set(secrets)
+    for secret in ("secret-1", "secret-2", "secret-3", "secret-4", "secret-5", "secret-6"):
+        assert secret not in proc.stdout
+    assert "c2VjcmV0LTc=" not in proc.stdout and "extraheader" not in proc.stdout
+
+
+def test_escape_sequences_in_the_programs_output_do_not_reach_the_terminal(
+    tmp_path: Path,
+) -> None:
+    # OSC 52 (clipboard), OSC 0 (title), clear screen, a concealed line, C1 CSI; \t and \n kept.
+    script = (
+        "printf 'a\\033]52;c;ZXZpbA==\\007b\\033]0;pwned\\033\\\\c\\033[2J\\033[8mhidden\\033[0m'\n"
+        "printf '\\302\\23331mred\\tx\\r\\n'\n"
+    )
+    repo = project(tmp_path, script)
+    proc = subprocess.run(
+        ["git", "gpte", "run", "--yes"], cwd=repo, capture_output=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b"abchiddenred\tx\n"
+    # the script as shown before running is filtered too (it is only text once shown)
+    assert b"\x1b" not in proc.stderr and b"\x07" not in proc.stderr
+
+
 def test_uncommitted_changes_are_not_seen(tmp_path: Path) -> None:
     repo = project(
         tmp_path, "echo COMMITTED\ncat main.py\ntest -e extra.txt && echo SEEN || echo NOT-SEEN\n"

@@ -103,7 +103,7 @@ def command(
         elif not yes:
             require_confirmation(text, yes=False, question=f"Run the code of attempt {attempt}?")
 
-    streamer = None if (app.quiet or as_json) else Streamer(sys.stdout.buffer)
+    streamer = None if (app.quiet or as_json) else Streamer(sys.stdout)
     request = HealRequest(
         command=command_text,
         entrypoint=entrypoint,

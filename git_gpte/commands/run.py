@@ -70,7 +70,7 @@ def command(
     _note_uncommitted(app, repo, commit)
     require_confirmation(text, yes=yes, quiet=app.quiet)
 
-    streamer = None if app.quiet else Streamer(sys.stdout.buffer)
+    streamer = None if app.quiet else Streamer(sys.stdout)
     with workflow_commands_stopped(streamer):
         result = run_commit(repo, commit, options, on_output=streamer)
     _show_end(app, result, streamer)

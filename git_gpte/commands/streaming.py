@@ -7,11 +7,12 @@ must not be able to issue workflow commands (set outputs, add masks), so it is w
 
 from __future__ import annotations
 
+import codecs
 import os
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import BinaryIO
+from typing import TextIO
 
 import click
 
@@ -21,10 +22,16 @@ STREAM_LIMIT = 1024 * 1024
 
 
 class Streamer:
-    """Copies the program's output to our stdout as it arrives, up to a limit."""
+    """Copies the program's output to our stdout as it arrives, up to a limit.
 
-    def __init__(self, out: BinaryIO, limit: int = STREAM_LIMIT) -> None:
+    The output is decoded (bad UTF-8 replaced) and written as text, so it passes the terminal
+    filter every command's stdout has (git_gpte.terminal): a program under test cannot send
+    escape sequences to the user's terminal.
+    """
+
+    def __init__(self, out: TextIO, limit: int = STREAM_LIMIT) -> None:
         self.out = out
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.limit = limit
         self.written = 0
         self.cut = False
@@ -37,7 +44,7 @@ class Streamer:
         if len(chunk) > room:
             chunk = chunk[:room]
             self.cut = True
-        self.out.write(chunk)
+        self.out.write(self.decoder.decode(chunk, final=self.cut))
         self.out.flush()
         self.written += len(chunk)
         if chunk:
