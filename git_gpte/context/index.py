@@ -115,12 +115,15 @@ def terminal_progress() -> ProgressFn:
     """Progress on stderr: a rewritten line on a terminal, a single line otherwise (CI logs)."""
     tty = sys.stderr.isatty() and os.environ.get("CI", "") == ""
     said = [False]
+    # Our own carriage return: written past the terminal filter, which turns every \r into a
+    # newline (git_gpte.terminal).
+    raw = getattr(sys.stderr, "raw", sys.stderr)
 
     def show(done: int, total: int) -> None:
         if tty:
             end = "\n" if done >= total else ""
-            sys.stderr.write(f"\rgit-gpte: indexing {done:,}/{total:,} files{end}")
-            sys.stderr.flush()
+            raw.write(f"\rgit-gpte: indexing {done:,}/{total:,} files{end}")
+            raw.flush()
         elif not said[0]:
             said[0] = True
             sys.stderr.write(f"git-gpte: indexing {total:,} files\n")
