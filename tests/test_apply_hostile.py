@@ -182,3 +182,30 @@ def test_near_identical_blocks_with_nothing_exact_to_decide_are_refused(tmp_path
     assert code == 6 and data["hunks"][0]["status"] == "refused"
     assert "several places" in data["hunks"][0]["detail"]
     snap.assert_unchanged(repo)
+
+
+# ------------------------------------------------------------------ added lines with no anchor
+EMPTY_SEARCH = "{path}\n```\n<<<<<<< SEARCH\n=======\nprint('added')\n>>>>>>> REPLACE\n```\n"
+NO_CONTEXT = "```diff\n--- {path}\n+++ {path}\n@@ -0,0 +1 @@\n+print('added')\n```\n"
+
+
+def test_empty_search_and_context_free_hunk_follow_one_rule(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"full.py": "x = 1\n", "empty.py": "", "blank.py": "\n"})
+    snap = Snapshot.take(repo)
+    details = []
+    for form in (EMPTY_SEARCH, NO_CONTEXT):
+        code, data = apply_json(repo, tmp_path, form.format(path="full.py"))
+        assert code == 6 and data["hunks"][0]["status"] == "refused"
+        details.append(data["hunks"][0]["detail"])
+    snap.assert_unchanged(repo)
+    assert details[0] == details[1] and "nothing to place them by" in details[0]
+    # On an empty (or blank) file and on a new file, both write the added lines.
+    for form in (EMPTY_SEARCH, NO_CONTEXT):
+        for path in ("empty.py", "blank.py", "new.py"):
+            code, data = apply_json(repo, tmp_path, form.format(path=path), "--check")
+            assert code == 0, (form, path, data)
+    proc = run_gpte("apply", reply(tmp_path, EMPTY_SEARCH.format(path="empty.py")), cwd=repo)
+    assert proc.returncode == 0 and (repo / "empty.py").read_text() == "print('added')\n"
+    proc = run_gpte("apply", reply(tmp_path, NO_CONTEXT.format(path="new.py")), cwd=repo)
+    assert proc.returncode == 0 and "new.py did not exist: created it" in proc.stdout
+    assert (repo / "new.py").read_text() == "print('added')\n"

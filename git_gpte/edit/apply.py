@@ -17,7 +17,16 @@ from typing import Any
 from ..errors import UnsafePathError
 from .model import Candidate, FileEdit, Hunk, HunkReport, Op, ParsedReply
 from .paths import check_path, resolve_path
-from .place import Placement, Refusal, TextLines, choose_by_hint, locate, norm
+from .place import (
+    NOTHING_TO_PLACE_BY,
+    Placement,
+    Refusal,
+    TextLines,
+    choose_by_hint,
+    is_blank,
+    locate,
+    norm,
+)
 from .render import render_hunks, retry_prompt
 
 
@@ -235,10 +244,10 @@ def _apply_edit(
     if edit.kind in ("new", "whole-file"):
         content = edit.content or ""
         extra: list[str] = []
-        if edit.fmt == "search-replace-append" and current:
-            sep = "" if current.endswith("\n") else "\n"
-            content = current + sep + content
-            extra.append("empty SEARCH: appended to the end of the file")
+        if edit.fmt == "search-replace-empty" and current is not None:
+            if not is_blank(current.split("\n")):
+                return [_report(edit, path, first, "refused", NOTHING_TO_PLACE_BY)]
+            extra.append("empty SEARCH: filled the empty file")
         if edit.kind == "whole-file" and edit.fmt == "files" and current:
             why = _not_whole(content, current)
             if why:
@@ -261,6 +270,15 @@ def _apply_edit(
         state[path] = content
         return [_report(edit, path, first, *status(extra))]
     # modify
+    if current is None and edit.hunks and not any(h.old_lines for h in edit.hunks):
+        # Only added lines, for a file that does not exist: the same as a new file (and as an
+        # empty SEARCH), whatever the header says it comes from.
+        added = [t for h in edit.hunks for t in h.new_lines]
+        no_newline = edit.hunks[-1].no_newline_new
+        state[path] = "\n".join(added) + ("" if no_newline or not added else "\n")
+        created.add(path)
+        note = f"{path} did not exist: created it (a new file's diff comes from /dev/null)"
+        return [_report(edit, path, first, *status([note]), edit.hunks[0])]
     if current is None:
         why = f"{path} does not exist" + (
             " (deleted earlier in this reply)" if path in state and path in created else ""

@@ -58,7 +58,7 @@ def parse_reply(text: str, fmt: str = "auto") -> ParsedReply:
 
 
 # FileEdit.fmt -> the format name reported for the reply.
-_FORMAT_OF = {"search-replace-append": "search-replace"}
+_FORMAT_OF = {"search-replace-empty": "search-replace"}
 
 
 @dataclass
@@ -449,11 +449,12 @@ def _parse_search_replace(lines: list[str]) -> _Found:
 def search_replace_edit(path: str, search: list[str], replace: list[str]) -> FileEdit:
     """A SEARCH/REPLACE block as a hunk: lines common to both sides become context.
 
-    An empty SEARCH creates the file (or appends, when the file exists: see the applier).
+    An empty SEARCH gives the whole text of a new (or empty) file; on a file with text it is
+    refused by the applier, like a diff hunk of only added lines.
     """
     if not any(s.strip() for s in search):
         content = "\n".join(replace) + ("\n" if replace else "")
-        return FileEdit(path=path, kind="whole-file", content=content, fmt="search-replace-append")
+        return FileEdit(path=path, kind="whole-file", content=content, fmt="search-replace-empty")
     ops: list[tuple[Op, str]] = []
     matcher = difflib.SequenceMatcher(a=search, b=replace, autojunk=False)
     for tag, a1, a2, b1, b2 in matcher.get_opcodes():

@@ -32,6 +32,19 @@ MIN_MATCHED = 0.6  # share of the old side's non-blank lines that must be found
 DUPLICATE_DISTANCE = 40
 
 
+# One rule for added lines with nothing to place them by (a hunk with no context and no removed
+# lines, or an empty SEARCH): they fill a new or empty file, and are refused on a file with text.
+NOTHING_TO_PLACE_BY = (
+    "the edit has only added lines and nothing to place them by (no context lines, or an empty "
+    "SEARCH), and the file is not empty; include 2-3 unchanged lines from around the insertion"
+)
+
+
+def is_blank(lines: Sequence[str]) -> bool:
+    """True for a file with no text at all (no lines, or only blank ones)."""
+    return not any(line.strip() for line in lines)
+
+
 def norm(line: str) -> str:
     """A line with all whitespace removed: the whitespace-insensitive key."""
     return line.replace(" ", "").replace("\t", "").replace("\f", "").replace("\v", "")
@@ -269,12 +282,9 @@ def locate(
     old_idx = [k for k, (op, _) in enumerate(ops) if op != "+"]
     old = [ops[k][1] for k in old_idx]
     if not old:
-        if len(text) == 0:
+        if is_blank(text.keys):
             return Placement(0, 0, [(op, t, None) for op, t in ops], "insert")
-        return Refusal(
-            "the hunk has only added lines and no context, so nothing says where they go; "
-            "include 2-3 unchanged lines around the insertion"
-        )
+        return Refusal(NOTHING_TO_PLACE_BY)
     for method, joined, block in (
         ("exact", text.joined, old),
         ("whitespace", text.joined_norms, [norm(x) for x in old]),
