@@ -209,3 +209,73 @@ def test_empty_search_and_context_free_hunk_follow_one_rule(tmp_path: Path) -> N
     proc = run_gpte("apply", reply(tmp_path, NO_CONTEXT.format(path="new.py")), cwd=repo)
     assert proc.returncode == 0 and "new.py did not exist: created it" in proc.stdout
     assert (repo / "new.py").read_text() == "print('added')\n"
+
+
+# ------------------------------------------------------------------ path lines
+def test_bare_root_names_and_bracket_paths_before_blocks(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "tool": "#!/bin/sh\necho old\n",
+            "setup": "name=old\n",
+            "pages/[id].jsx": "export default 1;\n",
+            "file[1].py": "x = 1\n",
+        },
+    )
+    text = (
+        "tool\n```sh\n<<<<<<< SEARCH\necho old\n=======\necho new\n>>>>>>> REPLACE\n```\n\n"
+        "pages/[id].jsx\n```jsx\n<<<<<<< SEARCH\nexport default 1;\n=======\nexport default 2;\n>>>>>>> REPLACE\n```\n"
+    )
+    proc = run_gpte("apply", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / "tool").read_text() == "#!/bin/sh\necho new\n"
+    assert (repo / "pages/[id].jsx").read_text() == "export default 2;\n"
+    whole = "setup\n```\nname=new\n```\n\nfile[1].py\n```python\nx = 2\n```\n"
+    proc = run_gpte("apply", reply(tmp_path, whole), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / "setup").read_text() == "name=new\n"
+    assert (repo / "file[1].py").read_text() == "x = 2\n"
+
+
+def test_prose_lines_before_fences_are_not_paths(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n"})
+    snap = Snapshot.take(repo)
+    labels = [
+        "Output",
+        "output",
+        "Example:",
+        "Usage:",
+        "bash",
+        "Done.",
+        "Here is the fix:",
+        "tool:",
+        "Sure!",
+        "Explanation",
+        "(optional)",
+        "[1]",
+        "Note:",
+    ]
+    text = "".join(f"{label}\n```\nsome text\n```\n\n" for label in labels)
+    proc = run_gpte("apply", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 6 and "no edits found" in proc.stderr
+    snap.assert_unchanged(repo)
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "a.py"]
+
+
+def test_whole_file_named_only_in_the_prose_before_the_fence(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.txt": "one\ntwo\n"})
+    text = "Here is the new version of `a.txt`:\n\n```\none\ntwo\nthree\n```\n"
+    proc = run_gpte("apply", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / "a.txt").read_text() == "one\ntwo\nthree\n"
+    # Prose that announces a part of a file, or names two files, names no whole file.
+    snap = Snapshot.take(repo)
+    for sentence in (
+        "Add this to `a.txt`:",
+        "Here is the updated function in `a.txt`:",
+        "The new lines for `a.txt` and `b.txt`:",
+        "Here is the new version of `a.txt`.",
+    ):
+        proc = run_gpte("apply", reply(tmp_path, f"{sentence}\n```\nfour\n```\n"), cwd=repo)
+        assert proc.returncode == 6 and "no edits found" in proc.stderr, sentence
+    snap.assert_unchanged(repo)

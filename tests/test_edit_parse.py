@@ -137,3 +137,36 @@ def test_git_c_quoted_header_paths() -> None:
     assert edit.path == 'café "q" \\ \t.py' and edit.old_path == edit.path
     (edit,) = parse_reply('--- /dev/null\n+++ "b/evil\\nname.py"\n@@ -0,0 +1 @@\n+x\n').edits
     assert edit.path == "evil\nname.py"
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("tool", "tool"),
+        ("### setup", "setup"),
+        ("File: run", "run"),
+        ("`tool`", "tool"),
+        ("pages/[id].jsx", "pages/[id].jsx"),
+        ("app/(auth)/page.tsx", "app/(auth)/page.tsx"),
+        ("routes/$slug.tsx", "routes/$slug.tsx"),
+        ("file[1].py", "file[1].py"),
+        ("Output", None),
+        ("output", None),
+        ("Example:", None),
+        ("tool:", None),
+        ("bash", None),
+        ("Done.", None),
+        ("Here is the fix:", None),
+        ("[link](http://x.y)", None),
+        ("(optional)", None),
+        ("Here is the new version of `a.txt`:", "a.txt"),
+        ("Replace the contents of `cfg/app.toml` with:", "cfg/app.toml"),
+        ("**Here is the complete `setup`:**", "setup"),
+        ("Add this to `main.py`:", None),
+        ("Here is the updated function in `a.py`:", None),
+        ("The new `a.py` and `b.py`:", None),
+    ],
+)
+def test_path_lines_before_a_whole_file_block(line: str, path: str | None) -> None:
+    parsed = parse_reply(f"{line}\n```\ncontent\n```\n", "files")
+    assert [e.path for e in parsed.edits] == ([path] if path else [])

@@ -26,7 +26,9 @@ _SEARCH = re.compile(r"^\s*<{5,9} ?SEARCH\s*>?\s*$")
 _DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 _REPLACE = re.compile(r"^\s*>{5,9} ?REPLACE\s*<?\s*$")
 _DEV_NULL = "/dev/null"
-_PATHLIKE = re.compile(r"^[\w.@+-]?[\w./@+ -]*[\w@+-]$")
+# Path characters, with the brackets, parentheses and $ of web framework routes
+# (``pages/[id].jsx``, ``app/(auth)/page.tsx``, ``routes/$slug.tsx``).
+_PATHLIKE = re.compile(r"^[\w.@+$\[(-]?[\w./@+ $\[\]()-]*[\w@+\])-]$")
 
 
 def parse_reply(text: str, fmt: str = "auto") -> ParsedReply:
@@ -301,21 +303,51 @@ def _trim_trailing_blanks(hunk: Hunk) -> None:
 
 
 # ---------------------------------------------------------------------------- whole files
-def _path_from_line(line: str) -> str | None:
-    """The path a line before a fence names, or None when it is prose."""
+def _path_from_line(line: str, *, explicit: bool = False) -> str | None:
+    """The path a line before a fence (or a SEARCH) names, or None when it is prose.
+
+    A path has a dot or a slash (``src/app.py``, ``pages/[id].jsx``), or is a well-known bare
+    name (``Makefile``). A lower-case word without either (``tool``, ``setup``) is a path only
+    when nothing says it is prose: alone on its line with no colon, and not a word that labels a
+    block (``output``, ``example``, ``bash``); or marked as a name (``File: tool``, `` `tool` ``,
+    a fence's info string: ``explicit``).
+    """
     text = line.strip()
     if not text:
         return None
     text = re.sub(r"^#+\s*", "", text)
-    text = re.sub(r"^(?:\*\*)?(?:file(?:name)?|path)\s*:\s*", "", text, flags=re.I)
-    text = text.strip("*`'\" ").rstrip(":").strip("*`'\" ")
+    labelled = re.sub(r"^(?:\*\*)?(?:file(?:name)?|path)\s*:\s*", "", text, flags=re.I)
+    explicit = explicit or labelled != text or text.strip("*").startswith("`")
+    text = labelled.strip("*`'\" ")
+    colon = text.endswith(":")
+    text = text.rstrip(":").strip("*`'\" ")
     if not text or " " in text or len(text) > 200:
         return None
     if not _PATHLIKE.match(text):
         return None
-    if "." not in text and "/" not in text and text not in _BARE_NAMES:
-        return None
-    return text
+    if "." in text or "/" in text or text in _BARE_NAMES:
+        return text
+    if _BARE_WORD.match(text) and (explicit or (not colon and text not in _PROSE_WORDS)):
+        return text
+    return None
+
+
+_BARE_WORD = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+# Single lower-case words that label a block rather than name a file.
+# fmt: off
+_PROSE_WORDS = frozenset((
+    "output", "outputs", "example", "examples", "usage", "result", "results", "note", "notes",
+    "explanation", "code", "snippet", "before", "after", "solution", "answer", "step",
+    "steps", "summary", "changes", "change", "update", "updated", "fix", "fixed", "done",
+    "here", "now", "then", "next", "first", "finally", "also", "and", "or", "sure", "okay",
+    "ok", "yes", "no", "error", "errors", "warning", "warnings", "input", "response", "reply",
+    "request", "test", "tests", "run", "command", "commands", "terminal", "console", "shell",
+    "text", "plaintext", "python", "py", "javascript", "js", "typescript", "ts", "jsx", "tsx",
+    "bash", "sh", "zsh", "sql", "html", "css", "json", "yaml", "yml", "toml", "ini", "xml",
+    "markdown", "md", "diff", "patch", "go", "rust", "c", "cpp", "java", "ruby", "php",
+    "kotlin", "swift",
+))
+# fmt: on
 
 
 _BARE_NAMES = {
@@ -328,6 +360,38 @@ _BARE_NAMES = {
     "Gemfile",
     "Rakefile",
 }
+
+
+def _path_from_prose(line: str) -> str | None:
+    """The file a sentence introducing a whole file names: "Here is the new version of `a.txt`:".
+
+    Only a sentence that ends with a colon, names exactly one path in backticks and says the
+    block is a whole file (new, updated, full, the contents of...), never one that announces a
+    part of a file (a function, a snippet, lines to add): writing a part as the whole file would
+    delete the rest.
+    """
+    text = line.strip().rstrip("*").strip()
+    if not text.endswith(":") or len(text) > 300:
+        return None
+    names = [_path_from_line(span, explicit=True) for span in re.findall(r"`([^`]+)`", text)]
+    if len(names) != 1 or names[0] is None:
+        return None
+    prose = re.sub(r"`[^`]*`", " ", text)
+    if not _WHOLE_FILE_PROSE.search(prose) or _PART_PROSE.search(prose):
+        return None
+    return names[0]
+
+
+_WHOLE_FILE_PROSE = re.compile(
+    r"\b(?:new|updated|full|complete|whole|entire|final|revised|rewritten|corrected|modified)\b"
+    r"|\b(?:contents?|version) of\b|\bcreat(?:e|ed|ing)\b",
+    re.IGNORECASE,
+)
+_PART_PROSE = re.compile(
+    r"\b(?:functions?|methods?|class(?:es)?|sections?|parts?|snippets?|excerpts?|lines?|blocks?"
+    r"|hunks?|diffs?|patch(?:es)?|changes?|imports?|tests?|add|append|insert|prepend)\b",
+    re.IGNORECASE,
+)
 
 
 def _parse_files(lines: list[str], claimed: Sequence[tuple[int, int]] = ()) -> _Found:
@@ -347,12 +411,13 @@ def _parse_files(lines: list[str], claimed: Sequence[tuple[int, int]] = ()) -> _
         block = -region[i]
         match = _FENCE.match(lines[i])
         info = match.group(3) if match else ""
-        path = _path_from_line(info) if info else None
+        path = _path_from_line(info, explicit=True) if info else None
         if path is None:
             j = i - 1
             while j >= 0 and not lines[j].strip() and i - j <= 2:
                 j -= 1
-            path = _path_from_line(lines[j]) if j >= 0 and region[j] == 0 else None
+            if j >= 0 and region[j] == 0:
+                path = _path_from_line(lines[j]) or _path_from_prose(lines[j])
         body: list[str] = []
         k = i + 1
         while k < n and region[k] == block:
@@ -400,7 +465,8 @@ def _parse_search_replace(lines: list[str]) -> _Found:
             prev = lines[i - back]
             fence = _FENCE.match(prev)
             if fence:
-                candidate = _path_from_line(fence.group(3)) if fence.group(3) else None
+                info = fence.group(3)
+                candidate = _path_from_line(info, explicit=True) if info else None
                 if candidate:
                     path = candidate
                     break
