@@ -95,24 +95,8 @@ def command(
 
 
 def _print_text(selection: object) -> None:
-    from ..context import ContextSelection
+    from ..context import ContextSelection, describe
 
     assert isinstance(selection, ContextSelection)
-    click.echo(
-        f"context for {selection.commit[:12]}: {len(selection.picks)} file(s), "
-        f"~{selection.tokens:,} of {selection.budget:,} tokens (estimate), "
-        f"{selection.candidates} file(s) ranked"
-    )
-    for pick in selection.picks:
-        what = "whole" if pick.whole else ", ".join(str(r) for r in pick.ranges)
-        click.echo(f"  {pick.path}  [{what}]  ~{pick.tokens:,} tokens  score {pick.score:.3f}")
-        for reason in pick.reasons:
-            click.echo(f"      {reason}")
-    if selection.map:
-        click.echo(f"map ({len(selection.map)} more file(s), ~{selection.map_tokens:,} tokens):")
-        for entry in selection.map:
-            click.echo(f"  {entry.path}  ({len(entry.signatures)} definitions)")
-    if selection.skipped:
-        click.echo(f"left out ({len(selection.skipped)}):")
-        for path, reason in selection.skipped.items():
-            click.echo(f"  {path}  ({reason})")
+    for line in describe(selection):
+        click.echo(line)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .model import ContextSelection, LineRange, MapEntry, Pick, Signature
+from .model import ContextSelection, LineRange, MapEntry, Pick, Signature, SymbolLocation
 
 if TYPE_CHECKING:
     from ..git.repo import Repository
@@ -36,7 +36,11 @@ __all__ = [
     "Pick",
     "Segment",
     "Signature",
+    "SymbolLocation",
+    "candidates",
+    "describe",
     "format_lines",
+    "locate",
     "pick_segments",
     "render_map",
     "select",
@@ -91,6 +95,40 @@ def select(
     )
 
 
+def locate(
+    repo: Repository,
+    commit: str,
+    names: Sequence[str],
+    pathspecs: Sequence[str] = (),
+    *,
+    max_file_bytes: int | None = None,
+) -> dict[str, list[SymbolLocation]]:
+    """Where each of ``names`` is defined at ``commit`` (best guess first; none: empty list).
+
+    A name is a simple (``send``) or qualified (``Session.send``) definition name; a qualified
+    name matches definitions whose qualified name ends with it. Only files ``select`` may send
+    are searched, so a lookup cannot reach a file the rules leave out.
+    """
+    from .engine import run_locate
+
+    return run_locate(repo, commit, names, pathspecs, max_file_bytes=max_file_bytes)
+
+
+def candidates(
+    repo: Repository, commit: str, *, max_file_bytes: int | None = None
+) -> tuple[frozenset[str], dict[str, str]]:
+    """The paths ``select`` may send at ``commit`` (no pathspec), and those left out with why.
+
+    Lists the tree only (no blob is read), so it is cheap enough to check a path a model asks
+    for against the same rules as the selection.
+    """
+    from .index import list_candidates
+    from .rules import DEFAULT_MAX_FILE_BYTES
+
+    found = list_candidates(repo, commit, (), max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES)
+    return frozenset(c.path for c in found.files), dict(found.skipped)
+
+
 def pick_segments(repo: Repository, pick: Pick) -> list[Segment]:
     """The text of a pick: one segment for a whole file, one per excerpt range otherwise.
 
@@ -120,6 +158,27 @@ def format_lines(selection: ContextSelection) -> list[str]:
             out.append(pick.path)
         else:
             out.extend(f"{pick.path}:{r.start}-{r.end}" for r in pick.ranges)
+    return out
+
+
+def describe(selection: ContextSelection) -> list[str]:
+    """The selection as text lines a person reads: each pick with whole or line ranges, its
+    tokens, score and reasons; the map; what was left out and why."""
+    out = [
+        f"context for {selection.commit[:12]}: {len(selection.picks)} file(s), "
+        f"~{selection.tokens:,} of {selection.budget:,} tokens (estimate), "
+        f"{selection.candidates} file(s) ranked"
+    ]
+    for pick in selection.picks:
+        what = "whole" if pick.whole else ", ".join(str(r) for r in pick.ranges)
+        out.append(f"  {pick.path}  [{what}]  ~{pick.tokens:,} tokens  score {pick.score:.3f}")
+        out.extend(f"      {reason}" for reason in pick.reasons)
+    if selection.map:
+        out.append(f"map ({len(selection.map)} more file(s), ~{selection.map_tokens:,} tokens):")
+        out.extend(f"  {e.path}  ({len(e.signatures)} definitions)" for e in selection.map)
+    if selection.skipped:
+        out.append(f"left out ({len(selection.skipped)}):")
+        out.extend(f"  {path}  ({reason})" for path, reason in selection.skipped.items())
     return out
 
 

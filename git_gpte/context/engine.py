@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from ..git.repo import Repository
 from .index import ensure_indexed, list_candidates
-from .model import ContextSelection
+from .model import ContextSelection, SymbolLocation
 from .pack import pack
 from .rank import rank
 from .rules import DEFAULT_MAX_FILE_BYTES
@@ -59,3 +59,67 @@ def run_select(
         candidates=len(ranking.files),
         tokens_exact=False,
     )
+
+
+def run_locate(
+    repo: Repository,
+    commit: str,
+    names: Sequence[str],
+    pathspecs: Sequence[str] = (),
+    *,
+    max_file_bytes: int | None = None,
+) -> dict[str, list[SymbolLocation]]:
+    candidates = list_candidates(
+        repo, commit, pathspecs, max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES
+    )
+    by_key = {c.key: c for c in candidates.files}
+    simple = sorted({name.rsplit(".", 1)[-1] for name in names if name})
+    directory = repo.state_dir()
+    for attempt in range(2):
+        store = IndexStore(directory)
+        try:
+            ensure_indexed(repo, store, candidates.files)
+            definers = store.definers(simple, set(by_key))
+            records = store.records(sorted({k for keys in definers.values() for k in keys}))
+        except sqlite3.DatabaseError:
+            store.close()
+            if attempt:
+                raise
+            IndexStore.discard(directory)
+            continue
+        finally:
+            store.close()
+        break
+    found: dict[str, list[SymbolLocation]] = {}
+    for name in names:
+        short = name.rsplit(".", 1)[-1]
+        hits: list[SymbolLocation] = []
+        for key in definers.get(short, []):
+            record = records.get(key)
+            if record is None:
+                continue
+            for def_name, index in record.defs:
+                chunk = record.chunks[index]
+                qualified = chunk.name or def_name
+                if def_name != short or not (
+                    qualified == name or qualified.endswith("." + name) or name == short
+                ):
+                    continue
+                hits.append(
+                    SymbolLocation(qualified, by_key[key].path, chunk.start, chunk.end, chunk.kind)
+                )
+        hits.sort(key=lambda h: (h.name != name, h.path, h.start))
+        found[name] = hits
+    # A method of a small class has no chunk of its own: its class's chunk holds it.
+    missing = [n for n, hits in found.items() if not hits and "." in n]
+    if missing:
+        outer = run_locate(
+            repo,
+            commit,
+            [n.rsplit(".", 1)[0] for n in missing],
+            pathspecs,
+            max_file_bytes=max_file_bytes,
+        )
+        for name in missing:
+            found[name] = outer.get(name.rsplit(".", 1)[0], [])
+    return found

@@ -59,6 +59,17 @@ class Signature:
 
 
 @dataclass(frozen=True)
+class SymbolLocation:
+    """Where a definition is: its file and the lines of its chunk (the whole function/class)."""
+
+    name: str  # qualified as the index knows it: "Session.send"
+    path: str
+    start: int
+    end: int
+    kind: str
+
+
+@dataclass(frozen=True)
 class MapEntry:
     """A next-ranked file not sent, named with its definitions so the model knows it exists."""
 
