@@ -279,3 +279,89 @@ def test_whole_file_named_only_in_the_prose_before_the_fence(tmp_path: Path) -> 
         proc = run_gpte("apply", reply(tmp_path, f"{sentence}\n```\nfour\n```\n"), cwd=repo)
         assert proc.returncode == 6 and "no edits found" in proc.stderr, sentence
     snap.assert_unchanged(repo)
+
+
+# ------------------------------------------------------------------ SEARCH that lost indentation
+ACCOUNT = """class Account:
+    def deposit(self, amount):
+        if amount <= 0:
+            raise ValueError("amount")
+        self.balance += amount
+        return self.balance
+
+    def withdraw(self, amount):
+        self.balance -= amount
+        return self.balance
+"""
+
+
+def sr_block(search: str, replace: str) -> str:
+    return (
+        f"acct.py\n```python\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n```\n"
+    )
+
+
+def test_search_without_indentation_reindents_the_replacement(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"acct.py": ACCOUNT})
+    # Uniform: the SEARCH lost 4 spaces; the REPLACE nests a block and has a blank line.
+    text = sr_block(
+        "def withdraw(self, amount):\n    self.balance -= amount",
+        'def withdraw(self, amount):\n    if amount > self.balance:\n        raise ValueError("overdraft")\n\n    self.balance -= amount',
+    )
+    # Varied: every line flattened to column 0; each changed line replaces a similar one.
+    text += sr_block(
+        'if amount <= 0:\nraise ValueError("amount")',
+        'if amount < 0:\nraise ValueError("negative amount")',
+    )
+    proc = run_gpte("apply", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "indented 4 spaces deeper" in proc.stdout and "line by line" in proc.stdout
+    result = (repo / "acct.py").read_text()
+    assert result == ACCOUNT.replace(
+        "    def withdraw(self, amount):\n",
+        '    def withdraw(self, amount):\n        if amount > self.balance:\n            raise ValueError("overdraft")\n\n',
+    ).replace(
+        '        if amount <= 0:\n            raise ValueError("amount")',
+        '        if amount < 0:\n            raise ValueError("negative amount")',
+    )
+    compile(result, "acct.py", "exec")
+
+
+def test_search_that_lost_nesting_it_cannot_restore_is_refused(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"acct.py": ACCOUNT})
+    snap = Snapshot.take(repo)
+    for search, replace in [
+        # flattened, and the new lines open a block: how deep `log` goes is lost
+        (
+            'if amount <= 0:\nraise ValueError("amount")\nself.balance += amount',
+            'if amount <= 0:\nraise ValueError("amount")\nif amount > 100:\nlog(amount)\nself.balance += amount',
+        ),
+        # flattened, inserted between lines of different depth: inside the `if` or after it?
+        (
+            'if amount <= 0:\nraise ValueError("amount")\nself.balance += amount',
+            'if amount <= 0:\nraise ValueError("amount")\nlog(amount)\nself.balance += amount',
+        ),
+    ]:
+        code, data = apply_json(repo, tmp_path, sr_block(search, replace))
+        assert code == 6 and "indented differently" in data["hunks"][0]["detail"], data
+    snap.assert_unchanged(repo)
+
+
+def test_diff_whose_lines_lost_indentation_is_reindented_too(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"acct.py": ACCOUNT})
+    text = "```diff\n--- acct.py\n+++ acct.py\n@@ -9,2 +9,3 @@\n self.balance -= amount\n+self.log(amount)\n return self.balance\n```\n"
+    proc = run_gpte("apply", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / "acct.py").read_text() == ACCOUNT.replace(
+        "-= amount\n        return self.balance\n",
+        "-= amount\n        self.log(amount)\n        return self.balance\n",
+    )
+    # Indented too deep by the same amount everywhere: the added line comes back out.
+    repo2 = make_repo(tmp_path / "r2", {"acct.py": ACCOUNT})
+    deep = sr_block(
+        "            self.balance -= amount\n            return self.balance",
+        "            self.balance -= amount\n            return round(self.balance, 2)",
+    )
+    proc = run_gpte("apply", reply(tmp_path, deep), cwd=repo2)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "        return round(self.balance, 2)\n" in (repo2 / "acct.py").read_text()

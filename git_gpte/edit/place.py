@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .indent import reindent
 from .model import Candidate, Op
 
 Method = Literal["exact", "whitespace", "fuzzy", "insert"]
@@ -200,6 +201,11 @@ def _line_sim(a: str, b: str) -> float:
     return score
 
 
+def _similar(removed: str, added: str) -> bool:
+    """Whether an added line reads as an edited version of the removed line beside it."""
+    return _line_sim(norm(removed), norm(added)) >= CONTEXT_SIM
+
+
 @dataclass
 class _Alignment:
     score: float
@@ -301,7 +307,8 @@ def locate(
                 else []
             )
             placed = _finish(ops, mapping, start, start + len(old), text, method, notes)  # type: ignore[arg-type]
-            placed.choices = starts if len(starts) > 1 else []
+            if isinstance(placed, Placement):
+                placed.choices = starts if len(starts) > 1 else []
             return placed
         dup = _already_applied(ops, joined, method == "whitespace", hint)
         if dup is not None:
@@ -438,6 +445,8 @@ def _fuzzy(
     mapping = {old_idx[i]: j for i, (j, _) in best.pairs.items()}
     notes = _alignment_notes(old_idx, old, kinds, best, text)
     result = _finish(ops, mapping, best.first, best.last + 1, text, "fuzzy", notes)
+    if isinstance(result, Refusal):
+        return result
     result.choices = choices
     if not result.changes and intends_change:
         return Refusal(
@@ -536,8 +545,16 @@ def _finish(
     text: TextLines,
     method: Method,
     notes: list[str],
-) -> Placement:
-    """The corrected hunk: file lines for context, skipped lines kept, added lines as given."""
+) -> Placement | Refusal:
+    """The corrected hunk: file lines for context, skipped lines kept, added lines as given
+    (moved to the file's depth when the matched lines show the reply's indentation is off)."""
+    unit = _tab_unit(ops, mapping, text)
+    if not unit:
+        moved = reindent(ops, mapping, text.keys, _similar)
+        if isinstance(moved, str):
+            return Refusal(moved, _candidate(text, start, end, 1.0))
+        if moved.note:
+            ops, notes = moved.ops, [*notes, moved.note]
     out: list[tuple[Op, str, int | None]] = []
     nxt = start
     for k, (op, t) in enumerate(ops):
@@ -592,7 +609,6 @@ def _finish(
             ]
             end += c
             break
-    unit = _tab_unit(ops, mapping, text)
     if unit:
         fixed = [(op, _tabs(t, unit) if op == "+" else t, j) for op, t, j in out]
         if fixed != out:
