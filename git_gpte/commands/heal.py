@@ -9,13 +9,14 @@ from typing import Any
 import click
 
 from ..cli import AppContext
-from ..errors import RunError
+from ..errors import RunError, UsageError
 from .options import (
     cache_option,
     command_option,
     docker_option,
     entrypoint_option,
     model_option,
+    on_branch_options,
     run_yes_option,
 )
 
@@ -53,6 +54,7 @@ from .options import (
 @docker_option
 @cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+@on_branch_options
 @click.pass_obj
 def command(
     app: AppContext,
@@ -69,6 +71,8 @@ def command(
     docker: bool,
     cache: bool,
     as_json: bool,
+    on: str | None,
+    force_branch: bool,
 ) -> int:
     """Run the entrypoint of a commit; while it fails, ask the LLM for a fix and run again.
 
@@ -78,6 +82,10 @@ def command(
     request; the fix is committed on the heal branch and run. It stops when a run exits 0,
     after --attempts fixes, when a fix holds no usable edit, or when a fix leaves the same
     failure. Exits 0 only if the last run passed, 8 otherwise. Your checkout is untouched.
+
+    --on BRANCH heals a branch git-gpte made ("-": the latest run's branch) in place: its tip
+    is run, the fixes are added to it (unless it moved meanwhile), and the specification is the
+    branch's earlier requests and commits.
     """
     from ..config import Settings
     from ..git import Repository
@@ -88,14 +96,24 @@ def command(
     from .streaming import Streamer, workflow_commands_stopped
 
     if spec is not None and prompt_file is not None:
-        from ..errors import UsageError
-
         raise UsageError("give --prompt or --prompt-file, not both")
     if prompt_file is not None:
         spec = read_prompt(None, prompt_file)
     repo = Repository.discover(app.cwd)
     settings = Settings.load(app.cwd, repo.root)
     console = Console(quiet=app.quiet, verbose=app.verbose)
+    continue_branch = None
+    if on is not None:
+        from ..pipeline.chain import chain_spec, load_chain
+
+        if branch is not None or base != "HEAD":
+            raise UsageError("--on cannot be combined with --branch or --base")
+        chain = load_chain(repo, on, force=force_branch)
+        base, continue_branch = chain.tip, chain.branch
+        if spec is None:
+            spec = chain_spec(chain)
+    elif force_branch:
+        raise UsageError("--force-branch only goes with --on BRANCH")
 
     def confirm(text: str, attempt: int) -> None:
         if attempt == 0:
@@ -115,6 +133,7 @@ def command(
         model=model,
         docker=docker,
         cache=cache,
+        continue_branch=continue_branch,
     )
     with workflow_commands_stopped(streamer):
         result = run_heal(repo, settings, request, console, on_output=streamer, confirm=confirm)

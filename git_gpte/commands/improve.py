@@ -10,7 +10,7 @@ import click
 
 from ..cli import AppContext
 from ..errors import RepoError, UsageError
-from .options import cache_option, model_option
+from .options import cache_option, model_option, on_branch_options
 
 if TYPE_CHECKING:
     from ..pipeline.improve import ImprovePlan
@@ -94,6 +94,7 @@ def format_cost(cost: float | None) -> str:
     is_flag=True,
     help="Base the edit on your uncommitted changes (committed first on the new branch).",
 )
+@on_branch_options
 @click.pass_obj
 def command(
     app: AppContext,
@@ -113,6 +114,8 @@ def command(
     as_json: bool,
     select: bool,
     from_worktree: bool,
+    on: str | None,
+    force_branch: bool,
 ) -> int:
     """Ask the LLM for edits to the tracked files and commit them on a new branch.
 
@@ -120,6 +123,10 @@ def command(
     reply's diffs are validated, corrected or refused, refused hunks are sent back up to
     --max-retries times, and the result is one commit on a new branch. Your working tree, index
     and current branch are untouched.
+
+    --on BRANCH continues a branch git-gpte made ("-": the latest run's branch): the edit is
+    based on its tip, the model is told the branch's earlier requests and commits, and the new
+    commit is added to that branch, unless it moved meanwhile.
     """
     from ..config import Settings
     from ..git import Repository
@@ -135,6 +142,19 @@ def command(
     settings = Settings.load(app.cwd, repo.root)
     console = Console(quiet=app.quiet or as_json, verbose=app.verbose)
     specs = tuple(to_top_pathspecs(repo, app.cwd, pathspecs))
+    chain = None
+    if on is not None:
+        from ..pipeline.chain import history_text, load_chain
+
+        for flag, given in (("--branch", branch), ("--from-worktree", from_worktree)):
+            if given:
+                raise UsageError(f"--on and {flag} cannot be combined")
+        if base != "HEAD":
+            raise UsageError("--on and --base cannot be combined (the base is the branch's tip)")
+        chain = load_chain(repo, on, force=force_branch)
+        base = chain.tip
+    elif force_branch:
+        raise UsageError("--force-branch only goes with --on BRANCH")
     if select:
         from ..pipeline.selection import select_files
 
@@ -152,6 +172,8 @@ def command(
         cache=cache,
         from_worktree=from_worktree,
         max_file_bytes=settings.get_int(git="gpte.maxFileBytes", default=DEFAULT_MAX_FILE_BYTES),
+        continue_branch=chain.branch if chain else None,
+        history=history_text(chain) if chain else "",
     )
     if dry_run and from_worktree:
         raise UsageError("--dry-run and --from-worktree cannot be combined")
@@ -173,7 +195,7 @@ def command(
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
-        _print_result(app, repo, result, checkout)
+        _print_result(app, repo, result, checkout, continued=chain is not None)
     if checkout:
         _checkout(repo, result.branch, plan.base if prepared.worktree_changes else None)
     if not as_json:
@@ -230,11 +252,15 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
     return 0
 
 
-def _print_result(app: AppContext, repo: Any, result: Any, checkout: bool) -> None:
+def _print_result(
+    app: AppContext, repo: Any, result: Any, checkout: bool, continued: bool = False
+) -> None:
     stat = repo.git_run("diff", "--stat", "--no-color", result.base, result.commit)
     head = repo.git_run("rev-parse", "HEAD")
     base_ref = "HEAD" if head == result.base else result.base[:12]
     click.echo(f"branch {result.branch}  (commit {result.commit[:12]} on {result.base[:12]})")
+    if continued:
+        click.echo(f"continued: see the chain with  git gpte log --branch {result.branch}")
     click.echo(stat)
     if result.refused:
         click.echo(f"refused hunks ({len(result.refused)}), not applied:")

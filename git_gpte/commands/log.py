@@ -44,13 +44,20 @@ def _first_line(text: str, width: int = 50) -> str:
     metavar="N",
     help="Show at most N runs.",
 )
+@click.option(
+    "-b",
+    "--branch",
+    metavar="BRANCH",
+    help="Show the chain of runs of BRANCH, oldest first (-: the latest run's branch).",
+)
 @click.pass_context
-def command(ctx: click.Context, as_json: bool, limit: int | None) -> int:
+def command(ctx: click.Context, as_json: bool, limit: int | None, branch: str | None) -> int:
     """List recorded runs, newest first: id, date, model, tokens, cost, outcome, branch.
 
     Every command that talks to a model records its run under .git/gpte/ (never in the work
     tree). Commits made by git-gpte name their run in a Gpte-Run: trailer; see one with
-    'git gpte log show ID'.
+    'git gpte log show ID'. With --branch, the runs that built one branch (improve, improve
+    --on, heal --on ...), oldest first.
     """
     if ctx.invoked_subcommand is not None:
         return 0
@@ -58,6 +65,8 @@ def command(ctx: click.Context, as_json: bool, limit: int | None) -> int:
         from ..errors import UsageError
 
         raise UsageError(f"-n takes a count of runs, got {limit}")
+    if branch is not None:
+        return _chain(ctx, branch, as_json, limit)
     runs = _log(ctx).list(limit=limit)
     if as_json:
         click.echo(json.dumps([run.to_dict(exchanges=False) for run in runs], indent=2))
@@ -66,8 +75,13 @@ def command(ctx: click.Context, as_json: bool, limit: int | None) -> int:
         if limit != 0:
             click.echo("no runs recorded yet", err=True)
         return 0
+    _print_runs(runs)
+    return 0
+
+
+def _print_runs(runs: list[Any], prefix: Any = None) -> None:
     model_width = max(len(run.model or "-") for run in runs)
-    for run in runs:
+    for n, run in enumerate(runs, 1):
         tokens = f"{run.tokens_in:,}/{run.tokens_out:,}"
         fields = [
             run.id,
@@ -79,7 +93,50 @@ def command(ctx: click.Context, as_json: bool, limit: int | None) -> int:
             run.branch or "-",
             f"{run.command}: {_first_line(run.prompt)}",
         ]
+        if prefix is not None:
+            fields.insert(0, prefix(n, run))
         click.echo("  ".join(fields))
+
+
+def _chain(ctx: click.Context, name: str, as_json: bool, limit: int | None) -> int:
+    """The runs of one branch, oldest first, each marked with whether its commit is still in the
+    branch (a rewritten branch drops commits; the runs stay in the log)."""
+    from ..git.repo import Repository
+    from ..pipeline.chain import resolve_on
+
+    obj: AppContext = ctx.obj
+    repo = Repository.discover(obj.cwd)
+    branch = resolve_on(repo, name)
+    runs = list(_log(ctx).on_branch(branch))
+    if limit is not None:
+        runs = runs[-limit:] if limit else []
+    exists = repo.ref_exists(f"refs/heads/{branch}")
+
+    def on_branch(run: Any) -> bool:
+        return bool(
+            exists
+            and run.commit
+            and repo.git_ok("merge-base", "--is-ancestor", run.commit, f"refs/heads/{branch}")
+        )
+
+    if as_json:
+        rows = [{**r.to_dict(exchanges=False), "on_branch": on_branch(r)} for r in runs]
+        click.echo(json.dumps(rows, indent=2))
+        return 0
+    if not runs:
+        click.echo(f"no runs recorded for branch {branch}", err=True)
+        return 0
+    tip = repo.git_run("rev-parse", f"refs/heads/{branch}")[:12] if exists else "deleted"
+    click.echo(f"chain of {branch}: {len(runs)} run(s), tip {tip}")
+    _print_runs(
+        runs,
+        lambda n, r: (
+            f"{n:>2}. {(r.commit or '-')[:12]:<12}"
+            + ("  " if on_branch(r) or not r.commit else " !")
+        ),
+    )
+    if any(r.commit and not on_branch(r) for r in runs):
+        click.echo("(!: that run's commit is no longer on the branch)")
     return 0
 
 

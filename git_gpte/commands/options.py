@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 model_option = click.option(
     "-m", "--model", help="Model name or alias (default: MODEL_NAME, gpte.model)."
@@ -34,3 +39,17 @@ run_yes_option = click.option(
 docker_option = click.option(
     "--docker", is_flag=True, help="Run inside a Docker container (needs a running Docker engine)."
 )
+
+
+def on_branch_options(f: F) -> F:
+    """``--on BRANCH`` and ``--force-branch``: continue a branch instead of making a new one."""
+    f = click.option(
+        "--force-branch",
+        is_flag=True,
+        help="With --on: continue a branch git-gpte did not make.",
+    )(f)
+    return click.option(
+        "--on",
+        metavar="BRANCH",
+        help="Add the commit to BRANCH, a branch git-gpte made (-: the latest run's branch).",
+    )(f)

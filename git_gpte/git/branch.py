@@ -111,3 +111,16 @@ def advance_branch(
             hint="nothing was overwritten; look at the branch and run again",
         ) from None
     return name
+
+
+def checked_out_at(repo: Repository, name: str) -> str | None:
+    """The worktree (this one or a linked one) that has branch ``name`` checked out, if any:
+    moving such a branch would change what that checkout's HEAD is, under the user's feet."""
+    out = repo.git_run("worktree", "list", "--porcelain", "-z", strip=False)
+    path = None
+    for field in out.split("\0"):
+        if field.startswith("worktree "):
+            path = field.removeprefix("worktree ")
+        elif field == f"branch refs/heads/{name}":
+            return path
+    return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from types import TracebackType
 from typing import Any
@@ -397,6 +397,25 @@ class RunLog(Database):
             )
         ]
         return record
+
+    def on_branch(self, branch: str) -> Sequence[RunRecord]:
+        """The runs that recorded ``branch`` as theirs, oldest first (without exchanges)."""
+        if self._conn is None and not self.path.exists():
+            return []
+        rows = self.conn.execute(
+            "SELECT * FROM runs WHERE branch = ? ORDER BY started_at, rowid", (branch,)
+        )
+        return [_record(row) for row in rows]
+
+    def latest_branch(self) -> str | None:
+        """The branch of the newest run that recorded one (what ``--on -`` continues)."""
+        if self._conn is None and not self.path.exists():
+            return None
+        row = self.conn.execute(
+            "SELECT branch FROM runs WHERE branch IS NOT NULL AND branch != ''"
+            " ORDER BY started_at DESC, rowid DESC LIMIT 1"
+        ).fetchone()
+        return str(row["branch"]) if row else None
 
     def latest(self) -> RunRecord | None:
         runs = self.list(limit=1)

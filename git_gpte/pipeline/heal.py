@@ -52,6 +52,8 @@ class HealRequest:
     attempts: int = DEFAULT_ATTEMPTS
     base: str = "HEAD"
     branch: str | None = None  # default gpte/heal-<slug or short sha>, unique suffix
+    # --on: add the fixes to this existing branch, whose tip is ``base`` (compare-and-swap).
+    continue_branch: str | None = None
     prompt: str | None = None  # the original spec; default: found through the run log
     timeout: float | None = None
     model: str | None = None
@@ -333,7 +335,9 @@ def run_heal(
     spec = request.prompt if request.prompt is not None else find_spec(repo, base)
     if spec is None:
         console.info("no specification found for this commit; healing from the failure alone")
-    branch = _branch_for(repo, request, spec, base)
+    branch = request.continue_branch or _branch_for(repo, request, spec, base)
+    # Continuing a branch: the first fix moves it from its tip, later ones from the last fix.
+    start = base if request.continue_branch else None
     system = system_prompt("heal", repo.root)
 
     log = RunLog(repo.state_dir())
@@ -399,7 +403,7 @@ def run_heal(
                     committed or base,
                     "",
                     identity,
-                    expect=committed,
+                    expect=committed or start,
                     reason="git-gpte heal-attempt",
                 ),
                 system=system,

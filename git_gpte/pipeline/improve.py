@@ -29,6 +29,7 @@ from ..git import (
 )
 from ..git.branch import require_new_branch
 from ..ui import Console
+from .chain import chained_instruction
 from .commit import CommitSpec, commit
 from .edit_loop import Edited, edit_loop, python_problems
 from .files import CommitFiles
@@ -65,6 +66,10 @@ class ImproveRequest:
     identity: tuple[str, str] | None = None
     from_worktree: bool = False
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    # --on: add the commit to this existing branch (``base`` is its tip, checked again when the
+    # branch moves: a compare-and-swap), telling the model what came before (``history``).
+    continue_branch: str | None = None
+    history: str = ""
 
 
 @dataclass
@@ -111,6 +116,7 @@ class ImprovePlan:
     plan: Plan
     branch: str
     worktree_changes: list[FileChange] = field(default_factory=list)
+    expect: str | None = None  # the branch's tip when continuing it; None: a new branch
 
 
 @contextmanager
@@ -188,17 +194,25 @@ def plan_improve(
     if not request.prompt.strip():
         raise UsageError("the prompt is empty")
     base = resolve_base(repo, request.base, console)
-    if request.branch:
+    expect = None
+    if request.continue_branch:
+        if request.from_worktree:
+            raise UsageError("--on and --from-worktree cannot be combined")
+        branch, expect = request.continue_branch, base
+    elif request.branch:
         branch = require_new_branch(repo, request.branch)
     else:
         branch = unique_branch(repo, branch_from_prompt(request.prompt))
     worktree: list[FileChange] = []
     if request.from_worktree:
         base, worktree = worktree_base(repo, base, request.identity, console)
+    instruction = request.prompt
+    if request.continue_branch:
+        instruction = chained_instruction(request.prompt, request.history, branch)
     planned = plan(
         repo,
         settings,
-        instruction=request.prompt,
+        instruction=instruction,
         base=base,
         system=system_prompt("improve", repo.root, edit_format=request.edit_format),
         pathspecs=request.pathspecs,
@@ -210,7 +224,7 @@ def plan_improve(
         warning = dirty_warning(planned, "use --from-worktree to include them")
         if warning:
             console.warn(warning)
-    return ImprovePlan(planned, branch, worktree)
+    return ImprovePlan(planned, branch, worktree, expect)
 
 
 def run_improve(
@@ -252,7 +266,12 @@ def run_improve(
             [("Gpte-Run", run.id), ("Gpte-Model", planned.model.name)],
         )
         spec = CommitSpec(
-            prepared.branch, planned.base, message, identity, reason=f"git-gpte {command}"
+            prepared.branch,
+            planned.base,
+            message,
+            identity,
+            expect=prepared.expect,
+            reason=f"git-gpte {command}",
         )
         sha = commit(repo, spec, edited.changes)
     run.finish(
