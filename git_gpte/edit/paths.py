@@ -84,31 +84,47 @@ def clean_path(raw: str) -> str:
 def check_path(path: str) -> str:
     """``path`` normalised to a repository-relative POSIX path, or :class:`UnsafePathError`.
 
-    Refuses absolute paths (also ``C:\\`` ones), ``..`` that leaves the repository, anything in
-    ``.git/`` and empty names. ``./a//b`` becomes ``a/b``.
+    Refuses absolute paths (also ``C:\\`` and ``~`` ones), ``..`` that leaves the repository,
+    anything in a ``.git`` directory (in any case, and in the spellings Windows reads as
+    ``.git``: ``.git.``, ``git~1``), names with control characters, bytes that are not UTF-8 or
+    spaces around them, and empty names. ``./a//b`` becomes ``a/b``; checking the result again
+    gives the same result.
     """
+    result = _check_once(path, path)
+    while True:  # what cleaning uncovered (``./~``, ``x/`` + a backtick) is checked like the rest
+        again = _check_once(result, path)
+        if again == result:
+            return result
+        result = again
+
+
+def _check_once(path: str, original: str) -> str:
     # Before any cleaning: a newline or tab inside a name (git's "a\\nb") is part of it, and no
     # file of that name is written (it could not even be named in a diff line again).
+    shown = repr(original)
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path.strip()):
-        raise UnsafePathError(f"path with a control character in the reply: {path!r}")
+        raise UnsafePathError(f"path with a control character in the reply: {shown}")
     if any(0xD800 <= ord(c) <= 0xDFFF for c in path):
-        raise UnsafePathError(f"path that is not UTF-8 in the reply: {path!r}")
+        raise UnsafePathError(f"path that is not UTF-8 in the reply: {shown}")
     text = clean_path(path).replace("\\", "/")
     if not text or text in (".", "/"):
-        raise UnsafePathError(f"empty path in the reply: {path!r}")
+        raise UnsafePathError(f"empty path in the reply: {shown}")
     if text.startswith("/") or text.startswith("~") or (len(text) > 1 and text[1] == ":"):
-        raise UnsafePathError(f"absolute path in the reply: {path!r}")
+        raise UnsafePathError(f"absolute path in the reply: {shown}")
     parts = [p for p in text.split("/") if p not in ("", ".")]
     depth = 0
     for part in parts:
         depth = depth - 1 if part == ".." else depth + 1
         if depth < 0:
-            raise UnsafePathError(f"path leaves the repository: {path!r}")
+            raise UnsafePathError(f"path leaves the repository: {shown}")
     norm = posixpath.normpath("/".join(parts))
     if norm in ("", ".") or norm.startswith("../"):
-        raise UnsafePathError(f"path leaves the repository: {path!r}")
-    if any(part.lower() == ".git" for part in norm.split("/")):
-        raise UnsafePathError(f"path inside .git: {path!r}")
+        raise UnsafePathError(f"path leaves the repository: {shown}")
+    for part in norm.split("/"):
+        if part != part.strip():
+            raise UnsafePathError(f"path with a name that starts or ends with a space: {shown}")
+        if part.rstrip(". ").lower() in (".git", "git~1"):
+            raise UnsafePathError(f"path inside .git: {shown}")
     return norm
 
 
