@@ -59,6 +59,37 @@ def pr_world(tmp_path: Path, gh: GitHubServer, llm: LLMServer, check: str) -> tu
     return world, head
 
 
+def obeyed(stdout: str) -> list[tuple[str, bool]]:
+    """Each log line and whether the runner would obey it as a workflow command: not inside a
+    ``::stop-commands::TOKEN`` … ``::TOKEN::`` block (what the runner itself tracks)."""
+    lines, stopped = [], None
+    for line in stdout.splitlines():
+        if stopped is not None:
+            if line == f"::{stopped}::":
+                stopped = None
+            lines.append((line, False))
+            continue
+        if line.startswith("::stop-commands::"):
+            stopped = line.removeprefix("::stop-commands::")
+        lines.append((line, True))
+    return lines
+
+
+def groups(stdout: str) -> list[tuple[str, list[str]]]:
+    """The obeyed ``::group::`` sections of the log: (title, lines inside)."""
+    found: list[tuple[str, list[str]]] = []
+    current: list[str] | None = None
+    for line, live in obeyed(stdout):
+        if live and line.startswith("::group::"):
+            current = []
+            found.append((line.removeprefix("::group::"), current))
+        elif live and line == "::endgroup::":
+            current = None
+        elif current is not None and not live and not line.startswith("::"):
+            current.append(line)
+    return found
+
+
 def test_green_pull_request_gets_a_note_and_no_model_call(
     tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
 ) -> None:
@@ -96,6 +127,15 @@ def test_red_pull_request_is_healed_and_the_fix_pushed(
     [status] = [c["body"] for c in gh.issue_comments(REPO, 40)]
     assert "healed" in status and "feature" in status
     assert run.outputs["success"] == "true" and int(run.outputs["attempts"]) >= 1
+    # the job log: each run's output in its own collapsed group, never obeyed as commands
+    sections = groups(run.proc.stdout)
+    assert [title for title, _ in sections] == [
+        "git-gpte check: bash run.sh",
+        "git-gpte heal attempt 1/3: bash run.sh",
+    ]
+    assert any("expected 3, got 2" in line for line in sections[0][1])
+    assert "ok" in sections[1][1]
+    assert not any(live and "expected 3" in line for line, live in obeyed(run.proc.stdout))
     # the program under test never saw the token
     for request in llm_server.requests:
         assert TOKEN not in str(request.body)
@@ -114,6 +154,16 @@ def test_heal_that_fails_comments_the_output_tail(
     [status] = [c["body"] for c in gh.issue_comments(REPO, 40)]
     assert "check failed" in status and "expected 3, got 2" in status
     assert run.outputs["success"] == "false"
+    # every attempt's output is in the job log, and the log ends with why it failed
+    assert len(groups(run.proc.stdout)) == 2  # the check, then the one attempt (same failure)
+    assert all(any("expected 3, got 2" in x for x in lines) for _, lines in groups(run.proc.stdout))
+    why = "pre-merge check failed: `bash run.sh` still fails on feature"
+    [error] = [
+        line for line, live in obeyed(run.proc.stdout) if live and line.startswith("::error")
+    ]
+    assert error.startswith("::error title=git-gpte pre-merge check::" + why)
+    assert run.proc.stderr.strip().splitlines()[-1].startswith("git-gpte: error: " + why)
+    assert "after 1 heal attempt(s): attempt 1 left the same failure" in run.proc.stderr
 
 
 def test_fork_pull_request_is_not_touched(

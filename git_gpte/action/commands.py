@@ -58,14 +58,21 @@ class WorkflowCommands:
             if line.strip():
                 self.command("add-mask", line.strip())
 
+    def group(self, title: str) -> None:
+        """Start a collapsed section of the log (ended by :meth:`endgroup`)."""
+        self.command("group", title)
+
+    def endgroup(self) -> None:
+        self.command("endgroup")
+
     def notice(self, message: str, title: str | None = None) -> None:
         self.command("notice", message, **({"title": title} if title else {}))
 
     def warning(self, message: str) -> None:
         self.command("warning", message)
 
-    def error(self, message: str) -> None:
-        self.command("error", message)
+    def error(self, message: str, title: str | None = None) -> None:
+        self.command("error", message, **({"title": title} if title else {}))
 
     def stop(self) -> str:
         """Stop command processing; returns the token that resumes it."""

@@ -20,7 +20,7 @@ from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError, MissingIdent
 from ..git import Repository, unique_branch
 from ..ui import Console
 from .client import GitHubClient
-from .commands import WorkflowCommands, write_outputs, write_summary
+from .commands import WorkflowCommands, error_line, write_outputs, write_summary
 from .credentials import installation_token
 from .event import (
     DispatchTrigger,
@@ -33,6 +33,7 @@ from .event import (
     parse_event,
 )
 from .gate import Decision, check_actor, check_state
+from .joblog import CheckGroups
 from .remote import Remote
 from .report import Outcome, cost_text, fence, pr_body, pr_title, summary_markdown, usage_line
 from .sanitize import build_prompt
@@ -193,9 +194,12 @@ def heal(
     """
     from ..pipeline.heal import HealRequest, run_heal
 
+    groups = CheckGroups(ctx.cmds, command, ctx.settings.max_attempts)
+
     def before_run(_preview: str, attempt: int) -> None:
         # The action runs without asking (CI; the gate already decided who may trigger it).
         on_attempt(attempt)
+        groups.start(attempt)
 
     request = HealRequest(
         command=command,
@@ -208,7 +212,18 @@ def heal(
         identity=who,
         docker=ctx.settings.heal_docker,
     )
-    healed = run_heal(repo, settings, request, ctx.console, confirm=before_run)
+    try:
+        healed = run_heal(
+            repo,
+            settings,
+            request,
+            ctx.console,
+            on_output=groups.output,
+            confirm=before_run,
+            after_run=lambda _attempt: groups.close(),
+        )
+    finally:
+        groups.close()
     o.heal_ran, o.heal_success, o.attempts = True, healed.success, healed.attempts
     o.heal_tail = tail(healed.last_output_tail)
     o.heal_stop = healed.stop_reason
@@ -401,6 +416,7 @@ class IssueFlow:
             text += "\n\nNothing was pushed."
         self.status.update(text)
         self.ctx.cmds.error(f"git-gpte: {reason}")
+        error_line(reason)
         self._outputs(failed=reason)
         return exc.exit_code
 
@@ -463,6 +479,7 @@ class PullRequestFlow:
         except GpteError as exc:
             self.status.update(f"heal check failed to run: {exc.render()}")
             self.ctx.cmds.error(f"git-gpte: {exc.render()}")
+            error_line(exc.render())
             self._outputs(False)
             return exc.exit_code
         return code
@@ -518,6 +535,13 @@ class PullRequestFlow:
             f"{f' ({o.heal_stop})' if o.heal_stop else ''}. "
             f"Usage: {usage_line(o)}.\n\nLast output:\n\n{fence(o.heal_tail or '(no output)')}"
         )
+        # The job log ends with why: one line on stderr and an annotation on the run.
+        why = (
+            f"pre-merge check failed: `{command}` still fails on {t.head_ref} ({head[:12]}) "
+            f"after {o.attempts} heal attempt(s)" + (f": {o.heal_stop}" if o.heal_stop else "")
+        )
+        self.ctx.cmds.error(why, title="git-gpte pre-merge check")
+        error_line(why)
         self._outputs(False)
         return RunError.exit_code
 

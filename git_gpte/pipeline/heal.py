@@ -307,12 +307,15 @@ def run_heal(
     *,
     on_output: OutputCallback | None = None,
     confirm: ConfirmCallback | None = None,
+    after_run: Callable[[int], None] | None = None,
 ) -> HealResult:
     """Run, fix, commit, run again — bounded. Failures of the program are results; exceptions
     are for what stops the loop itself (LLM errors keep their types, Ctrl-C is Interrupted).
 
     ``confirm(preview, attempt)`` is called before every execution (the CLI asks there, or
     refuses without --yes on a non-terminal); None runs without asking (the caller decided).
+    ``after_run(attempt)`` is called when that execution has ended, whatever its outcome (the
+    Action closes the log group of its output there).
     """
     from ..llm import RunLog, api_key, resolve_model
     from ..prompts import system_prompt
@@ -359,7 +362,11 @@ def run_heal(
             confirm(preview(repo, commit, options), attempt)
         label = "base" if attempt == 0 else f"attempt {attempt}/{request.attempts}"
         console.info(f"{label}: running `{options.command.display}` on {commit[:12]}")
-        result = run_commit(repo, commit, options, on_output=on_output)
+        try:
+            result = run_commit(repo, commit, options, on_output=on_output)
+        finally:
+            if after_run is not None:
+                after_run(attempt)
         runs.append(
             HealRun(
                 attempt=attempt,
