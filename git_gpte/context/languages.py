@@ -198,6 +198,18 @@ def is_prose(path: str) -> bool:
     )
 
 
+CONFIG_EXTENSIONS = frozenset(
+    {".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".in", ".cmd", ".bat", ".ps1", ".xml"}
+)
+
+
+def is_config(path: str) -> bool:
+    """Build, CI and tool configuration (ranked below code unless the request names it)."""
+    name = posixpath.basename(path).lower()
+    ext = posixpath.splitext(name)[1]
+    return ext in CONFIG_EXTENSIONS or name.startswith(".") or name in ("makefile", "dockerfile")
+
+
 def is_test(path: str) -> bool:
     """Test code by the conventions of most ecosystems (tests/ dirs, test_*.py, *_test.go, ...)."""
     lower = path.lower()

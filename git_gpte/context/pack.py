@@ -25,7 +25,10 @@ EXCERPT_OVERHEAD = 8  # tokens a separate excerpt costs beyond its lines (its he
 WHOLE_SHARE = 0.5  # a file is sent whole when it fits in this share of the budget left
 WHOLE_MIN_RATIO = 0.5  # ... and scores at least this share of the best file's score
 UPGRADE_RATIO = 0.75  # excerpts of a file costing this share of it: send it whole
-HEADER_SHARE = 0.15  # a file's module header is added when it costs at most this share
+# ... and so is a file whose rest costs little (the budget's share plus a constant)
+SMALL_EXTRA_SHARE = 0.03
+SMALL_FILE_SHARE = 0.04  # a file this small next in line is sent whole
+SMALL_EXTRA = 120
 MAP_SIGNATURES = 12
 
 
@@ -90,7 +93,10 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
 
     for fs in files:
         tokens = estimate_tokens(fs.record.nbytes if fs.record else fs.cand.size)
-        if fs.score < WHOLE_MIN_RATIO * top or tokens > WHOLE_SHARE * (budget - spent):
+        small = tokens <= SMALL_FILE_SHARE * budget
+        if (fs.score < WHOLE_MIN_RATIO * top and not small) or tokens > WHOLE_SHARE * (
+            budget - spent
+        ):
             break
         plan = plan_for(fs)
         plan.whole = True
@@ -100,6 +106,16 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
         if budget - spent < EXCERPT_OVERHEAD * 3:
             break
         spent = _add_chunk(plan_for_existing(plans, cs), cs, plans, order, budget, spent)
+
+    # What is left buys whole files for those sent in part, best first.
+    for path in order:
+        plan = plans[path]
+        if plan.whole or not plan.chunks:
+            continue
+        current = plan.cost()
+        if spent - current + plan.file_tokens <= budget:
+            spent += plan.file_tokens - current
+            plan.whole = True
 
     picks = [_to_pick(plans[p]) for p in order if plans[p].whole or plans[p].chunks]
     chosen = {p.path for p in picks}
@@ -142,15 +158,7 @@ def _add_chunk(
     trial.chunks.add(cs.index)
     if chunk.parent is not None:
         trial.lines.add(rec.chunks[chunk.parent].line)
-    header = rec.chunks[0]
-    if header.kind == "header" and 0 not in trial.chunks:
-        with_header = estimate_tokens(header.nbytes) + EXCERPT_OVERHEAD
-        if with_header <= HEADER_SHARE * budget:
-            trial.chunks.add(0)
     cost = trial.cost() - before
-    if spent + cost > budget and 0 in trial.chunks and 0 not in saved[0]:
-        trial.chunks.discard(0)  # without the header it may still fit
-        cost = trial.cost() - before
     if spent + cost > budget:
         trial.chunks, trial.lines = saved
         return spent
@@ -162,7 +170,8 @@ def _add_chunk(
         order.append(cs.file.cand.path)
     whole_cost = trial.file_tokens
     current = trial.cost()
-    if current >= UPGRADE_RATIO * whole_cost and spent - current + whole_cost <= budget:
+    small = whole_cost - current <= SMALL_EXTRA_SHARE * budget + SMALL_EXTRA
+    if (current >= UPGRADE_RATIO * whole_cost or small) and spent - current + whole_cost <= budget:
         spent += whole_cost - current
         trial.whole = True
     return spent

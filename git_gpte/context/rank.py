@@ -33,15 +33,17 @@ from dataclasses import dataclass, field
 
 from . import terms as T
 from .index import Candidate
-from .languages import is_prose, is_test
+from .languages import is_config, is_prose, is_test
 from .parse import FileRecord
 from .store import IndexStore
 
 K1 = 1.2
 B = 0.75
 PATH_TF = 3  # a path term counts as this many occurrences
-TEST_FACTOR = 0.55
-PROSE_FACTOR = 0.45
+TEST_FACTOR = 0.35
+PROSE_FACTOR = 0.3
+CONFIG_FACTOR = 0.4
+NAME_BOOST = 0.4  # a file whose name is a word of the request (``callers`` -> _callers.py)
 MENTION_BOOST = 1.0  # a file the request names by path
 IDENT_BOOST = 0.6  # a file defining an identifier the request names (code-like spelling)
 WEAK_IDENT_BOOST = 0.2  # ... named as a plain word
@@ -51,7 +53,15 @@ PPR_ITERATIONS = 25
 PPR_SEEDS = 8
 GRAPH_FILE_LIMIT = 3000  # above this, only the best lexical files and their links form the graph
 CHUNK_FILES = 40  # files whose chunks are scored
-CHUNK_WEIGHT = 0.55  # weight of a chunk's own relevance against its file's
+# A chunk's score: (file score / best file score) ** FILE_EXPONENT * (BASE + chunk relevance),
+# relevance being the chunk's BM25 over the best chunk's; a file's module header gets a
+# higher BASE (imports change with the code that uses them).
+FILE_EXPONENT = 1.0
+CHUNK_BASE = 0.1
+HEADER_BASE = 0.35
+CHUNK_IDF = True
+MEMBER_SPREAD = 0.3  # share of a class header's relevance given to each of its members
+CHUNK_MIX = 0.5  # weight of a chunk's own relevance regardless of its file's
 MAX_DEFINERS = 4  # names defined in more files than this link nothing
 
 _PATHLIKE = re.compile(r"[\w./\\-]*\w\.\w{1,5}\b|[\w-]+(?:/[\w.-]+)+")
@@ -69,6 +79,7 @@ class FileScore:
     reasons: list[str] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)
     ppr: float = 0.0
+    prior: float = 1.0
 
 
 @dataclass
@@ -317,10 +328,23 @@ def rank(store: IndexStore, files: Sequence[Candidate], request: str) -> Ranking
             return TEST_FACTOR
         if is_prose(path):
             return PROSE_FACTOR * (1.5 if query.wants_prose else 1.0)
+        if is_config(path):
+            return CONFIG_FACTOR
         return 1.0
 
+    request_terms = set(query.terms)
     for path, fs in scored.items():
-        fs.score = (fs.lexical / top_lex + boosts[path]) * prior(path)
+        stem = posixpath.splitext(posixpath.basename(path))[0]
+        if stem in ("__init__", "index", "mod", "main"):
+            stem = posixpath.basename(posixpath.dirname(path))
+        name_terms = T.identifier_terms(stem)
+        if name_terms and all(t in request_terms for t in name_terms):
+            boosts[path] += NAME_BOOST
+            fs.reasons.append(f"its name is in the request ({stem})")
+
+    for path, fs in scored.items():
+        fs.prior = prior(path)
+        fs.score = (fs.lexical / top_lex + boosts[path]) * fs.prior
 
     # Symbol links: personalised PageRank over the files' graph.
     ordered = sorted(scored.values(), key=lambda f: (-f.score, f.cand.path))
@@ -359,12 +383,23 @@ def rank(store: IndexStore, files: Sequence[Candidate], request: str) -> Ranking
 def _rank_chunks(
     files: list[FileScore],
     query: Query,
-    idf: dict[str, float],
+    file_idf: dict[str, float],
     ident_chunks: dict[str, set[str]],
 ) -> list[ChunkScore]:
     rows: list[tuple[FileScore, int, float, list[str]]] = []
-    all_lengths = [sum(c.terms.values()) for f in files if f.record for c in f.record.chunks]
+    all_chunks = [c for f in files if f.record for c in f.record.chunks]
+    all_lengths = [sum(c.terms.values()) for c in all_chunks]
     avg = sum(all_lengths) / len(all_lengths) if all_lengths else 1.0
+    if CHUNK_IDF and all_chunks:
+        # IDF among the chunks: a word in every file can still single out a function.
+        n = len(all_chunks)
+        idf = {}
+        for term in file_idf:
+            d = sum(1 for c in all_chunks if term in c.terms)
+            if d:
+                idf[term] = math.log(1 + (n - d + 0.5) / (d + 0.5))
+    else:
+        idf = file_idf
     for f in files:
         if f.record is None:
             continue
@@ -390,11 +425,25 @@ def _rank_chunks(
                 bonus = 1.0
                 reasons.append(f"defines {short}")
             rows.append((f, i, lex + bonus, reasons))
+    # A class's relevance reaches its members and a member's reaches its class, damped.
+    by_key = {(id(f), i): lex for f, i, lex, _ in rows}
+    spread_rows = []
+    for f, i, lex, reasons in rows:
+        assert f.record is not None
+        chunk = f.record.chunks[i]
+        extra = 0.0
+        if chunk.parent is not None:
+            extra = MEMBER_SPREAD * by_key.get((id(f), chunk.parent), 0.0)
+        spread_rows.append((f, i, lex + extra, reasons))
+    rows = spread_rows
     top = max((r[2] for r in rows), default=0.0) or 1.0
     top_file = max((f.score for f in files), default=0.0) or 1.0
     out = []
     for f, i, lex, reasons in rows:
-        score = (1 - CHUNK_WEIGHT) * f.score / top_file + CHUNK_WEIGHT * lex / top
+        assert f.record is not None
+        base = HEADER_BASE if f.record.chunks[i].kind == "header" else CHUNK_BASE
+        score = (f.score / top_file) ** FILE_EXPONENT * (base + lex / top)
+        score += CHUNK_MIX * f.prior * lex / top
         out.append(ChunkScore(f, i, score, reasons))
     out.sort(key=lambda c: (-c.score, c.file.cand.path, c.index))
     return out

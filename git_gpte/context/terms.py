@@ -18,17 +18,17 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Boundaries inside an identifier: lower->Upper, ACRONYMWord, letter<->digit.
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
+# English function words, and the receiver names every method repeats. Language keywords are
+# kept: a request about "a useless try" or "async handlers" means them, and BM25's IDF already
+# discounts what every file contains.
 _STOPWORD_TEXT = """
-a an the and or not no nor but if then else elif when while for in on at to of by as is are
+a an the and or not no nor but if then else when while for in on at to of by as is are
 was were be been being it its this that these those there here with without from into onto
 than so such can could should would will shall may might must do does did done has have had
 having i we you he she they them their our your my me us his her also just only very more
-most less least some any all each every other same new old now up down out over under again
+most less least some any all each every other same now up down out over under again
 about above below after before between both few own too via per etc ie eg vs
-self cls return def class function fn func var let const import pass none null nil
-true false lambda yield async await try except finally raise throw catch static public
-private protected void int str bool float string end begin use pub mod impl struct enum
-type interface package include define ifdef ifndef endif
+self cls
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
