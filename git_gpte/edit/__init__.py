@@ -8,8 +8,10 @@ Interface used by the pipelines and by ``git gpte apply``::
 
     parsed = parse_reply(text, fmt="auto")      # "auto" | "diff" | "files" | "search-replace"
     parsed.edits      # list[FileEdit]: path, kind ("new" | "modify" | "delete" | "whole-file"),
-                      #   hunks (list[Hunk]) or content (whole-file / new)
+                      #   hunks (list[Hunk]) or content (whole-file / new), in reply order
     parsed.problems   # list[str]: parse-level warnings (unclosed fence, hunk without header...)
+    parsed.format     # the formats found, in reply order: "diff", "search-replace+diff", ...
+                      #   ("auto" reads every format; a named one reads only that one)
 
     result = apply_reply(files, parsed, known_paths=tracked_paths)
     #   files: Mapping path -> current text of existing files; looked up only for paths the
@@ -25,7 +27,8 @@ Interface used by the pipelines and by ``git gpte apply``::
     result.corrected_diff()  # what was applied, as a clean unified diff with true numbers
     result.to_json()      # dict for --json and run logs
 
-    check_path(path) -> str  # normalised; UnsafePathError for absolute, "..", ".git/"
+    check_path(path) -> str  # normalised; UnsafePathError for absolute, "..", ".git/",
+                             #   control characters, non-UTF-8 (stable: checking again agrees)
 """
 
 from .apply import ApplyResult, UnreadableFile, apply_reply, normalise, unsafe_paths
