@@ -235,12 +235,20 @@ def main() -> int:
     parser.add_argument("--repo", action="append", default=[])
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--tokenizer", default="auto", choices=["auto", "o200k", "bytes4"])
+    parser.add_argument(
+        "--as-o200k",
+        action="store_true",
+        help="select as if budgets were o200k tokens (GPTE_CONTEXT_TOKENIZER=o200k): the "
+        "like-for-like comparison with the reference rows when the scorer counts bytes / 4",
+    )
     parser.add_argument("--in-process", action="store_true", help="call the API, no subprocess")
     parser.add_argument("--no-cover", action="store_true", help="skip tokens-to-cover")
     parser.add_argument("--work", help="keep the task repositories here")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per task")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    if args.as_o200k:
+        os.environ["GPTE_CONTEXT_TOKENIZER"] = "o200k"
     score = load_scorer(args.locbench)
     anchors = json.loads((args.locbench / "anchors-public.json").read_text())
     tasks = score.load_tasks(str(args.locbench / "tasks-public.jsonl"), args.repo, args.limit)

@@ -92,8 +92,7 @@ GO_FILES = {
         "\ts.counts[sku] -= n\n\treturn nil\n}\n"
     ),
     "inventory/errors.go": (
-        'package inventory\n\nimport "errors"\n\n'
-        'var ErrOutOfStock = errors.New("out of stock")\n'
+        'package inventory\n\nimport "errors"\n\nvar ErrOutOfStock = errors.New("out of stock")\n'
     ),
     "billing/invoice.go": (
         "package billing\n\n"
@@ -289,3 +288,80 @@ def test_select_stays_the_function_after_use(tmp_path: Path) -> None:
     context.select(repo, repo.resolve_commit("HEAD"), "discount", 1000)
     assert callable(context.select)
     assert context.format_lines(context.select(repo, repo.resolve_commit("HEAD"), "x", 10)) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "expected"),
+    [
+        (
+            "src/lib.rs",
+            "use std::fmt;\n\npub struct Point { x: i32 }\n\nimpl Point {\n"
+            "    pub fn norm(&self) -> i32 { self.x.abs() }\n}\n\nfn main() {}\n",
+            {"Point", "main"},
+        ),
+        (
+            "App.java",
+            "package a;\nimport java.util.List;\n\npublic class App {\n  void run() {}\n}\n",
+            {"App"},
+        ),
+        (
+            "util.c",
+            '#include "util.h"\n\nstatic int clamp(int v) {\n  return v < 0 ? 0 : v;\n}\n',
+            {"clamp"},
+        ),
+        (
+            "lib/shop.rb",
+            "require 'json'\n\nmodule Shop\n  class Cart\n    def total\n      0\n    end\n"
+            "  end\nend\n",
+            {"Shop"},
+        ),
+        (
+            "web/api.ts",
+            "import { x } from './x';\n\nexport interface Opts { a: number }\n\n"
+            "export function fetchAll(o: Opts): number {\n  return o.a;\n}\n",
+            {"Opts", "fetchAll"},
+        ),
+    ],
+)
+def test_definitions_in_other_languages(path: str, source: str, expected: set[str]) -> None:
+    record = parse_file(path, source)
+    assert record.lang is not None
+    assert expected <= {name for name, _ in record.defs}
+    assert record.chunks[0].start == 1 and record.chunks[-1].end == record.lines
+    assert record.imports
+
+
+def test_text_files_get_paragraph_chunks() -> None:
+    text = "\n".join(f"line {i}" + ("\n" if i % 25 == 0 else "") for i in range(200)) + "\n"
+    record = parse_file("notes/design.txt", text)
+    assert record.lang is None and len(record.chunks) > 2
+    assert all(c.end - c.start < 80 for c in record.chunks)
+
+
+def test_gpteignore_and_size_rules_apply_before_indexing(tmp_path: Path) -> None:
+    files = dict(PY_FILES)
+    files[".gpteignore"] = "vendor/\n"
+    files["vendor/discount_lib.py"] = "def discount():\n    return 'discount discount'\n"
+    files["data/discounts.csv"] = "discount," * 40_000
+    root = make_repo(tmp_path / "r", files)
+    repo = Repository.discover(root)
+    sel = select(repo, repo.resolve_commit("HEAD"), "discount", 8000)
+    assert sel.skipped["vendor/discount_lib.py"] == "excluded by .gpteignore"
+    assert "limit" in sel.skipped["data/discounts.csv"]
+    assert "vendor/discount_lib.py" not in _paths(sel)
+    conn = sqlite3.connect(repo.state_dir() / FILENAME)
+    indexed = conn.execute("SELECT count(*) FROM blobs").fetchone()[0]
+    conn.close()
+    candidates = list_candidates(repo, repo.resolve_commit("HEAD")).files
+    assert indexed == len(candidates)  # nothing left out was read into the index
+
+
+def test_cold_build_reports_progress_in_one_line_without_a_terminal(tmp_path: Path) -> None:
+    files = {f"pkg/m{i}.py": f"def func_{i}(a):\n    return a * {i}\n" * 30 for i in range(400)}
+    root = make_repo(tmp_path / "r", files)  # type: ignore[arg-type]
+    res = run_gpte("context", "func_7", env={"CI": "true"}, cwd=root)
+    assert res.returncode == 0, res.stderr
+    lines = [ln for ln in res.stderr.splitlines() if "indexing" in ln]
+    assert len(lines) <= 1  # only shown when the build takes over a second, then once
+    res = run_gpte("-q", "context", "func_7", cwd=root)
+    assert res.returncode == 0 and res.stderr == ""

@@ -23,6 +23,8 @@ from .parse import parse_file
 from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, secret_reason
 from .store import IndexStore
 
+# Never indexed, even when named: a "text" file this big is data, and reading it costs memory.
+INDEX_MAX_BYTES = 5_000_000
 # Show progress when a build has taken this long.
 PROGRESS_AFTER_S = 1.0
 _WRITE_BATCH = 200
@@ -101,6 +103,8 @@ def list_candidates(
             result.skipped[path] = "excluded by .gpteignore"
         elif secret is not None and not named:
             result.skipped[path] = secret
+        elif entry.size > INDEX_MAX_BYTES:
+            result.skipped[path] = f"{entry.size:,} bytes, too big to index"
         elif entry.size > max_bytes and not named:
             result.skipped[path] = f"{entry.size:,} bytes, over the {max_bytes:,}-byte limit"
         else:

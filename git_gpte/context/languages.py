@@ -210,6 +210,15 @@ def is_config(path: str) -> bool:
     return ext in CONFIG_EXTENSIONS or name.startswith(".") or name in ("makefile", "dockerfile")
 
 
+# Extensions that make a dotted word a file name ("setup.py") rather than a module path.
+FILE_EXTENSIONS = frozenset(EXTENSIONS) | PROSE_EXTENSIONS | CONFIG_EXTENSIONS
+
+
+def is_docs(path: str) -> bool:
+    """Files of a documentation tree (Sphinx's conf.py, doc build scripts)."""
+    return any(p in ("doc", "docs", "documentation") for p in path.lower().split("/")[:-1])
+
+
 def is_test(path: str) -> bool:
     """Test code by the conventions of most ecosystems (tests/ dirs, test_*.py, *_test.go, ...)."""
     lower = path.lower()

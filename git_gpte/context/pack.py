@@ -7,20 +7,18 @@ change often starts) and the declaration line of its enclosing class; a file who
 come close to its whole size is sent whole instead. What is left of the map's share names the
 next files with their definitions. A chunk is taken whole or not at all.
 
-Token counts are estimates from byte sizes (``TOKENS_PER_BYTE``), deliberately on the high
-side: o200k averages ~0.29 tokens per byte on code, and a selection that overshoots the real
-count loses its last lines.
+Token counts are estimates from byte sizes (``tokens.py``), on the high side: a selection that
+overshoots the real count loses its last lines.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from .model import LineRange, MapEntry, Pick, Signature
 from .rank import ChunkScore, FileScore, Ranking
+from .tokens import estimate_tokens
 
-TOKENS_PER_BYTE = 0.30
 EXCERPT_OVERHEAD = 8  # tokens a separate excerpt costs beyond its lines (its heading)
 WHOLE_SHARE = 0.5  # a file is sent whole when it fits in this share of the budget left
 WHOLE_MIN_RATIO = 0.5  # ... and scores at least this share of the best file's score
@@ -30,10 +28,10 @@ SMALL_EXTRA_SHARE = 0.03
 SMALL_FILE_SHARE = 0.04  # a file this small next in line is sent whole
 SMALL_EXTRA = 120
 MAP_SIGNATURES = 12
-
-
-def estimate_tokens(nbytes: int) -> int:
-    return math.ceil(nbytes * TOKENS_PER_BYTE)
+# Lines added around each excerpt: a change at a chunk's edge (an insertion between two
+# functions, a decorator above one) is then inside what was sent.
+PAD_BEFORE = 1
+PAD_AFTER = 1
 
 
 @dataclass
@@ -56,12 +54,21 @@ class _FilePlan:
             if line not in covered:
                 sig = next((c.signature for c in rec.chunks if c.line == line), "")
                 spans.append((line, line, len(sig) + 12))
+        if PAD_BEFORE or PAD_AFTER:
+            per_line = rec.nbytes / max(rec.lines, 1)
+            padded = []
+            for s, e, b in spans:
+                ps, pe = max(1, s - PAD_BEFORE), min(rec.lines, e + PAD_AFTER)
+                padded.append((ps, pe, b + round(per_line * ((s - ps) + (pe - e)))))
+            spans = padded
         spans.sort()
         merged: list[tuple[int, int, int]] = []
         for s, e, b in spans:
             if merged and s <= merged[-1][1] + 1:
                 ps, pe, pb = merged[-1]
-                merged[-1] = (ps, max(pe, e), pb + b)
+                overlap = max(0, pe - s + 1)
+                share = round(b * overlap / max(e - s + 1, 1))
+                merged[-1] = (ps, max(pe, e), pb + b - share)
             else:
                 merged.append((s, e, b))
         return merged

@@ -31,6 +31,8 @@ HEADER_SPLIT_LINES = 60
 BLOCK_LINES = 40
 # Paragraph chunks of text files.
 TEXT_CHUNK_LINES = 40
+# Larger files are chunked as text: parsing them buys little and costs time.
+PARSE_MAX_BYTES = 1_000_000
 
 
 @dataclass
@@ -422,7 +424,7 @@ def parse_file(path: str, text: str) -> FileRecord:
     lang = language_of(path)
     spec = SPECS.get(lang) if lang else None
     chunks: list[Chunk] = []
-    if spec is not None and lines:
+    if spec is not None and lines and len(text) <= PARSE_MAX_BYTES:
         parser = _parser(spec.name)
         if parser is not None:
             tree = parser.parse(text.encode("utf-8"))

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from . import terms as T
 from .index import Candidate
-from .languages import is_config, is_prose, is_test
+from .languages import FILE_EXTENSIONS, is_config, is_docs, is_prose, is_test
 from .parse import FileRecord
 from .store import IndexStore
 
@@ -47,6 +47,7 @@ NAME_BOOST = 0.4  # a file whose name is a word of the request (``callers`` -> _
 MENTION_BOOST = 1.0  # a file the request names by path
 IDENT_BOOST = 0.6  # a file defining an identifier the request names (code-like spelling)
 WEAK_IDENT_BOOST = 0.2  # ... named as a plain word
+USE_BOOST = 0.3  # a file using such an identifier (a rename touches every use)
 PPR_WEIGHT = 0.35
 PPR_RESTART = 0.35
 PPR_ITERATIONS = 25
@@ -60,6 +61,7 @@ FILE_EXPONENT = 1.0
 CHUNK_BASE = 0.1
 HEADER_BASE = 0.35
 CHUNK_IDF = True
+CHUNK_USE_BONUS = 0.5  # bonus (in BM25 units) of a chunk using a named identifier
 MEMBER_SPREAD = 0.3  # share of a class header's relevance given to each of its members
 CHUNK_MIX = 0.5  # weight of a chunk's own relevance regardless of its file's
 MAX_DEFINERS = 4  # names defined in more files than this link nothing
@@ -150,6 +152,16 @@ def _mentioned(path: str, mentions: Sequence[str]) -> str | None:
             return mention
         if "." in m and (no_ext.endswith("/" + dotted + "/__init__")):
             return mention
+        if "." in m and "/" not in m and "." + m.rsplit(".", 1)[-1] not in FILE_EXTENSIONS:
+            # ``pkg.mod.Name``: the module it names is mentioned too (``pkg/mod.py``, ``pkg``).
+            parts = m.split(".")[:-1]
+            while parts:
+                module = "/".join(parts)
+                if no_ext in (module, module + "/__init__") or no_ext.endswith(
+                    ("/" + module, "/" + module + "/__init__")
+                ):
+                    return mention
+                parts.pop()
     return None
 
 
@@ -328,7 +340,7 @@ def rank(store: IndexStore, files: Sequence[Candidate], request: str) -> Ranking
             return TEST_FACTOR
         if is_prose(path):
             return PROSE_FACTOR * (1.5 if query.wants_prose else 1.0)
-        if is_config(path):
+        if is_config(path) or (is_docs(path) and not query.wants_prose):
             return CONFIG_FACTOR
         return 1.0
 
@@ -352,6 +364,20 @@ def rank(store: IndexStore, files: Sequence[Candidate], request: str) -> Ranking
     records = store.records([f.cand.key for f in graph_files])
     for f in graph_files:
         f.record = records.get(f.cand.key)
+    users: dict[str, list[FileScore]] = defaultdict(list)
+    for f in graph_files:
+        if f.record is None:
+            continue
+        used = {ident for chunk in f.record.chunks for ident in chunk.idents}
+        for name in query.strong_idents & used:
+            users[name].append(f)
+    for name, files_using in sorted(users.items()):
+        for f in files_using:
+            if name in ident_chunks.get(f.cand.path, ()):
+                continue
+            f.score += USE_BOOST / math.sqrt(len(files_using)) * f.prior
+            ident_chunks[f.cand.path].add(name)
+            f.reasons.append(f"uses {name}")
     edges, why = _link_graph(graph_files)
     seeds = {f.cand.path: f.score**2 for f in ordered[:PPR_SEEDS] if f.score > 0}
     ppr = _pagerank([f.cand.path for f in graph_files], edges, seeds)
@@ -424,6 +450,11 @@ def _rank_chunks(
             if short and short in named:
                 bonus = 1.0
                 reasons.append(f"defines {short}")
+            else:
+                used = named.intersection(chunk.idents)
+                if used:
+                    bonus = CHUNK_USE_BONUS
+                    reasons.append(f"uses {min(used)}")
             rows.append((f, i, lex + bonus, reasons))
     # A class's relevance reaches its members and a member's reaches its class, damped.
     by_key = {(id(f), i): lex for f, i, lex, _ in rows}
