@@ -19,7 +19,7 @@ from ..config import Settings
 from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError, MissingIdentity, RunError
 from ..git import Repository, unique_branch
 from ..ui import Console
-from .client import GitHubClient
+from .client import GitHubClient, PullInfo
 from .commands import WorkflowCommands, error_line, write_outputs, write_summary
 from .credentials import installation_token
 from .event import (
@@ -39,6 +39,7 @@ from .report import Outcome, cost_text, fence, pr_body, pr_title, summary_markdo
 from .sanitize import build_prompt
 from .settings import BOT_IDENTITY, LLM_KEY_VARIABLES, ActionSettings, scrub_secrets
 from .status import StatusComment
+from .story import has_story, iteration, story_head, with_iteration
 
 if TYPE_CHECKING:
     from ..pipeline.heal import HealResult
@@ -225,6 +226,7 @@ def heal(
     finally:
         groups.close()
     o.heal_ran, o.heal_success, o.attempts = True, healed.success, healed.attempts
+    o.heal_runs, o.check_command = list(healed.runs), command
     o.heal_tail = tail(healed.last_output_tail)
     o.heal_stop = healed.stop_reason
     return healed
@@ -243,6 +245,7 @@ class IssueFlow:
         )
         self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
         self.pushed = False
+        self.previous: PullInfo | None = None  # the pull request this run updates
 
     def run(self) -> int:
         what = "pull request" if self.t.is_pull_request else "issue"
@@ -298,6 +301,7 @@ class IssueFlow:
         result = run_improve(repo, settings, request, self.ctx.console, command="action")
         o.commit = result.commit
         o.files_changed = list(result.files_changed)
+        o.files_sent = list(result.files_sent)
         o.applied = result.applied
         o.refused = list(result.refused)
         o.problems = list(result.problems)
@@ -328,6 +332,7 @@ class IssueFlow:
                 )
             head = remote.fetch(pr.head_ref)
             o.base_branch, o.pr_number, o.pr_url = pr.head_ref, pr.number, pr.url
+            self.previous = pr
             return pr.head_ref, head, head
         o.base_branch = s.base_branch or self.client.default_branch
         pattern = re.compile(rf"^{re.escape(s.branch_prefix)}{t.number}(-\d+)?$")
@@ -336,6 +341,7 @@ class IssueFlow:
                 # Re-run: build on the pull request's branch, update the pull request.
                 head = remote.fetch(pr.head_ref)
                 o.pr_number, o.pr_url, o.pr_updated = pr.number, pr.url, True
+                self.previous = pr
                 return pr.head_ref, head, head
         base_commit = remote.fetch(o.base_branch)
         return remote.free_branch(f"{s.branch_prefix}{t.number}"), None, base_commit
@@ -370,10 +376,18 @@ class IssueFlow:
 
     def _open_or_update_pull(self, target: str) -> None:
         o, t = self.outcome, self.t
+        kind = "/gpte comment" if t.comment_id is not None else f"issue #{t.number}"
+        step = iteration(kind, t.extra or f"{t.title}\n\n{t.body}", o)
+        before = self.previous.body if self.previous else None
         if t.is_pull_request:
-            return  # the commits went onto the pull request itself
+            # The commits went onto the pull request itself; its body tells the story only
+            # when git-gpte wrote it (a person's description is theirs).
+            if self.previous and has_story(before):
+                body = with_iteration(story_head(before or ""), before, step)
+                self.client.update_pull(t.number, title=self.previous.title, body=body)
+            return
         title = pr_title(t.title, t.number)
-        body = pr_body(o)
+        body = with_iteration(pr_body(o), before, step)
         if o.pr_number is not None:
             pr = self.client.update_pull(o.pr_number, title=title, body=body)
         else:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .sanitize import strip_invisible
+
+if TYPE_CHECKING:
+    from ..pipeline.heal import HealRun
 
 
 @dataclass
@@ -19,6 +23,7 @@ class Outcome:
     pr_number: int | None = None
     pr_updated: bool = False
     files_changed: list[str] = field(default_factory=list)
+    files_sent: list[str] = field(default_factory=list)
     applied: int = 0
     refused: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -28,6 +33,8 @@ class Outcome:
     max_attempts: int = 0
     heal_tail: str = ""
     heal_stop: str = ""  # why healing stopped, in the heal pipeline's words
+    heal_runs: list[HealRun] = field(default_factory=list)  # every run of the check
+    check_command: str = ""
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float | None = None

@@ -22,8 +22,9 @@ from .flow import Context, default_heal_command, gate, heal, identity, skip
 from .gate import check_actor, check_state
 from .remote import Remote
 from .report import Outcome, cost_text, heal_section, summary_markdown, usage_line
-from .review_prompt import CommentContext, build_review_prompt, numbered_excerpt
+from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
 from .status import StatusComment
+from .story import has_story, iteration, story_head, with_iteration
 
 
 def pushed_or_moved(remote: Remote, commit: str, branch: str, expect: str) -> None:
@@ -195,6 +196,7 @@ class ReviewFlow:
         result = run_improve(repo, settings, request, self.ctx.console, command="action")
         o.commit, o.model = result.commit, result.model
         o.files_changed, o.applied = list(result.files_changed), result.applied
+        o.files_sent = list(result.files_sent)
         o.refused, o.problems = list(result.refused), list(result.problems)
         o.tokens_in, o.tokens_out, o.cost_usd = result.tokens_in, result.tokens_out, result.cost_usd
 
@@ -278,9 +280,27 @@ class ReviewFlow:
             except GitHubError as exc:
                 self.ctx.cmds.warning(f"could not reply to review comment: {exc.render()}")
 
+    def _tell_the_story(self) -> None:
+        """Add this run to the pull request's body when git-gpte wrote that body (a person's
+        description of their pull request is left alone)."""
+        t = self.t
+        asked = [
+            f"{c.path} {line_range(c)}: {match_phrase(c.body, self.s.trigger_phrase) or c.body}"
+            for c in self.comments
+        ]
+        step = iteration("review comments", "\n".join([*asked, t.extra]).strip(), self.outcome)
+        try:
+            pr = self.client.pull(t.number)
+            if has_story(pr.body):
+                body = with_iteration(story_head(pr.body), pr.body, step)
+                self.client.update_pull(t.number, title=pr.title, body=body)
+        except GitHubError as exc:
+            self.ctx.cmds.warning(f"could not update the pull request's body: {exc.render()}")
+
     def _finish(self) -> None:
         o = self.outcome
         self._reply_everywhere()
+        self._tell_the_story()
         status = [
             f"done: answered {len(self.comments)} review comment(s) with "
             f"{self._commit_link()} on `{o.branch}`.",

@@ -88,6 +88,7 @@ class ImproveResult:
     problems: list[str] = field(default_factory=list)
     attempts: int = 1
     model: str = ""
+    files_sent: list[str] = field(default_factory=list)  # the files the model was shown
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,6 +97,7 @@ class ImproveResult:
             "commit": self.commit,
             "base": self.base,
             "model": self.model,
+            "files_sent": self.files_sent,
             "applied": self.applied,
             "refused": self.refused,
             "problems": self.problems,
@@ -296,6 +298,7 @@ def run_improve(
         exit_code=1 if edited.partial else 0,
         attempts=edited.attempts,
         model=planned.model.name,
+        files_sent=sorted(planned.selection.files),
     )
 
 

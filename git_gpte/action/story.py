@@ -1,0 +1,262 @@
+"""The pull request's body as the story of the runs that made it. Pure functions.
+
+A reviewer opening a pull request git-gpte wrote should not need the job logs to know what
+happened: each run (the issue, a later ``/gpte`` comment, review comments, a pre-merge heal) adds
+one section with what was asked, what was sent (files, tokens), what was applied and refused,
+each heal attempt and how it ended, and the cost; the total is at the end. The runs so far are
+kept as JSON in an HTML comment at the end of the body (invisible when rendered), so the next run
+can append to them; that JSON is read as untrusted (anyone who can edit the body can change it):
+unknown shapes are dropped, lengths are capped, and everything is rendered through the same
+escaping as text that came from outside.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .report import cost_text, fence
+from .sanitize import cap, clean
+
+if TYPE_CHECKING:
+    from .report import Outcome
+
+MARKER = "git-gpte-story"
+_STORED = re.compile(rf"<!--\s*{MARKER}\s+([A-Za-z0-9+/=\s]*?)\s*-->")
+HEADING = "### What git-gpte did"
+MAX_ITERATIONS = 20  # the oldest give way: a body has a size limit (65,536 characters)
+MAX_REQUEST_CHARS = 600
+MAX_LISTED = 25
+MAX_ITEM_CHARS = 300
+
+
+def code(text: str) -> str:
+    """``text`` on one line as a code span no backtick inside can close (nothing in a code span
+    is Markdown, HTML or a mention)."""
+    flat = " ".join(str(text).split()) or " "
+    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    ticks = "`" * (longest + 1)
+    if flat.startswith("`") or flat.endswith("`"):
+        flat = f" {flat} "
+    return f"{ticks}{flat}{ticks}"
+
+
+@dataclass
+class Attempt:
+    """One run of the check: attempt 0 is the edit itself, n the commit of heal attempt n."""
+
+    attempt: int
+    commit: str
+    passed: bool
+    summary: str
+    files: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Iteration:
+    """One run of the action on this pull request."""
+
+    kind: str  # "issue #7", "/gpte comment", "review comments", "pre-merge heal"
+    request: str
+    commit: str = ""
+    model: str = ""
+    files_sent: list[str] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None
+    files_changed: list[str] = field(default_factory=list)
+    applied: int = 0
+    refused: list[str] = field(default_factory=list)
+    check: str = ""  # the heal command, when the check ran
+    attempts: list[Attempt] = field(default_factory=list)
+    heal_result: str = ""  # "passed", or why healing stopped
+    run_url: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any) -> Iteration | None:
+        """An iteration read back from a body, or None when the data does not have its shape."""
+        if not isinstance(data, dict):
+            return None
+
+        def text(key: str, limit: int = MAX_ITEM_CHARS) -> str:
+            value = data.get(key)
+            return value[:limit] if isinstance(value, str) else ""
+
+        def number(key: str) -> int:
+            value = data.get(key)
+            return value if isinstance(value, int) and value >= 0 else 0
+
+        def texts(key: str) -> list[str]:
+            value = data.get(key)
+            items = value if isinstance(value, list) else []
+            return [v[:MAX_ITEM_CHARS] for v in items if isinstance(v, str)][: MAX_LISTED * 4]
+
+        cost = data.get("cost_usd")
+        attempts = []
+        stored = data.get("attempts")
+        for item in stored if isinstance(stored, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("attempt"), int):
+                attempts.append(
+                    Attempt(
+                        attempt=item["attempt"],
+                        commit=str(item.get("commit") or "")[:40],
+                        passed=item.get("passed") is True,
+                        summary=str(item.get("summary") or "")[:MAX_ITEM_CHARS],
+                        files=[str(f)[:MAX_ITEM_CHARS] for f in _list(item.get("files"))][:50],
+                    )
+                )
+        if not text("kind"):
+            return None
+        return cls(
+            kind=text("kind", 80),
+            request=text("request", MAX_REQUEST_CHARS + 20),
+            commit=text("commit", 40),
+            model=text("model", 80),
+            files_sent=texts("files_sent"),
+            tokens_in=number("tokens_in"),
+            tokens_out=number("tokens_out"),
+            cost_usd=float(cost) if isinstance(cost, (int, float)) and cost >= 0 else None,
+            files_changed=texts("files_changed"),
+            applied=number("applied"),
+            refused=texts("refused"),
+            check=text("check"),
+            attempts=attempts[:20],
+            heal_result=text("heal_result"),
+            run_url=text("run_url"),
+        )
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def iteration(kind: str, request: str, o: Outcome) -> Iteration:
+    """This run, from the outcome the flow filled in."""
+    asked, cut = cap(clean(request), MAX_REQUEST_CHARS)
+    heal_result = ""
+    if o.heal_ran:
+        heal_result = "passed" if o.heal_success else (o.heal_stop or "still failing")
+    return Iteration(
+        kind=kind,
+        request=asked + (" …" if cut else ""),
+        commit=o.commit,
+        model=o.model,
+        files_sent=list(o.files_sent),
+        tokens_in=o.tokens_in,
+        tokens_out=o.tokens_out,
+        cost_usd=o.cost_usd,
+        files_changed=list(o.files_changed),
+        applied=o.applied,
+        refused=list(o.refused),
+        check=o.check_command if o.heal_ran else "",
+        attempts=[
+            Attempt(
+                r.attempt,
+                r.commit,
+                r.exit_code == 0 and not r.timed_out,
+                r.summary,
+                list(r.files_changed),
+            )
+            for r in o.heal_runs
+        ],
+        heal_result=heal_result,
+        run_url=o.run_url or "",
+    )
+
+
+def read_story(body: str | None) -> list[Iteration]:
+    """The iterations stored in a pull request body; [] when there are none (or they are not
+    readable: the story then starts again rather than failing the run)."""
+    found = _STORED.search(body or "")
+    if not found:
+        return []
+    try:
+        data = json.loads(base64.b64decode("".join(found.group(1).split()), validate=True))
+    except (binascii.Error, ValueError):
+        return []
+    items = data if isinstance(data, list) else []
+    kept = [it for it in (Iteration.from_json(x) for x in items) if it is not None]
+    return kept[-MAX_ITERATIONS:]
+
+
+def _listed(paths: list[str]) -> str:
+    shown = ", ".join(code(p) for p in paths[:MAX_LISTED])
+    more = len(paths) - MAX_LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _section(n: int, it: Iteration) -> list[str]:
+    head = f"#### {n}. {it.kind}"
+    if it.commit:
+        head += f" · commit {code(it.commit[:12])}"
+    if it.model:
+        head += f" · {code(it.model)}"
+    lines = [head, "", "**Asked:**", "", fence(it.request or "(no text)"), ""]
+    if it.files_sent:
+        summary = f"<summary>{len(it.files_sent)} file(s)</summary>"
+        lines += ["**Sent:**", "", f"<details>{summary}\n\n{_listed(it.files_sent)}\n\n</details>"]
+    else:
+        lines.append("**Sent:** no file")
+    lines.append(
+        f"\n**Tokens:** {it.tokens_in:,} in, {it.tokens_out:,} out · **cost:** "
+        f"{cost_text(it.cost_usd)}"
+    )
+    changed = _listed(it.files_changed) if it.files_changed else "no file"
+    lines.append(f"\n**Applied:** {it.applied} hunk(s), changing {changed}.")
+    if it.refused:
+        lines += ["", f"**Refused** ({len(it.refused)}, **not** applied):", ""]
+        lines += [f"- {code(reason)}" for reason in it.refused[:MAX_LISTED]]
+    if it.check:
+        lines += ["", f"**Check** {code(it.check)}:", ""]
+        for a in it.attempts:
+            label = "the edit" if a.attempt == 0 else f"heal attempt {a.attempt}"
+            verdict = "passed" if a.passed else "failed"
+            fixed = f" (changed {_listed(a.files)})" if a.files else ""
+            lines.append(f"- {label} {code(a.commit[:12])}{fixed}: **{verdict}** {code(a.summary)}")
+        result = (
+            "passed" if it.heal_result == "passed" else f"still failing: {code(it.heal_result)}"
+        )
+        lines += ["", f"**Self-heal:** {result}."]
+    else:
+        lines += ["", "**Self-heal:** not run (no check command)."]
+    if re.fullmatch(r"https?://[^\s<>()\[\]]+", it.run_url):
+        lines += ["", f"[Workflow run]({it.run_url})"]
+    return lines
+
+
+def story_markdown(iterations: list[Iteration]) -> str:
+    """The runs, oldest first, then the totals, then the stored form for the next run."""
+    lines = [HEADING, ""]
+    for n, it in enumerate(iterations, 1):
+        lines += [*_section(n, it), ""]
+    tokens_in = sum(it.tokens_in for it in iterations)
+    tokens_out = sum(it.tokens_out for it in iterations)
+    costs = [it.cost_usd for it in iterations]
+    total = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+    lines.append(
+        f"**Total:** {len(iterations)} run(s), {tokens_in:,} tokens in, {tokens_out:,} out, "
+        f"{cost_text(total)}."
+    )
+    data = json.dumps([asdict(it) for it in iterations], separators=(",", ":"))
+    lines += ["", f"<!-- {MARKER} {base64.b64encode(data.encode()).decode()} -->"]
+    return "\n".join(lines) + "\n"
+
+
+def with_iteration(head: str, previous_body: str | None, new: Iteration) -> str:
+    """A body: ``head`` (ours), then the story of the earlier runs plus ``new``."""
+    iterations = [*read_story(previous_body), new][-MAX_ITERATIONS:]
+    return head.rstrip("\n") + "\n\n" + story_markdown(iterations)
+
+
+def has_story(body: str | None) -> bool:
+    return bool(_STORED.search(body or ""))
+
+
+def story_head(body: str) -> str:
+    """The part of a body above the story (what the first run wrote there, or a person since)."""
+    at = body.find(HEADING)
+    return body[:at].rstrip() if at >= 0 else body.rstrip()
