@@ -31,7 +31,8 @@ from .render import render_hunks, retry_prompt
 
 
 class UnreadableFile(Exception):
-    """Raised by a ``files`` mapping for a file that is binary or not UTF-8."""
+    """Raised by a ``files`` mapping for a path whose text cannot be edited; the message says
+    why (binary or not UTF-8, a symlink, a file under a file) and becomes the hunk's refusal."""
 
 
 @dataclass
@@ -129,7 +130,7 @@ def apply_reply(
                 text = files.get(path, None)
             except (UnreadableFile, UnicodeDecodeError) as err:
                 text = None
-                unreadable[path] = str(err) or "binary or not UTF-8"
+                unreadable[path] = str(err) or f"{path} is binary or not UTF-8 text"
             state[path] = original[path] = text
 
     for edit in parsed.edits:
@@ -221,7 +222,7 @@ def _apply_edit(
         return ("corrected" if detail else "applied"), detail
 
     if path in unreadable:
-        why = f"{path} is binary or not UTF-8 text; git-gpte does not edit it"
+        why = unreadable[path]
         return [
             _report(edit, path, first + k, "refused", why, h)
             for k, h in enumerate(edit.hunks or [None])

@@ -26,35 +26,27 @@ if TYPE_CHECKING:
     from ..edit import ApplyResult, ParsedReply
 
 
-def confined(root: Path, path: str) -> Path:
-    """``root/path``, refusing symlinks on the way that lead outside the repository.
+def confined(root: Path, path: str, dirs: tuple[str, ...]) -> Path:
+    """``root/path``, or UnsafePathError when the work tree's symlinks take it into a git
+    directory or out of the repository. Symlinks that stay inside are followed, as the file
+    system does; a symlink as the file itself is refused by :class:`WorkTreeFiles`."""
+    from ..git.paths import worktree_problem
 
-    A symlink as the file itself is refused too: writing through it would edit another file.
-    """
-    real_root = root.resolve()
-    current = root
-    parts = path.split("/")
-    for k, part in enumerate(parts):
-        current = current / part
-        if current.is_symlink():
-            target = current.resolve()
-            if k == len(parts) - 1:
-                raise UnsafePathError(
-                    f"{path!r} is a symlink; git-gpte does not edit through links"
-                )
-            if target != real_root and real_root not in target.parents:
-                raise UnsafePathError(f"{path!r} goes through a symlink that leaves the repository")
-    return current
+    problem = worktree_problem(root, path, dirs)
+    if problem is not None:
+        raise UnsafePathError(f"unsafe path in the reply, nothing written: {problem.message}")
+    return root / path
 
 
 class WorkTreeFiles(Mapping[str, str]):
     """Work-tree files read on demand, only for the paths the reply names."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, dirs: tuple[str, ...]) -> None:
         self.root = root
+        self.dirs = dirs
 
     def _target(self, path: str) -> Path:
-        return confined(self.root, path)
+        return confined(self.root, path, self.dirs)
 
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and self._target(path).is_file()
@@ -62,8 +54,12 @@ class WorkTreeFiles(Mapping[str, str]):
     def __getitem__(self, path: str) -> str:
         from ..edit import UnreadableFile
         from ..git import decode_text
+        from ..git.paths import worktree_refusal
 
         target = self._target(path)
+        refusal = worktree_refusal(self.root, path)
+        if refusal is not None:
+            raise UnreadableFile(refusal.message)
         try:
             data = target.read_bytes()
         except FileNotFoundError:
@@ -82,9 +78,9 @@ class WorkTreeFiles(Mapping[str, str]):
         return 0
 
 
-def write_files(root: Path, changed: dict[str, str | None]) -> None:
+def write_files(root: Path, changed: dict[str, str | None], dirs: tuple[str, ...]) -> None:
     """Write the results; every target is checked before the first byte is written."""
-    targets = {path: confined(root, path) for path in changed}
+    targets = {path: confined(root, path, dirs) for path in changed}
     for path, text in changed.items():
         target = targets[path]
         if text is None:
@@ -141,20 +137,24 @@ def apply_parsed(
     if bad:
         raise UnsafePathError("unsafe path(s) in the reply, nothing written: " + "; ".join(bad))
     if branch is None:
-        result = apply_reply(WorkTreeFiles(repo.root), parsed, known_paths=repo.tracked_files())
+        from ..git.paths import git_dirs
+
+        dirs = git_dirs(repo)
+        files = WorkTreeFiles(repo.root, dirs)
+        result = apply_reply(files, parsed, known_paths=repo.tracked_files())
         if not check and result.files:
-            write_files(repo.root, result.files)
+            write_files(repo.root, result.files, dirs)
             return Applied(result, written=True)
         return Applied(result)
     if not repo.has_commits():
         raise EmptyRepository("--branch needs a commit to start from; this repository has none")
     base = repo.resolve_commit("HEAD")
-    files = CommitFiles(repo, base)
-    result = apply_reply(files, parsed, known_paths=list(files.entries))
+    tree = CommitFiles(repo, base)
+    result = apply_reply(tree, parsed, known_paths=list(tree.entries))
     if check or not result.files:
         return Applied(result, base=base)
     require_new_branch(repo, branch, hint="choose another name")
-    files.changes.update(result.files)
+    tree.changes.update(result.files)
     names = sorted(result.files)
     summary = (
         f"Apply LLM edits to {names[0]}"
@@ -164,4 +164,4 @@ def apply_parsed(
     body = "\n".join(r.one_line() for r in result.reports)
     message = format_message(summary, body, [("Gpte-Apply", parsed.format)])
     spec = CommitSpec(branch, base, message, reason="git-gpte apply")
-    return Applied(result, base=base, commit=commit(repo, spec, files.file_changes()))
+    return Applied(result, base=base, commit=commit(repo, spec, tree.file_changes()))

@@ -30,7 +30,20 @@ class CommitSpec:
 
 
 def commit(repo: Repository, spec: CommitSpec, changes: Sequence[FileChange]) -> str:
-    """Build the commit and move the branch; returns the commit id."""
+    """Build the commit and move the branch; returns the commit id.
+
+    Every path is checked against the base tree and the work tree first (git.paths): a file
+    under a file, over a symlink, or anywhere a symlink takes into a git directory is never
+    committed, whichever pipeline produced it.
+    """
+    from ..git.paths import check_changes
+
+    check_changes(
+        repo,
+        spec.base,
+        [c.path for c in changes if c.content is not None],
+        [c.path for c in changes if c.content is None],
+    )
     sha = build_commit(repo, spec.base, changes, spec.message, identity=spec.identity)
     if spec.expect is None:
         create_branch(repo, spec.branch, sha, reason=spec.reason)

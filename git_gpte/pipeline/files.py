@@ -3,8 +3,9 @@
 One mapping for every pipeline that edits a commit (improve, heal, ``apply --branch``): the
 tree is listed once, a blob is read only when the reply names its path, and the edits made so
 far are laid over the commit's content, so a retry sees the files as they are now. Binary,
-non-UTF-8 files and non-regular entries (symlinks, submodules) raise ``UnreadableFile``: the
-engine refuses their hunks instead of writing text over them.
+non-UTF-8 files, symlinks, submodules and paths under a file raise ``UnreadableFile``: the
+engine refuses their hunks instead of writing text over them. A path that reaches a git
+directory (through a symlink of the tree or of the work tree) raises ``UnsafePathError``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import PurePosixPath
 
 from ..edit import UnreadableFile
+from ..errors import UnsafePathError
 from ..git import FileChange, Repository, TreeEntry, decode_text
+from ..git.paths import TreeView, git_dirs, tree_problem
 
 
 class CommitFiles(Mapping[str, str]):
@@ -31,11 +34,28 @@ class CommitFiles(Mapping[str, str]):
         self.entries: dict[str, TreeEntry] = {e.path: e for e in repo.tree_entries(rev)}
         self._text: dict[str, str] = dict(preloaded or {})
         self.changes: dict[str, str | None] = {}
+        self._tree = TreeView(self.entries, repo.read_blob, self.changes)
+        self._git_dirs: tuple[str, ...] | None = None
+
+    def check(self, path: str) -> None:
+        """Refuse a path this tree cannot take: UnsafePathError when it reaches a git directory
+        or leaves the repository through a symlink (the whole reply is refused), UnreadableFile
+        when it is a symlink, under a file, a directory or a submodule (its hunks are refused).
+        """
+        if self._git_dirs is None:
+            self._git_dirs = git_dirs(self.repo)
+        problem = tree_problem(path, self._tree, str(self.repo.root), self._git_dirs)
+        if problem is None:
+            return
+        if problem.unsafe:
+            raise UnsafePathError(f"unsafe path in the reply, nothing written: {problem.message}")
+        raise UnreadableFile(problem.message)
 
     def original(self, path: str) -> str:
         """The text at ``rev`` (edits ignored); KeyError when the commit has no such file."""
         if path in self._text:
             return self._text[path]
+        self.check(path)
         entry = self.entries[path]
         if not entry.is_regular:
             raise UnreadableFile(f"{path} is not a regular file (symlink or submodule)")
@@ -46,6 +66,7 @@ class CommitFiles(Mapping[str, str]):
         return text
 
     def __getitem__(self, path: str) -> str:
+        self.check(path)
         if path in self.changes:
             value = self.changes[path]
             if value is None:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import EditError, GpteError, Interrupted, UnsafePathError, UsageError
+from ..errors import EditError, GpteError, Interrupted, UsageError
 from ..git import Repository, format_message, slugify, summary_line, unique_branch
 from ..git.branch import require_new_branch
 from ..ui import Console
@@ -247,7 +247,8 @@ def fix_attempt(
     meta: dict[str, Any],
 ) -> Fix:
     """plan -> edit loop -> commit onto ``target`` (its message is made here), recorded as a
-    ``heal-attempt`` run. An attempt with no usable edit is a result, not an exception."""
+    ``heal-attempt`` run. An attempt with no usable edit is a result, not an exception; a reply
+    with an unsafe path raises UnsafePathError."""
     from ..llm import LLM, RunLog
 
     planned = plan(repo, settings, instruction=instruction, base=base, system=system, model=model)
@@ -280,7 +281,9 @@ def fix_attempt(
                 [("Gpte-Run", run.id), ("Gpte-Model", planned.model.name)],
             )
             sha = commit(repo, replace(target, message=message), edited.changes)
-    except (EditError, UnsafePathError) as exc:
+    except EditError as exc:
+        # An unsafe path (UnsafePathError) is not a fix that failed: it stops the whole heal
+        # with exit 7, nothing written, like improve and apply.
         return spent(None, [], exc.message)
     run.finish(
         "partial" if edited.partial else "ok",
