@@ -137,7 +137,20 @@ def test_first_commit_is_not_checked_out_over_the_users_files(
     after = Snapshot.take(repo)
     assert after.worktree == before.worktree and after.index == before.index
     assert git(repo, "rev-list", "--count", "main").strip() == "1"
-    assert "git checkout HEAD -- ." in proc.stdout and "checked out" not in proc.stdout
+    assert "checked out" not in proc.stdout and "git checkout" not in proc.stdout
+    # the advice names what is in the way and restores only the rest: run it as printed
+    if in_the_way == "untracked":
+        assert "in the way, kept as they are (1):\n  main.py\n" in proc.stdout
+    advice = [line for line in proc.stdout.splitlines() if line.startswith("get the")]
+    assert len(advice) == 1, proc.stdout
+    command = advice[0].split(":  ", 1)[1]
+    subprocess.run(command, shell=True, cwd=repo, check=True, capture_output=True)
+    if in_the_way == "untracked":
+        assert (repo / "main.py").read_text() == "# my own main\n"
+    else:
+        assert (repo / "notes.txt").read_text() == "mine\n"
+        assert git(repo, "diff", "--cached", "--name-only", "HEAD").strip() == "notes.txt"
+    assert (repo / "app" / "greet.py").is_file() and (repo / "run.sh").is_file()
 
 
 def test_lite_sends_the_prompt_alone(tmp_path: Path, llm_server: LLMServer) -> None:

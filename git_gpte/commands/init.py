@@ -142,11 +142,32 @@ def _print_result(app: AppContext, result: Any, *, on_current_branch: bool) -> N
     if result.checked_out:
         click.echo("checked out: the repository had no commits, so the files are in your work tree")
     elif result.first_commit and on_current_branch:
-        click.echo("the files are in the commit, not yet in your work tree (git status shows them")
-        click.echo("as deleted; a commit made now would delete them):")
-        click.echo("get them:  git checkout HEAD -- .")
+        _print_restore_advice(result)
     else:
         click.echo(f"look:  git show --stat {result.branch}")
         click.echo(f"take:  git switch {result.branch}")
     if "run.sh" in result.files:
         click.echo("then:  git gpte run   (or: git gpte heal)")
+
+
+def _print_restore_advice(result: Any) -> None:
+    """A first commit that could not be checked out: name what is in the way (kept as it is)
+    and give a command that writes only the other files, so nothing of the user's is lost."""
+    import shlex
+
+    blocked = set(result.in_the_way)
+    rest = [p for p in result.files if p not in blocked]
+    click.echo("the files are in the commit, not yet in your work tree (git status shows them")
+    click.echo("as deleted; a commit made now would delete them).")
+    if blocked:
+        click.echo(f"in the way, kept as they are ({len(blocked)}):")
+        for path in sorted(blocked):
+            click.echo(f"  {path}")
+        first = sorted(blocked)[0]
+        click.echo(f"see the generated one:  git show HEAD:{shlex.quote(first)}")
+    if rest:
+        literal = any(set(p) & set("*?[]:\\") for p in rest)
+        git = "git --literal-pathspecs" if literal else "git"
+        quoted = " ".join(shlex.quote(p) for p in rest)
+        label = "get the others" if blocked else "get them"
+        click.echo(f"{label}:  {git} restore --source=HEAD --staged --worktree -- {quoted}")

@@ -84,7 +84,8 @@ def create_branch(repo: Repository, name: str, commit: str, reason: str = "git-g
     ref = f"refs/heads/{name}"
     if repo.ref_exists(ref) or _blocked_by_prefix(repo, name):
         raise BranchExists(
-            f"branch {name!r} already exists", hint="choose another with --branch, or delete it"
+            f"branch {name!r} already exists",
+            hint="choose another with --branch (git branch -d deletes it only if it is merged)",
         )
     zero = "0" * len(commit)
     try:

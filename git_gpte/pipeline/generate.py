@@ -35,6 +35,7 @@ from ..git import (
     unique_branch,
 )
 from ..git.branch import check_branch_name, require_new_branch
+from ..git.paths import paths_in_the_way
 from ..prompts.messages import fence_for
 from ..ui import Console
 from .commit import CommitSpec
@@ -77,6 +78,9 @@ class GenerateResult:
     first_commit: bool = False
     checked_out: bool = False  # a first commit also written to the (empty) index and work tree
     problems: list[str] = field(default_factory=list)
+    # A first commit of the current branch left out of the work tree: the files that are in the
+    # way there (the user's, kept as they are); the others can be restored safely.
+    in_the_way: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +90,7 @@ class GenerateResult:
             "base": self.base,
             "first_commit": self.first_commit,
             "checked_out": self.checked_out,
+            "in_the_way": self.in_the_way,
             "model": self.model,
             "files": self.files,
             "overwritten": self.overwritten,
@@ -290,6 +295,11 @@ def run_generate(
         spec = CommitSpec(branch, base, message, identity, reason="git-gpte init")
         commit = make_commit(repo, spec, changes)
         checked_out = base is None and _check_out_first_commit(repo, branch, commit)
+        in_the_way = (
+            paths_in_the_way(repo, sorted(files))
+            if base is None and not checked_out and repo.current_branch() == branch
+            else []
+        )
     except KeyboardInterrupt:
         run.finish("interrupted", detail="interrupted by the user")
         raise Interrupted("interrupted; nothing committed") from None
@@ -322,6 +332,7 @@ def run_generate(
         first_commit=base is None,
         checked_out=checked_out,
         problems=problems,
+        in_the_way=in_the_way,
     )
 
 
