@@ -19,6 +19,7 @@ from ..config import Settings
 from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError, MissingIdentity, RunError
 from ..git import Repository, unique_branch
 from ..ui import Console
+from . import markdown as md
 from .client import GitHubClient, PullInfo
 from .commands import WorkflowCommands, error_line, write_outputs, write_summary
 from .credentials import installation_token
@@ -35,7 +36,7 @@ from .event import (
 from .gate import Decision, check_actor, check_state
 from .joblog import CheckGroups
 from .remote import Remote
-from .report import Outcome, cost_text, fence, pr_body, pr_title, summary_markdown, usage_line
+from .report import Outcome, cost_text, pr_body, pr_title, summary_markdown, usage_line
 from .sanitize import build_prompt
 from .settings import BOT_IDENTITY, LLM_KEY_VARIABLES, ActionSettings, scrub_secrets
 from .status import StatusComment
@@ -284,7 +285,9 @@ class IssueFlow:
         )
         self.ctx.say(f"issue #{t.number}: {t.title}")
         self.ctx.say(f"base {o.base_branch} at {base_commit[:12]}, branch {target}")
-        self.status.update(f"editing: asking the model for changes (based on `{o.base_branch}`).")
+        self.status.update(
+            f"editing: asking the model for changes (based on {md.code(o.base_branch)})."
+        )
 
         from ..pipeline.improve import ImproveRequest, run_improve
 
@@ -315,7 +318,7 @@ class IssueFlow:
             else:
                 self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
 
-        self.status.update(f"pushing `{target}`.")
+        self.status.update(f"pushing {md.code(target)}.")
         remote.push(o.commit, target, expect=expect)
         self.pushed = True
         self._open_or_update_pull(target)
@@ -353,7 +356,7 @@ class IssueFlow:
 
         def progress(attempt: int) -> None:
             what = "checking the edit" if attempt == 0 else f"heal attempt {attempt}/{n}"
-            self.status.update(f"{what}: running `{command}`.")
+            self.status.update(f"{what}: running {md.code(command)}.")
 
         healed = heal(
             self.ctx,
@@ -400,7 +403,11 @@ class IssueFlow:
     def _finish(self) -> None:
         o = self.outcome
         verb = "updated" if o.pr_updated or self.t.is_pull_request else "opened"
-        lines = [f"done: {verb} {o.pr_url} from `{o.branch}`.", "", f"Usage: {usage_line(o)}."]
+        lines = [
+            f"done: {verb} {o.pr_url} from {md.code(o.branch)}.",
+            "",
+            f"Usage: {usage_line(o)}.",
+        ]
         if o.refused:
             lines.append(
                 f"{len(o.refused)} hunk(s) could not be placed and were left out "
@@ -419,12 +426,13 @@ class IssueFlow:
     def _failed(self, exc: GpteError) -> int:
         reason = exc.render()
         o = self.outcome
-        text = f"failed: {reason}"
+        text = f"failed: {md.code(reason)}"
         if o.tokens_in or o.tokens_out:
             text += f"\n\nUsage: {usage_line(o)}."
         if self.pushed:
             text += (
-                f"\n\nThe changes were pushed to `{o.branch}`; open a pull request from it by hand."
+                f"\n\nThe changes were pushed to {md.code(o.branch)}; "
+                "open a pull request from it by hand."
             )
         else:
             text += "\n\nNothing was pushed."
@@ -491,7 +499,7 @@ class PullRequestFlow:
             with self.ctx.cmds.untrusted():
                 code = self._work()
         except GpteError as exc:
-            self.status.update(f"heal check failed to run: {exc.render()}")
+            self.status.update(f"heal check failed to run: {md.code(exc.render())}")
             self.ctx.cmds.error(f"git-gpte: {exc.render()}")
             error_line(exc.render())
             self._outputs(False)
@@ -520,7 +528,7 @@ class PullRequestFlow:
 
         def progress(attempt: int) -> None:
             what = "running the check" if attempt == 0 else f"heal attempt {attempt}/{n}"
-            self.status.update(f"{what}: `{command}` on `{t.head_ref}`.")
+            self.status.update(f"{what}: {md.code(command)} on {md.code(t.head_ref)}.")
 
         healed = heal(
             self.ctx,
@@ -535,7 +543,7 @@ class PullRequestFlow:
         )
         o.tokens_in, o.tokens_out, o.cost_usd = healed.tokens_in, healed.tokens_out, healed.cost_usd
         if healed.success and (not healed.commit or healed.commit == head):
-            self.status.update(f"check passed: `{command}` succeeds on {head[:12]}.")
+            self.status.update(f"check passed: {md.code(command)} succeeds on {head[:12]}.")
             self._outputs(True)
             return EXIT_OK
         if healed.success:
@@ -544,10 +552,10 @@ class PullRequestFlow:
             self._outputs(True)
             return EXIT_OK
         self.status.update(
-            f"check failed: `{command}` still fails on {head[:12]} "
+            f"check failed: {md.code(command)} still fails on {head[:12]} "
             f"after {o.attempts} heal attempt(s)"
-            f"{f' ({o.heal_stop})' if o.heal_stop else ''}. "
-            f"Usage: {usage_line(o)}.\n\nLast output:\n\n{fence(o.heal_tail or '(no output)')}"
+            f"{f' ({md.code(o.heal_stop)})' if o.heal_stop else ''}. "
+            f"Usage: {usage_line(o)}.\n\nLast output:\n\n{md.fence(o.heal_tail or '(no output)')}"
         )
         # The job log ends with why: one line on stderr and an annotation on the run.
         why = (
@@ -566,9 +574,9 @@ class PullRequestFlow:
             o.branch = t.head_ref
             o.pr_url = self.client.pull(t.number).url
             self.status.update(
-                f"healed: `{command}` failed on {head[:12]}; "
+                f"healed: {md.code(command)} failed on {head[:12]}; "
                 f"{o.attempts} heal attempt(s) fixed it and the "
-                f"fix was pushed to `{t.head_ref}`. Usage: {usage_line(o)}."
+                f"fix was pushed to {md.code(t.head_ref)}. Usage: {usage_line(o)}."
             )
             return
         except GitHubError as exc:
@@ -578,7 +586,7 @@ class PullRequestFlow:
         name = remote.free_branch(f"gpte/heal-{t.number}")
         remote.push(o.commit, name, expect=None)
         body = (
-            f"Fixes the failing check of #{t.number} (`{command}`), "
+            f"Fixes the failing check of #{t.number} ({md.code(command)}), "
             "found by git-gpte's pre-merge heal.\n\n" + pr_body_heal(o)
         )
         pr = self.client.create_pull(

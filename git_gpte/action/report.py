@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .markdown import cell, code, fence
 from .sanitize import strip_invisible
 
 if TYPE_CHECKING:
@@ -67,26 +68,6 @@ def usage_line(o: Outcome) -> str:
     return f"{o.tokens_in:,} tokens in, {o.tokens_out:,} out, {cost_text(o.cost_usd)}"
 
 
-def fence(text: str, lang: str = "text") -> str:
-    """``text`` in a code fence no line inside can close."""
-    longest = max((len(run) for run in _backtick_runs(text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
-
-
-def _backtick_runs(text: str) -> list[str]:
-    runs, current = [], ""
-    for ch in text:
-        if ch == "`":
-            current += ch
-        elif current:
-            runs.append(current)
-            current = ""
-    if current:
-        runs.append(current)
-    return runs
-
-
 def pr_title(issue_title: str, number: int) -> str:
     """The issue's title, without the invisible characters the prompt is also cleaned of."""
     title = " ".join(strip_invisible(issue_title).split()) or f"Changes for issue #{number}"
@@ -101,7 +82,7 @@ def heal_section(o: Outcome) -> list[str]:
     if o.heal_success:
         what = "passed" if o.attempts == 0 else f"passed after {o.attempts} heal attempt(s)"
         return [f"**Self-heal:** the check {what} (up to {o.max_attempts} attempts)."]
-    stop = f" ({o.heal_stop})" if o.heal_stop else ""
+    stop = f" ({code(o.heal_stop)})" if o.heal_stop else ""
     lines = [
         f"**Self-heal:** the check still fails after {o.attempts} attempt(s){stop}. Last output:",
         "",
@@ -114,10 +95,10 @@ def heal_section(o: Outcome) -> list[str]:
 def pr_body(o: Outcome) -> str:
     lines = [f"Closes #{o.number}", "", "Changes written by git-gpte from the issue text."]
     if o.model:
-        lines[-1] += f" Model: `{o.model}`."
+        lines[-1] += f" Model: {code(o.model)}."
     lines += ["", "### Edits"]
     if o.files_changed:
-        lines += [f"- `{path}`" for path in o.files_changed]
+        lines += [f"- {code(path)}" for path in o.files_changed]
     else:
         lines.append("- (no file changed)")
     lines.append(f"\n{o.applied} hunk(s) applied.")
@@ -129,9 +110,9 @@ def pr_body(o: Outcome) -> str:
             "These could not be placed with confidence and were **not** applied:",
             "",
         ]
-        lines += [f"- {reason}" for reason in o.refused]
+        lines += [f"- {code(reason)}" for reason in o.refused]
     if o.problems:
-        lines += ["", "### Problems left", ""] + [f"- {p}" for p in o.problems]
+        lines += ["", "### Problems left", ""] + [f"- {code(p)}" for p in o.problems]
     lines += ["", *heal_section(o), "", f"**Usage:** {usage_line(o)}."]
     if o.truncated_prompt:
         lines += ["", "_The issue text was longer than the limit and was cut._"]
@@ -142,12 +123,10 @@ def pr_body(o: Outcome) -> str:
 
 
 def summary_markdown(title: str, rows: list[tuple[str, str]], extra: str = "") -> str:
-    lines = [f"### git-gpte: {title}", "", "| | |", "|---|---|"]
-    lines += [f"| {k} | {_cell(v)} |" for k, v in rows]
+    """The job summary: ``title`` and the row values may hold untrusted text (a failure reason,
+    a branch name) and are shown as code; the row names are ours."""
+    lines = [f"### git-gpte: {code(title)}", "", "| | |", "|---|---|"]
+    lines += [f"| {k} | {cell(v)} |" for k, v in rows]
     if extra:
         lines += ["", extra]
     return "\n".join(lines) + "\n"
-
-
-def _cell(value: str) -> str:
-    return value.replace("|", "\\|").replace("\n", " ")

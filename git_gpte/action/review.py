@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..config import Settings
 from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError
 from ..git import Repository, decode_text, unique_branch
+from . import markdown as md
 from .client import GitHubClient
 from .commands import error_line, write_outputs, write_summary
 from .event import Actor, ReviewComment, ReviewTrigger, match_phrase
@@ -85,7 +86,9 @@ class ReviewFlow:
         if isinstance(chosen, str):
             return skip(self.ctx, chosen)
         self.comments = chosen
-        where = ", ".join(sorted({c.path for c in chosen})) or "the pull request"
+        where = (
+            ", ".join(md.code(p) for p in sorted({c.path for c in chosen})) or "the pull request"
+        )
         self.status.update(f"started: answering review comments on {where}.")
         try:
             with self.ctx.cmds.untrusted():
@@ -131,9 +134,7 @@ class ReviewFlow:
                 thread = tuple(
                     x
                     for x in everything
-                    if x.id < c.id
-                    and c.in_reply_to in (x.id, x.in_reply_to)
-                    and self._may_ask(x)
+                    if x.id < c.id and c.in_reply_to in (x.id, x.in_reply_to) and self._may_ask(x)
                 )
             excerpt = None
             if c.line is not None and c.side == "RIGHT" and c.path:
@@ -181,7 +182,7 @@ class ReviewFlow:
         )
         self.ctx.say(f"pull request #{t.number}: {len(self.comments)} review comment(s)")
         self.ctx.say(f"based on {t.head_ref} at {head[:12]}")
-        self.status.update(f"editing: asking the model for changes to `{t.head_ref}`.")
+        self.status.update(f"editing: asking the model for changes to {md.code(t.head_ref)}.")
 
         from ..pipeline.improve import ImproveRequest, run_improve
 
@@ -207,7 +208,7 @@ class ReviewFlow:
             else:
                 self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
 
-        self.status.update(f"pushing onto `{t.head_ref}`.")
+        self.status.update(f"pushing onto {md.code(t.head_ref)}.")
         pushed_or_moved(remote, o.commit, t.head_ref, head)
         self.pushed = True
         return EXIT_OK if o.success else EXIT_PARTIAL
@@ -219,7 +220,7 @@ class ReviewFlow:
 
         def progress(attempt: int) -> None:
             what = "checking the edit" if attempt == 0 else f"heal attempt {attempt}/{n}"
-            self.status.update(f"{what}: running `{command}`.")
+            self.status.update(f"{what}: running {md.code(command)}.")
 
         healed = heal(
             self.ctx,
@@ -250,15 +251,19 @@ class ReviewFlow:
         """The answer in one thread: the commit and what of it concerns this comment's file."""
         o = self.outcome
         if failed is not None:
-            tail = "nothing was pushed." if not self.pushed else f"the commit is on `{o.branch}`."
-            return f"**git-gpte** · could not do this: {failed}; {tail}"
-        lines = [f"**git-gpte** · done in {self._commit_link()}, pushed to `{o.branch}`."]
+            tail = (
+                "nothing was pushed."
+                if not self.pushed
+                else f"the commit is on {md.code(o.branch)}."
+            )
+            return f"**git-gpte** · could not do this: {md.code(failed)}; {tail}"
+        lines = [f"**git-gpte** · done in {self._commit_link()}, pushed to {md.code(o.branch)}."]
         if o.files_changed:
-            lines.append("Changed: " + ", ".join(f"`{p}`" for p in o.files_changed) + ".")
+            lines.append("Changed: " + ", ".join(md.code(p) for p in o.files_changed) + ".")
         mine = [r for r in o.refused if comment is None or r.startswith(f"{comment.path} hunk")]
         if mine:
             lines += ["", "Refused (could not be placed with confidence, **not** applied):"]
-            lines += [f"- {reason}" for reason in mine]
+            lines += [f"- {md.code(reason)}" for reason in mine]
         others = len(o.refused) - len(mine)
         if others:
             lines.append(f"{others} refused hunk(s) in other files: see the other threads.")
@@ -303,7 +308,7 @@ class ReviewFlow:
         self._tell_the_story()
         status = [
             f"done: answered {len(self.comments)} review comment(s) with "
-            f"{self._commit_link()} on `{o.branch}`.",
+            f"{self._commit_link()} on {md.code(o.branch)}.",
             "",
             f"Usage: {usage_line(o)}.",
         ]
@@ -317,7 +322,7 @@ class ReviewFlow:
         reason = exc.render()
         self._reply_everywhere(failed=reason)
         o = self.outcome
-        text = f"failed: {reason}"
+        text = f"failed: {md.code(reason)}"
         if o.tokens_in or o.tokens_out:
             text += f"\n\nUsage: {usage_line(o)}."
         self.status.update(text + ("" if self.pushed else "\n\nNothing was pushed."))

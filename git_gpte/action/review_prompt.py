@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .event import ReviewComment
-from .report import fence
+from .markdown import fence
 from .sanitize import DEFAULT_MAX_CHARS, cap, clean, neutralise
 
 TAG = "github-review-comment"
