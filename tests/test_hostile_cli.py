@@ -154,3 +154,328 @@ def test_escape_sequences_in_a_streamed_reply_never_reach_the_terminal(
     shown = run_gpte("log", "show", run_id.strip(), cwd=repo)
     assert shown.returncode == 0, shown.stderr
     assert "Done." in shown.stdout and "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+
+
+# ---------------------------------------------------------------- writing into git's own files
+HOOK_THROUGH_LINK = """\
+```diff
+--- /dev/null
++++ b/meta/hooks/pre-commit
+@@ -0,0 +1,2 @@
++#!/bin/sh
++touch pwned
+```
+"""
+
+CONFIG_THROUGH_LINK = """\
+```diff
+--- a/meta/config
++++ b/meta/config
+@@ -1,2 +1,3 @@
+ [core]
++\tfsmonitor = "touch pwned"
+ \trepositoryformatversion = 0
+```
+"""
+
+WHOLE_FILE_THROUGH_LINK = "meta/info/exclude\n```\n*\n```\n"
+
+
+def linked_repo(tmp_path: Path) -> Path:
+    """A repository with a tracked symlink into its own git directory (and a run.sh that fails,
+    for heal), plus one to a file and one to a directory inside the work tree."""
+    repo = make_repo(
+        tmp_path / "p",
+        {"app.py": APP, "util.py": "X = 1\n", "src/lib.py": "Y = 2\n", "run.sh": "exit 3\n"},
+    )
+    (repo / "meta").symlink_to(".git")
+    (repo / "link.py").symlink_to("util.py")
+    (repo / "lib").symlink_to("src")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "links")
+    return repo
+
+
+def assert_git_dir_untouched(repo: Path, before: Snapshot, hooks: set[str]) -> None:
+    before.assert_unchanged(repo)
+    assert {p.name for p in (repo / ".git" / "hooks").iterdir()} == hooks
+    assert "fsmonitor" not in (repo / ".git" / "config").read_text()
+    assert not (repo / ".git" / "info" / "exclude").read_text().startswith("*")
+
+
+@pytest.mark.parametrize("reply", [HOOK_THROUGH_LINK, CONFIG_THROUGH_LINK, WHOLE_FILE_THROUGH_LINK])
+@pytest.mark.parametrize("mode", ["work tree", "--branch"])
+def test_apply_never_writes_into_git_through_a_symlink(
+    tmp_path: Path, reply: str, mode: str
+) -> None:
+    repo = linked_repo(tmp_path)
+    hooks = {p.name for p in (repo / ".git" / "hooks").iterdir()}
+    before = Snapshot.take(repo)
+    args = ["apply", "-"] if mode == "work tree" else ["apply", "--branch", "evil", "-"]
+    proc = run_gpte(*args, cwd=repo, input=reply)
+    assert proc.returncode == 7, proc.stdout + proc.stderr
+    assert "git directory" in proc.stderr and "nothing written" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert_git_dir_untouched(repo, before, hooks)
+    assert git(repo, "branch", "--list", "evil") == ""
+
+
+def test_apply_refuses_a_symlink_to_the_git_dir_given_by_absolute_path(tmp_path: Path) -> None:
+    repo = linked_repo(tmp_path)
+    (repo / "abs").symlink_to(repo / ".git")  # untracked: the work tree alone decides
+    hooks = {p.name for p in (repo / ".git" / "hooks").iterdir()}
+    before = Snapshot.take(repo)
+    proc = run_gpte("apply", "-", cwd=repo, input=HOOK_THROUGH_LINK.replace("meta/", "abs/"))
+    assert proc.returncode == 7, proc.stdout + proc.stderr
+    assert_git_dir_untouched(repo, before, hooks)
+
+
+def test_apply_refuses_the_git_dir_of_a_linked_worktree(tmp_path: Path) -> None:
+    repo = linked_repo(tmp_path)
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", "--detach", str(other))
+    admin = Path(git(other, "rev-parse", "--absolute-git-dir").strip())
+    (other / "admin").symlink_to(admin)
+    proc = run_gpte("apply", "-", cwd=other, input=HOOK_THROUGH_LINK.replace("meta/", "admin/"))
+    assert proc.returncode == 7, proc.stdout + proc.stderr
+    assert not (admin / "hooks").exists()
+
+
+@pytest.mark.parametrize("reply", [HOOK_THROUGH_LINK, CONFIG_THROUGH_LINK])
+def test_improve_heal_and_init_never_commit_into_git_through_a_symlink(
+    tmp_path: Path, llm_server: LLMServer, reply: str
+) -> None:
+    repo = linked_repo(tmp_path)
+    hooks = {p.name for p in (repo / ".git" / "hooks").iterdir()}
+    before = Snapshot.take(repo)
+    env = env_for(llm_server)
+
+    llm_server.queue(reply)
+    improve = run_gpte("improve", "x", "--model", "gpt-4o-mini", cwd=repo, env=env)
+    assert improve.returncode == 7, improve.stderr
+    assert "git directory" in improve.stderr.splitlines()[-1]
+
+    llm_server.queue(reply)
+    heal = run_gpte("heal", "--yes", "-p", "fix it", "--model", "gpt-4o-mini", cwd=repo, env=env)
+    assert heal.returncode == 7, heal.stderr
+    assert "git directory" in heal.stderr.splitlines()[-1]
+
+    llm_server.queue(WHOLE_FILE_THROUGH_LINK.replace("info/exclude", "hooks/post-checkout"))
+    init = run_gpte("init", "x", "--no-entrypoint", "--model", "gpt-4o-mini", cwd=repo, env=env)
+    assert init.returncode == 7, init.stderr
+    assert "git directory" in init.stderr.splitlines()[-1]
+
+    assert_git_dir_untouched(repo, before, hooks)
+    assert git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/gpte") == ""
+    log = json.loads(run_gpte("log", "--json", cwd=repo).stdout)
+    assert [run["outcome"] for run in log][:3] != ["running"] * 3
+
+
+def test_init_in_an_empty_repository_refuses_an_untracked_link_into_git(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(tmp_path / "empty")
+    (repo / "meta").symlink_to(".git")
+    hooks = {p.name for p in (repo / ".git" / "hooks").iterdir()}
+    llm_server.queue(WHOLE_FILE_THROUGH_LINK.replace("info/exclude", "hooks/pre-commit"))
+    init = run_gpte(
+        "init", "x", "--no-entrypoint", "--model", "gpt-4o-mini", cwd=repo, env=env_for(llm_server)
+    )
+    assert init.returncode == 7, init.stderr
+    assert {p.name for p in (repo / ".git" / "hooks").iterdir()} == hooks
+    assert git(repo, "rev-parse", "--verify", "-q", "HEAD", check=False) == ""
+
+
+# ---------------------------------------------------------------- a file under a file, symlinks
+UNDER_A_FILE = """\
+```diff
+--- /dev/null
++++ b/util.py/x.py
+@@ -0,0 +1 @@
++Z = 3
+```
+"""
+
+OVER_A_SYMLINK = "link.py\n```python\nX = 2\n```\n"
+
+THROUGH_AN_INNER_LINK = "lib/new.py\n```python\nN = 1\n```\n"
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (UNDER_A_FILE, "util.py is a file, so util.py/x.py cannot be created under it"),
+        (OVER_A_SYMLINK, "link.py is a symlink; git-gpte does not edit symlinks"),
+    ],
+)
+def test_apply_refuses_a_file_under_a_file_and_a_symlink_in_both_modes(
+    tmp_path: Path, reply: str, why: str
+) -> None:
+    repo = linked_repo(tmp_path)
+    before = Snapshot.take(repo)
+    for args in (["apply", "-"], ["apply", "--branch", "b", "-"]):
+        proc = run_gpte(*args, cwd=repo, input=reply)
+        assert proc.returncode == 6, proc.stdout + proc.stderr
+        assert why in proc.stdout
+        assert "binary" not in proc.stdout
+    before.assert_unchanged(repo)
+    assert git(repo, "ls-tree", "HEAD", "util.py", "link.py").count("\n") == 2
+
+
+def test_improve_refuses_a_file_under_a_file_and_a_symlink_and_says_so(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = linked_repo(tmp_path)
+    llm_server.queue(UNDER_A_FILE + "\n" + OVER_A_SYMLINK + "\n" + THROUGH_AN_INNER_LINK + EDIT_APP)
+    proc = run_gpte(
+        "improve",
+        "x",
+        "--max-retries",
+        "0",
+        "--model",
+        "gpt-4o-mini",
+        cwd=repo,
+        env=env_for(llm_server),
+    )
+    assert proc.returncode == 1, proc.stderr  # app.py committed, the three refused
+    tree = git(repo, "ls-tree", "-r", "gpte/x")
+    assert "120000 blob" in tree.split("link.py")[0].splitlines()[-1]  # still a symlink
+    assert "\tutil.py\n" in tree and "util.py/x.py" not in tree
+    assert "\tlib\n" in tree and "lib/new.py" not in tree
+    body = git(repo, "log", "-1", "--format=%B", "gpte/x")
+    assert "util.py is a file" in body and "link.py is a symlink" in body
+    assert "goes through the symlink lib" in body
+
+
+def test_init_refuses_to_commit_a_file_under_a_tracked_file(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = linked_repo(tmp_path)
+    llm_server.queue("util.py/x.py\n```python\nZ = 3\n```\n")
+    init = run_gpte(
+        "init", "x", "--no-entrypoint", "--model", "gpt-4o-mini", cwd=repo, env=env_for(llm_server)
+    )
+    assert init.returncode == 7, init.stderr
+    assert "util.py is a file" in init.stderr
+    assert git(repo, "for-each-ref", "refs/heads/gpte") == ""
+
+
+# ---------------------------------------------------------------- advice that could destroy work
+GENERATED = (
+    "main.py\n```python\nprint('generated')\n```\n\n"
+    "app/greet.py\n```python\nGREETING = 'hi'\n```\n\n"
+    "docs/usage.md\n```\nrun it\n```\n"
+)
+
+
+def test_init_never_advises_a_command_that_overwrites_the_users_files(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    import subprocess
+
+    repo = make_repo(tmp_path / "empty")
+    (repo / "main.py").write_text("# mine\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / "app").symlink_to(elsewhere)  # an untracked symlink where a directory would go
+    llm_server.queue(GENERATED)
+    proc = run_gpte(
+        "init", "x", "--no-entrypoint", "--model", "gpt-4o-mini", cwd=repo, env=env_for(llm_server)
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "git checkout" not in proc.stdout and "reset --hard" not in proc.stdout
+    assert "in the way, kept as they are (2):\n  app/greet.py\n  main.py\n" in proc.stdout
+    advice = [line for line in proc.stdout.splitlines() if line.startswith("get the others:")]
+    assert advice == [
+        "get the others:  git restore --source=HEAD --staged --worktree -- docs/usage.md"
+    ]
+    subprocess.run(advice[0].split(":  ", 1)[1], shell=True, cwd=repo, check=True)
+    assert (repo / "main.py").read_text() == "# mine\n"
+    assert (repo / "app").is_symlink() and list(elsewhere.iterdir()) == []
+    assert (repo / "docs" / "usage.md").read_text() == "run it\n"
+
+
+# ---------------------------------------------------------------- names rendered on GitHub
+EVIL_NEW = "docs/x<img src=x onerror=alert(1)>@octo/admins ``y`.md"
+EVIL_MISSING = "notes/@octo/team <b>bold</b> `z.md"
+
+
+def _rendered(markdown: str) -> str:
+    """The HTML a CommonMark renderer (raw HTML allowed, as GitHub's subset allows it) makes."""
+    from markdown_it import MarkdownIt
+
+    return str(MarkdownIt("commonmark").enable("table").render(markdown))
+
+
+def assert_inert(markdown: str, *untrusted: str) -> None:
+    """No HTML element and no mention from ``untrusted`` is live once rendered, and each
+    string is shown whole inside one code element."""
+    import html as html_lib
+
+    page = _rendered(markdown)
+    assert "<img" not in page and "<b>" not in page, page
+    outside_code = re.sub(r"<code>.*?</code>", "", page, flags=re.S)
+    assert "@octo" not in outside_code, page
+    codes = [html_lib.unescape(c) for c in re.findall(r"<code>(.*?)</code>", page, flags=re.S)]
+    for text in untrusted:
+        assert any(text in c for c in codes), (text, codes)
+
+
+def test_model_chosen_names_are_inert_in_the_pull_request_and_status_comment(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    from tests.helpers.action_world import TOKEN, issue_payload, labeled_event, make_world
+    from tests.helpers.github_server import GitHubServer
+
+    reply = (
+        f"```diff\n--- /dev/null\n+++ {EVIL_NEW}\n@@ -0,0 +1 @@\n+hello\n```\n\n"
+        f"```diff\n--- {EVIL_MISSING}\n+++ {EVIL_MISSING}\n@@ -1 +1 @@\n-old\n+new\n```\n"
+    )
+    with GitHubServer(token=TOKEN) as gh:
+        world = make_world(tmp_path, gh, llm_server, {"README.md": "# demo\n"}, repository="o/d")
+        gh.set_permission("o/d", "alice", "write")
+        gh.add_issue("o/d", 5, "Docs", "write docs")
+        llm_server.queue(reply, reply, reply)
+        run = world.run("issues", labeled_event(issue_payload(5, "Docs", "write docs"), "o/d"))
+        assert run.code == 1, run.proc.stdout + run.proc.stderr  # a PR, with a refused hunk
+        [pr] = gh.pulls("o/d")
+        body = gh.repos["o/d"].issues[pr["number"]]["body"]
+        assert_inert(body, EVIL_NEW, EVIL_MISSING)
+        for comment in gh.issue_comments("o/d", 5):
+            assert_inert(comment["body"])
+        assert EVIL_NEW in git(world.origin, "ls-tree", "-r", "--name-only", "gpte/issue-5")
+
+
+def test_a_failure_reason_with_markup_is_inert_in_the_status_comment(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    from tests.helpers.action_world import TOKEN, issue_payload, labeled_event, make_world
+    from tests.helpers.github_server import GitHubServer
+
+    evil = "../x<img src=x>@octo/admins`.md"  # unsafe: the whole run fails, exit 7
+    reply = f"```diff\n--- /dev/null\n+++ {evil}\n@@ -0,0 +1 @@\n+x\n```\n"
+    with GitHubServer(token=TOKEN) as gh:
+        world = make_world(tmp_path, gh, llm_server, {"README.md": "# demo\n"}, repository="o/d")
+        gh.set_permission("o/d", "alice", "write")
+        gh.add_issue("o/d", 6, "Docs", "write docs")
+        llm_server.queue(reply)
+        run = world.run("issues", labeled_event(issue_payload(6, "Docs", "write docs"), "o/d"))
+        assert run.code == 7, run.proc.stdout + run.proc.stderr
+        [status] = [c["body"] for c in gh.issue_comments("o/d", 6)]
+        assert "failed" in status
+        assert_inert(status)
+        summary = world.root / "summary.md"
+        if summary.exists():
+            assert_inert(summary.read_text())
+
+
+def test_code_spans_hold_any_text() -> None:
+    from git_gpte.action.markdown import cell, code
+
+    import html as html_lib
+
+    for text in ["`", "``", "a`b", "`a", "a`", " x ", "a | b", "<img src=x>", "@org/team", "x\ny"]:
+        for markdown in (f"| h |\n|---|\n| {cell(text)} |\n", f"{code(text)}\n"):
+            page = _rendered(markdown)
+            shown = [html_lib.unescape(c) for c in re.findall(r"<code>(.*?)</code>", page, re.S)]
+            assert shown == [" ".join(text.split())], (text, page)
