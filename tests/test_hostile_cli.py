@@ -479,3 +479,43 @@ def test_code_spans_hold_any_text() -> None:
             page = _rendered(markdown)
             shown = [html_lib.unescape(c) for c in re.findall(r"<code>(.*?)</code>", page, re.S)]
             assert shown == [" ".join(text.split())], (text, page)
+
+
+# ---------------------------------------------------------------- daemons that hide
+DAEMONS = {
+    # leaves the session and clears its environment (so no marker variable is left on it)
+    "setsid env -i": "setsid env -i sh -c 'echo $$ > {pidfile}; exec sleep 2222' &\n",
+    # double fork: the middle process exits at once, the daemon is orphaned immediately
+    "double fork": "( setsid env -i sh -c 'echo $$ > {pidfile}; exec sleep 2223' & ) \n",
+    # nohup and a new process group, environment cleared
+    "nohup": "nohup env -i sh -c 'echo $$ > {pidfile}; exec sleep 2224' >/dev/null 2>&1 &\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(DAEMONS))
+@pytest.mark.parametrize("ending", ["exits", "times out"])
+def test_a_daemon_that_clears_its_environment_does_not_outlive_run(
+    tmp_path: Path, how: str, ending: str
+) -> None:
+    import time
+
+    from tests.test_run_process import alive, wait_gone
+
+    pidfile = tmp_path / "daemon.pid"
+    script = DAEMONS[how].format(pidfile=pidfile)
+    script += "sleep 0.3\n" + ("sleep 60\n" if ending == "times out" else "echo done\n")
+    repo = make_repo(tmp_path / "p", {"run.sh": script})
+    proc = run_gpte("run", "--yes", "--timeout", "3", cwd=repo, timeout=60)
+    assert proc.returncode == (8 if ending == "times out" else 0), proc.stderr
+    end = time.monotonic() + 5
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
+        time.sleep(0.05)
+    pid = int(pidfile.read_text())
+    try:
+        assert wait_gone(pid), f"daemon {pid} ({how}) outlived git gpte run"
+    finally:
+        if alive(pid):
+            import os
+            import signal
+
+            os.kill(pid, signal.SIGKILL)

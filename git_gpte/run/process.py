@@ -3,23 +3,30 @@
 The program runs in a new session (so its own process group, away from the terminal's Ctrl-C)
 with stdin closed and stdout+stderr merged into one pipe. On timeout the whole group gets
 SIGTERM, then SIGKILL after a grace period — children and grandchildren too. When the main
-process exits on its own, whatever it left running in its group is stopped the same way, so a
-backgrounded server does not outlive the temporary worktree. On Ctrl-C (or any error) the group
-is killed before the exception goes on.
+process exits on its own, whatever it left running is stopped the same way, so a backgrounded
+server does not outlive the temporary worktree. On Ctrl-C (or any error) everything is killed
+before the exception goes on.
 
-A process can leave the group (``setsid``, a double-forking daemon). Every process of the run
-carries a per-run marker variable in its environment, so on Linux whatever still carries it
-when the run is over is found through ``/proc`` and stopped too.
+A process can leave the group (``setsid``, a double-forking daemon) and clear its environment
+(``env -i``). On Linux git-gpte makes itself a *child subreaper* (``prctl``), so every orphan of
+the run is re-parented to it rather than to init: a program cannot opt out of that. After the run
+the process table is read from ``/proc`` and every process of the run's session, every new child
+of git-gpte (orphans that landed here) with all its descendants, and every process still
+carrying the run's marker variable is stopped, then reaped. What is out of reach: processes
+started on the program's behalf by another service (cron, systemd, a container engine, ssh to
+this host), and anything at all when git-gpte itself is killed with SIGKILL.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import secrets
 import select
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -68,6 +75,8 @@ def run_process(
     if timeout <= 0:
         raise RunError(f"the timeout must be positive, got {timeout}")
     capture = TailBuffer(max_output_bytes)
+    become_subreaper()
+    before = _children_of(os.getpid(), _process_table())  # our own helpers (git cat-file, ...)
     token = secrets.token_hex(8)
     marker = f"{RUN_MARKER}={token}".encode()  # as it appears in /proc/<pid>/environ
     full_env = {**env, RUN_MARKER: token}
@@ -110,7 +119,7 @@ def run_process(
             on_kill()
         # Timed out: stop everything. Finished: stop whatever it left running.
         _stop_group(pgid, proc, kill_grace)
-        _stop_escaped(marker, kill_grace)
+        _stop_leftovers(marker, pgid, proc.pid, before, kill_grace)
         if not eof:
             _drain(fd, capture, on_output)
         exit_code = proc.wait()
@@ -120,7 +129,7 @@ def run_process(
                 on_kill()
         _signal_group(pgid, signal.SIGKILL)
         with contextlib.suppress(Exception):
-            _kill_marked(_marked_processes(marker), signal.SIGKILL)
+            _stop_leftovers(marker, pgid, proc.pid, before, 0.0)
         proc.wait()
         raise
     finally:
@@ -203,50 +212,126 @@ def _stop_group(pgid: int, proc: subprocess.Popen[bytes], grace: float) -> None:
     _signal_group(pgid, signal.SIGKILL)
 
 
-def _marked_processes(marker: bytes) -> list[int]:
-    """Live processes (other than this one) whose environment holds ``marker`` (Linux /proc;
-    elsewhere none are found and the process group is all there is)."""
+# prctl(2) option: orphaned descendants are re-parented to this process, not to init.
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper: list[bool] = []
+
+
+def become_subreaper() -> bool:
+    """Make this process the subreaper of its descendants (Linux; once per process). False
+    where the system has no such thing, and then the session and marker sweeps are all there
+    is."""
+    if not _subreaper:
+        ok = False
+        if sys.platform.startswith("linux"):
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                ok = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+            except (OSError, AttributeError):
+                ok = False
+        _subreaper.append(ok)
+    return _subreaper[0]
+
+
+@dataclass(frozen=True)
+class _Proc:
+    ppid: int
+    sid: int
+    zombie: bool
+
+
+def _process_table() -> dict[int, _Proc]:
+    """pid -> (parent, session, zombie?) for every process /proc shows (empty without /proc)."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
-    own = os.getpid()
-    found = []
+        return {}
+    table = {}
     for entry in entries:
-        if not entry.isdigit() or int(entry) == own:
+        if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/environ", "rb") as handle:
-                environ = handle.read()
             with open(f"/proc/{entry}/stat", "rb") as handle:
                 stat = handle.read()
-        except OSError:  # gone, or not ours to read
+        except OSError:
             continue
-        state = stat[stat.rfind(b")") + 2 :].split()[:1]
-        if marker in environ.split(b"\0") and state not in ([b"Z"], [b"X"]):
-            found.append(int(entry))
-    return found
+        # "pid (comm) state ppid pgrp session ..." — comm may hold spaces or parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) >= 4:
+            table[int(entry)] = _Proc(int(fields[1]), int(fields[3]), fields[0] in (b"Z", b"X"))
+    return table
 
 
-def _kill_marked(pids: list[int], sig: signal.Signals) -> None:
+def _children_of(pid: int, table: dict[int, _Proc]) -> set[int]:
+    return {child for child, info in table.items() if info.ppid == pid}
+
+
+def _has_marker(pid: int, marker: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return marker in handle.read().split(b"\0")
+    except OSError:  # gone, or not ours to read
+        return False
+
+
+def _leftovers(marker: bytes, sid: int, main: int, before: set[int]) -> tuple[set[int], set[int]]:
+    """(live processes of the run, zombies among our children to reap). The run's processes:
+    its session; every child of ours that was not there before the run (an orphan re-parented
+    to us, the subreaper) and its descendants; whatever carries the run's marker."""
+    own = os.getpid()
+    table = _process_table()
+    ours = _children_of(own, table) - before - {main}
+    roots = {pid for pid, info in table.items() if info.sid == sid} | ours
+    roots |= {pid for pid, info in table.items() if not info.zombie and _has_marker(pid, marker)}
+    found: set[int] = set()
+    stack = list(roots)
+    while stack:
+        pid = stack.pop()
+        if pid in found or pid == own:
+            continue
+        found.add(pid)
+        stack.extend(_children_of(pid, table))
+    live = {pid for pid in found if pid in table and not table[pid].zombie and pid != main}
+    zombies = {pid for pid in ours if table[pid].zombie}
+    return live, zombies
+
+
+def _signal_all(pids: set[int], sig: signal.Signals) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
 
 
-def _stop_escaped(marker: bytes, grace: float) -> None:
-    """Stop what left the process group (``setsid``, daemons) but still carries the run's
-    marker: SIGTERM, then SIGKILL after ``grace`` seconds."""
-    pids = _marked_processes(marker)
-    if not pids:
+def _reap(pids: set[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def _stop_leftovers(marker: bytes, sid: int, main: int, before: set[int], grace: float) -> None:
+    """Stop every process the run left (see :func:`_leftovers`): SIGTERM, then SIGKILL after
+    ``grace`` seconds; orphans that end up as our zombies are reaped. Re-scanned each round, so
+    a process that forks while being stopped is caught too."""
+    live, zombies = _leftovers(marker, sid, main, before)
+    _reap(zombies)
+    if not live:
         return
-    _kill_marked(pids, signal.SIGTERM)
+    _signal_all(live, signal.SIGTERM)
     end = time.monotonic() + grace
     while time.monotonic() < end:
-        if not _marked_processes(marker):
-            return
         time.sleep(0.05)
-    _kill_marked(_marked_processes(marker), signal.SIGKILL)
+        live, zombies = _leftovers(marker, sid, main, before)
+        _reap(zombies)
+        if not live:
+            return
+        _signal_all(live, signal.SIGTERM)
+    for _ in range(20):  # SIGKILL until nothing is left (a fork between scan and kill)
+        live, zombies = _leftovers(marker, sid, main, before)
+        _reap(zombies)
+        if not live:
+            return
+        _signal_all(live, signal.SIGKILL)
+        time.sleep(0.02)
 
 
 def _drain(fd: int, capture: TailBuffer, on_output: OutputCallback | None) -> None:
