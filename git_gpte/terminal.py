@@ -40,6 +40,8 @@ _OPEN_TAIL = re.compile(
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # An unfinished sequence longer than this is not waited for: it is dropped.
 _MAX_PENDING = 4096
+# Lone surrogates: bytes of a file name that are not UTF-8, as git output is decoded.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def strip_controls(text: str) -> str:
@@ -95,7 +97,10 @@ class SafeTextStream:
         self._filter = ControlFilter()
 
     def write(self, text: str) -> int:
-        self.raw.write(self._filter.feed(text))
+        shown = self._filter.feed(text)
+        if _SURROGATE.search(shown):  # a name that is not UTF-8: show its bytes as \xNN
+            shown = shown.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        self.raw.write(shown)
         return len(text)
 
     def writelines(self, lines: Any) -> None:

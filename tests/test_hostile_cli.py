@@ -519,3 +519,28 @@ def test_a_daemon_that_clears_its_environment_does_not_outlive_run(
             import signal
 
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_retry_never_shows_a_secret_file_the_model_guessed(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(tmp_path / "p", {"app.py": APP, **SECRET_FILES})
+    guessed = (
+        "```diff\n--- .git-credentials\n+++ .git-credentials\n@@ -1 +1 @@\n"
+        "-https://alice:ghp_TOKEN1@github.com\n+https://alice:other@github.com\n```\n"
+    )
+    llm_server.queue(guessed, EDIT_APP)
+    proc = run_gpte(
+        "improve",
+        "x",
+        "--max-retries",
+        "1",
+        "--model",
+        "gpt-4o-mini",
+        cwd=repo,
+        env=env_for(llm_server),
+    )
+    assert len(llm_server.requests) == 2, proc.stderr
+    retry = json.dumps(llm_server.requests[1].body)
+    assert ".git-credentials" in retry  # the refusal is reported ...
+    assert "ghp_TOKEN1secret" not in retry  # ... without the file's content

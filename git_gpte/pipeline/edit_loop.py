@@ -60,6 +60,28 @@ class Edited:
         return EditError(f"nothing committed: {reason}" + (f" ({detail})" if detail else ""))
 
 
+def _may_show(path: str, files: CommitFiles, sent: Mapping[str, str]) -> bool:
+    """Whether a retry may show ``path``: a file the model edited without being sent it is not
+    shown when the secret-file rules would have left it out (its text would leave the machine
+    only because the model guessed its name)."""
+    from ..context.rules import secret_content_reason, secret_reason
+
+    if not files.readable(path):
+        return False
+    if path in sent:
+        return True
+    return secret_reason(path) is None and secret_content_reason(files[path]) is None
+
+
+def _unseen(report: HunkReport, files: CommitFiles, sent: Mapping[str, str]) -> HunkReport:
+    """``report`` without the closest lines of a file the retry may not show (see _may_show)."""
+    from dataclasses import replace
+
+    if report.candidate is None or _may_show(report.path, files, sent):
+        return report
+    return replace(report, candidate=None)
+
+
 def python_problems(before: Mapping[str, str], changes: Mapping[str, str | None]) -> list[str]:
     """Python files that compiled before the edit and do not now (pre-existing breakage ignored)."""
     problems = []
@@ -118,7 +140,7 @@ def edit_loop(
         still_refused = [r for mine in outstanding.values() for r in mine]
         edited.refused = [_report_line(r) for r in still_refused]
         if still_refused:
-            problems.append(retry_prompt(still_refused))
+            problems.append(retry_prompt([_unseen(r, files, before) for r in still_refused]))
         problems += python_problems(before, files.changes)
         edited.problems = problems
         if not problems or attempt == max_retries:
@@ -131,7 +153,7 @@ def edit_loop(
                 if text is not None and python_problems(before, {path: text})
             }
         )
-        shown = {p: files[p] for p in failed_paths if files.readable(p)}
+        shown = {p: files[p] for p in failed_paths if _may_show(p, files, before)}
         messages = [
             messages[0],
             {
