@@ -470,9 +470,9 @@ def test_a_failure_reason_with_markup_is_inert_in_the_status_comment(
 
 
 def test_code_spans_hold_any_text() -> None:
-    from git_gpte.action.markdown import cell, code
-
     import html as html_lib
+
+    from git_gpte.action.markdown import cell, code
 
     for text in ["`", "``", "a`b", "`a", "a`", " x ", "a | b", "<img src=x>", "@org/team", "x\ny"]:
         for markdown in (f"| h |\n|---|\n| {cell(text)} |\n", f"{code(text)}\n"):
