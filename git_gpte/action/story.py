@@ -19,7 +19,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .report import cost_text, fence
+from .markdown import code, fence
+from .report import cost_text
 from .sanitize import cap, clean
 
 if TYPE_CHECKING:
@@ -32,17 +33,6 @@ MAX_ITERATIONS = 20  # the oldest give way: a body has a size limit (65,536 char
 MAX_REQUEST_CHARS = 600
 MAX_LISTED = 25
 MAX_ITEM_CHARS = 300
-
-
-def code(text: str) -> str:
-    """``text`` on one line as a code span no backtick inside can close (nothing in a code span
-    is Markdown, HTML or a mention)."""
-    flat = " ".join(str(text).split()) or " "
-    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
-    ticks = "`" * (longest + 1)
-    if flat.startswith("`") or flat.endswith("`"):
-        flat = f" {flat} "
-    return f"{ticks}{flat}{ticks}"
 
 
 @dataclass
