@@ -240,3 +240,153 @@ def test_no_path_in_a_reply_gets_through_apply(raw: str) -> None:
         return
     for path in result.files:
         assert path == check_path(path) and not inside_git_dir(path)
+
+
+# ------------------------------------------------------------------ near-identical blocks
+@SETTINGS
+@given(
+    name=st.sampled_from(["data", "value", "config"]),
+    exc=st.sampled_from(["ValueError", "OSError"]),
+    args=st.lists(
+        st.sampled_from(["url", "mirror", "urls", "host"]), min_size=2, max_size=2, unique=True
+    ),
+    gap=st.integers(0, 4),
+    target=st.integers(0, 1),
+    changed=st.integers(1, 4),
+    invented_at=st.integers(0, 6),
+    misindented=st.integers(0, 5),
+    hint=st.sampled_from(["none", "target", "neighbour", "between"]),
+)
+def test_twin_blocks_placed_on_the_right_one_or_refused(
+    name: str,
+    exc: str,
+    args: list[str],
+    gap: int,
+    target: int,
+    changed: int,
+    invented_at: int,
+    misindented: int,
+    hint: str,
+) -> None:
+    def block(arg: str) -> list[str]:
+        return [
+            "    try:",
+            f"        {name} = fetch({arg})",
+            f"    except {exc}:",
+            f'        log.warning("failed %s", {arg})',
+            f"        {name} = None",
+        ]
+
+    blocks = [block(args[0]), block(args[1])]
+    head = ["import log", "", f"def f({', '.join(args)}):"]
+    lines = (
+        head
+        + blocks[0]
+        + [f"    x{i} = {i}" for i in range(gap)]
+        + blocks[1]
+        + [f"    return {name}"]
+    )
+    starts = [len(head), len(head) + 5 + gap]
+    mine = blocks[target]
+    body = []
+    for k, line in enumerate(mine):
+        if k == changed:
+            body += ["-" + line, "+" + line + "  # changed"]
+        else:
+            body.append(" " + line)
+    invented = "         # retry once"  # a line the file does not have
+    body.insert(min(invented_at, len(body)), invented)
+    context = [k for k, row in enumerate(body) if row.startswith(" ") and "retry" not in row]
+    k = context[misindented % len(context)]
+    body[k] = " " + body[k][3:]  # two spaces short
+    at = {
+        "none": None,
+        "target": starts[target],
+        "neighbour": starts[1 - target],
+        "between": (starts[0] + starts[1]) // 2,
+    }[hint]
+    header = "@@ ... @@" if at is None else f"@@ -{at + 1},5 +{at + 1},5 @@"
+    text = "\n".join(lines) + "\n"
+    reply = "```diff\n--- m.py\n+++ m.py\n" + header + "\n" + "\n".join(body) + "\n```\n"
+    result = apply_reply({"m.py": text}, parse_reply(reply), known_paths=["m.py"])
+    if result.refused:
+        assert result.files == {}
+        return
+    out = result.files["m.py"] or ""
+    changed_at = [i for i, (x, y) in enumerate(zip(lines, out.split("\n"), strict=False)) if x != y]
+    assert changed_at and starts[target] <= changed_at[0] < starts[target] + 5, reply
+
+
+# ------------------------------------------------------------------ SEARCH that lost indentation
+@st.composite
+def nested_file(draw: st.DrawFn) -> list[tuple[int, str]]:
+    """(depth, text) lines of block-structured code: a line ending in ':' opens a level."""
+    out: list[tuple[int, str]] = []
+    depth = 0
+    for i in range(draw(st.integers(4, 30))):
+        last = next((t for _, t in reversed(out) if t), "")
+        if last.endswith(":"):
+            depth += 1  # a block's first line is one level deeper, and not blank
+        elif depth and draw(st.integers(0, 3)) == 0:
+            depth = draw(st.integers(0, depth))
+        if draw(st.integers(0, 9)) == 0 and not last.endswith(":"):
+            out.append((depth, ""))
+            continue
+        opens = draw(st.integers(0, 3)) == 0
+        out.append((depth, f"if cond_{i}:" if opens else f"step_{i}()"))
+    if out and out[-1][1].endswith(":"):
+        out.append((out[-1][0] + 1, "pass"))
+    return out
+
+
+def indented(lines: list[tuple[int, str]], drop: int | None, extra: str = "") -> list[str]:
+    """Lines at 4 spaces a level, less ``drop`` levels (None: no indentation at all)."""
+    if drop is None:
+        return [text for _, text in lines]
+    return [extra + "    " * (d - drop) + t if t else "" for d, t in lines]
+
+
+@SETTINGS
+@given(data=st.data(), mode=st.sampled_from(["dedent", "flatten", "deeper"]))
+def test_a_search_without_its_indentation_lands_at_the_files_depth_or_is_refused(
+    data: st.DataObject, mode: str
+) -> None:
+    lines = data.draw(nested_file())
+    start = data.draw(st.integers(0, len(lines) - 2))
+    end = data.draw(st.integers(start + 2, min(len(lines), start + 6)))
+    chunk = lines[start:end]
+    assume(sum(1 for _, t in chunk if t) >= 2)
+    # The edit: one line changed, and maybe a line inserted after another, at the depth the
+    # code there calls for.
+    new = list(chunk)
+    at = data.draw(st.sampled_from([k for k, (_, t) in enumerate(chunk) if t]))
+    new[at] = (chunk[at][0], chunk[at][1] + "  # edited")
+    if data.draw(st.booleans()):
+        k = data.draw(st.integers(0, len(new) - 1))
+        depth = new[k][0] + (1 if new[k][1].rstrip().endswith(":") else 0)
+        new.insert(k + 1, (depth, "inserted()"))
+    base = min(d for d, t in chunk if t)
+    # dedent: the SEARCH lost the chunk's common indentation; deeper: it has 4 spaces too many.
+    drop = None if mode == "flatten" else base
+    extra = "    " * base + "    " if mode == "deeper" else ""
+    search = indented(chunk, drop, extra)
+    replace = indented(new, drop, extra)
+    # A flattened SEARCH that reads the same as the file's lines is not missing anything: the
+    # REPLACE then says what it says (no engine can see the depth it lost).
+    assume(mode != "flatten" or search != indented(chunk, 0))
+    text = "\n".join(indented(lines, 0)) + "\n"
+    want = "\n".join(indented(lines[:start] + new + lines[end:], 0)) + "\n"
+    reply = (
+        "m.py\n```python\n<<<<<<< SEARCH\n"
+        + "\n".join(search)
+        + "\n=======\n"
+        + "\n".join(replace)
+        + "\n>>>>>>> REPLACE\n```\n"
+    )
+    result = apply_reply({"m.py": text}, parse_reply(reply), known_paths=["m.py"])
+    if result.refused:
+        # Only a SEARCH that lost its nesting may leave the depth unknowable.
+        assert mode == "flatten", result.refused[0].detail
+        assert result.files == {}
+        return
+    assert result.files.get("m.py", text) == want, reply

@@ -99,6 +99,7 @@ def reindent(
     added = [k for k, (op, t) in enumerate(ops) if op == "+" and t.strip()]
     if not added:
         return Reindented(list(ops), "")
+    one_depth = len({lead(ops[k][1]) for k in shifts}) == 1
     if len(kinds) == 1:
         (shift,) = kinds
         if shift[0] == "?":
@@ -108,6 +109,14 @@ def reindent(
                 f"where the file has {lead(file_lines[mapping[sample]])!r}; cannot tell how to "
                 "indent the added lines"
             )
+        if shift[0] == "+" and one_depth:
+            # The matched lines are all at one depth, so whether the reply dropped just their
+            # common indentation or all of it cannot be seen: the added lines' own nesting is
+            # trusted only where it is visible, or where they are flat anyway.
+            for block in _change_blocks(ops):
+                plus = [k for k in block if k in added]
+                if plus and not _visible(ops, block, plus):
+                    return _uneven(ops, plus)
         moved = {k: _moved(ops[k][1], shift) for k in added}
         if any(v is None for v in moved.values()):
             return _uneven(ops, [k for k, v in moved.items() if v is None])
@@ -117,26 +126,28 @@ def reindent(
             "matched are in the file"
         )
         return Reindented(_with(ops, moved), note)
-    flattened = len({lead(ops[k][1]) for k in shifts}) == 1 and (
-        len({lead(file_lines[mapping[k]]) for k in shifts}) > 1
-    )
+    # All at one depth in the reply, several in the file: the reply lost its nesting, so a
+    # line that matched at its own depth says nothing about the depth of what was added.
+    flattened = one_depth
     moved = {}
     for block in _change_blocks(ops):
         plus = [k for k in block if k in added]
         if not plus:
             continue
         minus = [k for k in block if ops[k][0] == "-" and k in shifts]
-        if minus:
+        before = [k for k in shifts if k < block[0]][-1:]
+        after = [k for k in shifts if k > block[-1]][:1]
+        if minus and not flattened:
             anchors = [shifts[k] for k in minus]
         else:
-            before = [k for k in shifts if k < block[0]][-1:]
-            after = [k for k in shifts if k > block[-1]][:1]
-            anchors = [shifts[k] for k in before + after]
+            # Lost nesting: added lines may sit at the depth of what they replace or of what
+            # comes before or after them; only where all of those agree is the depth known.
+            anchors = [shifts[k] for k in before + minus + after]
         found = set(anchors)
-        if found == {SAME}:
-            continue
+        if found == {SAME} and not flattened:
+            continue  # drift elsewhere; the lines around these match the file as written
         one = next(iter(found)) if len(found) == 1 and len(anchors) >= (1 if minus else 2) else None
-        if one is not None and one[0] != "?" and not (flattened and not _flat(ops, plus)):
+        if one is not None and one[0] != "?" and not (flattened and not _visible(ops, block, plus)):
             moved.update({k: _moved(ops[k][1], one) for k in plus})
             continue
         if len(minus) == len(plus) and all(
@@ -179,6 +190,23 @@ def _change_blocks(ops: Sequence[tuple[Op, str]]) -> list[list[int]]:
         else:
             blocks.append([k])
     return blocks
+
+
+def _visible(ops: Sequence[tuple[Op, str]], block: list[int], plus: list[int]) -> bool:
+    """Whether the depth of a run of added lines can be told from the reply's own text.
+
+    Not when the run lost its internal nesting (see :func:`_flat`), nor when its change
+    ``block`` follows a line that opens a block and the run is not indented deeper than it:
+    the run belongs inside the block, at a depth the reply no longer shows.
+    """
+    if not _flat(ops, plus):
+        return False
+    before = [t for op, t in ops[: block[0]] if op != "+" and t.strip()][-1:]
+    return not (
+        before
+        and before[0].rstrip().endswith(_OPENERS)
+        and len(lead(ops[plus[0]][1])) <= len(lead(before[0]))
+    )
 
 
 def _flat(ops: Sequence[tuple[Op, str]], plus: list[int]) -> bool:
