@@ -544,3 +544,21 @@ def test_a_retry_never_shows_a_secret_file_the_model_guessed(
     retry = json.dumps(llm_server.requests[1].body)
     assert ".git-credentials" in retry  # the refusal is reported ...
     assert "ghp_TOKEN1secret" not in retry  # ... without the file's content
+
+
+def test_apply_refuses_a_submodules_git_dir_wherever_its_git_file_points(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "super", {"app.py": APP})
+    # a submodule whose git directory is a plain folder of the work tree, named by its .git file
+    git(repo, "init", "-q", "-b", "main", "--separate-git-dir", str(repo / "vault"), "sub")
+    (repo / "sub" / "lib.py").write_text("L = 1\n")
+    git(repo / "sub", "add", "-A")
+    git(repo / "sub", "commit", "-q", "-m", "sub")
+    git(repo, "add", "sub")  # a gitlink
+    git(repo, "commit", "-q", "-m", "with a submodule")
+    (repo / "v").symlink_to("vault")
+    hooks = sorted(p.name for p in (repo / "vault" / "hooks").iterdir())
+    for args in (["apply", "-"], ["apply", "--branch", "evil", "-"]):
+        proc = run_gpte(*args, cwd=repo, input=HOOK_THROUGH_LINK.replace("meta/", "v/"))
+        assert proc.returncode == 7, proc.stdout + proc.stderr
+        assert "git directory" in proc.stderr
+    assert sorted(p.name for p in (repo / "vault" / "hooks").iterdir()) == hooks
