@@ -361,7 +361,7 @@ def test_refused_hunks_are_reported_and_the_run_is_partial(world: World, gh: Git
     assert run.code == 1, run.proc.stdout + run.proc.stderr
     [pr] = gh.pulls(REPO)
     body = gh.repos[REPO].issues[pr["number"]]["body"]
-    assert "### Refused hunks" in body and "src/app.py" in body
+    assert "**Refused** (1, **not** applied):" in body and "src/app.py hunk" in body
     assert run.outputs["success"] == "false" and run.outputs["pr-url"]
     assert '"Hello, " + name' in git(world.origin, "show", "gpte/issue-17:src/app.py")
     [status] = status_comments(gh, 17)

@@ -195,7 +195,7 @@ def test_issue_edit_is_checked_by_self_heal(
     assert run.code == 0, run.proc.stdout + run.proc.stderr
     [pr] = gh.pulls(REPO)
     body = gh.repos[REPO].issues[pr["number"]]["body"]
-    assert "**Self-heal:** the check passed" in body
+    assert "**Self-heal:** passed." in body and "- the edit `" in body
     assert run.outputs["success"] == "true"
 
 

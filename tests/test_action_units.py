@@ -22,7 +22,7 @@ from git_gpte.action.event import (
     parse_event,
 )
 from git_gpte.action.gate import check_actor, check_state
-from git_gpte.action.report import Outcome, fence, pr_body
+from git_gpte.action.report import Outcome, fence, pr_head
 from git_gpte.action.sanitize import build_prompt, clean
 from tests.helpers.action_world import comment_event, issue_payload, labeled_event, parse_outputs
 
@@ -196,7 +196,7 @@ def test_outputs_survive_hostile_values(tmp_path: Path) -> None:
     assert parse_outputs(path.read_text()) == {"pr-url": "u", "branch": "x\nsuccess=true\nEOF"}
 
 
-def test_pr_body_and_fence() -> None:
+def test_pr_head_and_fence() -> None:
     o = Outcome(
         7,
         files_changed=["a.py"],
@@ -211,10 +211,9 @@ def test_pr_body_and_fence() -> None:
         max_attempts=3,
         heal_tail="```\nboom",
     )
-    body = pr_body(o)
-    assert body.startswith("Closes #7\n")
-    assert "### Refused hunks" in body and "context not found" in body
-    assert "still fails after 3 attempt(s)" in body and "cost unknown" in body
+    body = pr_head(o)
+    assert body.startswith("Closes #7\n") and "what each run did is listed below" in body
+    assert "still fails after 3 attempt(s)" in body and "````text\n```\nboom" in body
     assert fence("```\nboom").startswith("````text\n")
     assert o.outputs()["success"] == "false" and o.outputs()["cost-usd"] == ""
 

@@ -36,7 +36,7 @@ from .event import (
 from .gate import Decision, check_actor, check_state
 from .joblog import CheckGroups
 from .remote import Remote
-from .report import Outcome, cost_text, pr_body, pr_title, summary_markdown, usage_line
+from .report import Outcome, cost_text, pr_head, pr_title, summary_markdown, usage_line
 from .sanitize import build_prompt
 from .settings import BOT_IDENTITY, LLM_KEY_VARIABLES, ActionSettings, scrub_secrets
 from .status import StatusComment
@@ -233,6 +233,46 @@ def heal(
     return healed
 
 
+def heal_the_edit(
+    ctx: Context,
+    o: Outcome,
+    repo: Repository,
+    settings: Settings,
+    status: StatusComment,
+    *,
+    command: str,
+    who: tuple[str, str],
+    prompt: str,
+) -> None:
+    """Self-heal after an edit: run ``command`` on ``o.commit`` and heal failures, the status
+    comment following each run. A passing fix replaces ``o.commit`` (failed attempts stay out of
+    what is pushed); the heal's tokens and cost are added to the edit's."""
+    n = ctx.settings.max_attempts
+
+    def progress(attempt: int) -> None:
+        what = "checking the edit" if attempt == 0 else f"heal attempt {attempt}/{n}"
+        status.update(f"{what}: running {md.code(command)}.")
+
+    healed = heal(
+        ctx,
+        o,
+        repo,
+        settings,
+        command=command,
+        base=o.commit,
+        prompt=prompt,
+        who=who,
+        on_attempt=progress,
+    )
+    if healed.success and healed.commit:
+        o.commit = healed.commit
+    o.tokens_in += healed.tokens_in
+    o.tokens_out += healed.tokens_out
+    o.cost_usd = (
+        None if o.cost_usd is None or healed.cost_usd is None else o.cost_usd + healed.cost_usd
+    )
+
+
 class IssueFlow:
     """An issue (or a ``/gpte`` comment) in, a branch and a pull request out."""
 
@@ -314,7 +354,16 @@ class IssueFlow:
         if s.self_heal:
             command = default_heal_command(repo, result.commit, s.heal_command)
             if command:
-                self._heal(repo, settings, command, who, prompt)
+                heal_the_edit(
+                    self.ctx,
+                    o,
+                    repo,
+                    settings,
+                    self.status,
+                    command=command,
+                    who=who,
+                    prompt=prompt,
+                )
             else:
                 self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
 
@@ -349,34 +398,6 @@ class IssueFlow:
         base_commit = remote.fetch(o.base_branch)
         return remote.free_branch(f"{s.branch_prefix}{t.number}"), None, base_commit
 
-    def _heal(
-        self, repo: Repository, settings: Settings, command: str, who: tuple[str, str], prompt: str
-    ) -> None:
-        o, n = self.outcome, self.s.max_attempts
-
-        def progress(attempt: int) -> None:
-            what = "checking the edit" if attempt == 0 else f"heal attempt {attempt}/{n}"
-            self.status.update(f"{what}: running {md.code(command)}.")
-
-        healed = heal(
-            self.ctx,
-            o,
-            repo,
-            settings,
-            command=command,
-            base=o.commit,
-            prompt=prompt,
-            who=who,
-            on_attempt=progress,
-        )
-        if healed.success and healed.commit:
-            o.commit = healed.commit  # failed attempts stay out of the pull request
-        o.tokens_in += healed.tokens_in
-        o.tokens_out += healed.tokens_out
-        o.cost_usd = (
-            None if o.cost_usd is None or healed.cost_usd is None else o.cost_usd + healed.cost_usd
-        )
-
     def _open_or_update_pull(self, target: str) -> None:
         o, t = self.outcome, self.t
         kind = "/gpte comment" if t.comment_id is not None else f"issue #{t.number}"
@@ -390,7 +411,7 @@ class IssueFlow:
                 self.client.update_pull(t.number, title=self.previous.title, body=body)
             return
         title = pr_title(t.title, t.number)
-        body = with_iteration(pr_body(o), before, step)
+        body = with_iteration(pr_head(o), before, step)
         if o.pr_number is not None:
             pr = self.client.update_pull(o.pr_number, title=title, body=body)
         else:

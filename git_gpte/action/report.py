@@ -92,32 +92,18 @@ def heal_section(o: Outcome) -> list[str]:
     return lines
 
 
-def pr_body(o: Outcome) -> str:
-    lines = [f"Closes #{o.number}", "", "Changes written by git-gpte from the issue text."]
+def pr_head(o: Outcome) -> str:
+    """The top of an issue's pull request body: the issue it closes, what to keep in mind, and
+    the last check's output while it still fails. What each run did is the story under it (see
+    :mod:`git_gpte.action.story`), so none of that is repeated here."""
+    made = "Changes written by git-gpte from the issue text"
     if o.model:
-        lines[-1] += f" Model: {code(o.model)}."
-    lines += ["", "### Edits"]
-    if o.files_changed:
-        lines += [f"- {code(path)}" for path in o.files_changed]
-    else:
-        lines.append("- (no file changed)")
-    lines.append(f"\n{o.applied} hunk(s) applied.")
-    if o.refused:
-        lines += [
-            "",
-            "### Refused hunks",
-            "",
-            "These could not be placed with confidence and were **not** applied:",
-            "",
-        ]
-        lines += [f"- {code(reason)}" for reason in o.refused]
-    if o.problems:
-        lines += ["", "### Problems left", ""] + [f"- {code(p)}" for p in o.problems]
-    lines += ["", *heal_section(o), "", f"**Usage:** {usage_line(o)}."]
+        made += f" with {code(o.model)}"
+    lines = [f"Closes #{o.number}", "", made + "; what each run did is listed below."]
     if o.truncated_prompt:
         lines += ["", "_The issue text was longer than the limit and was cut._"]
-    if o.run_url:
-        lines += ["", f"[Workflow run]({o.run_url})"]
+    if o.heal_ran and not o.heal_success:
+        lines += ["", *heal_section(o)]
     lines += ["", "Review the changes before merging: they were written by a language model."]
     return "\n".join(lines) + "\n"
 

@@ -19,7 +19,7 @@ from . import markdown as md
 from .client import GitHubClient
 from .commands import error_line, write_outputs, write_summary
 from .event import Actor, ReviewComment, ReviewTrigger, match_phrase
-from .flow import Context, default_heal_command, gate, heal, identity, skip
+from .flow import Context, default_heal_command, gate, heal_the_edit, identity, skip
 from .gate import check_actor, check_state
 from .remote import Remote
 from .report import Outcome, cost_text, heal_section, summary_markdown, usage_line
@@ -204,7 +204,16 @@ class ReviewFlow:
         if s.self_heal:
             command = default_heal_command(repo, result.commit, s.heal_command)
             if command:
-                self._heal(repo, settings, command, who, prompt)
+                heal_the_edit(
+                    self.ctx,
+                    o,
+                    repo,
+                    settings,
+                    self.status,
+                    command=command,
+                    who=who,
+                    prompt=prompt,
+                )
             else:
                 self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
 
@@ -212,34 +221,6 @@ class ReviewFlow:
         pushed_or_moved(remote, o.commit, t.head_ref, head)
         self.pushed = True
         return EXIT_OK if o.success else EXIT_PARTIAL
-
-    def _heal(
-        self, repo: Repository, settings: Settings, command: str, who: tuple[str, str], prompt: str
-    ) -> None:
-        o, n = self.outcome, self.s.max_attempts
-
-        def progress(attempt: int) -> None:
-            what = "checking the edit" if attempt == 0 else f"heal attempt {attempt}/{n}"
-            self.status.update(f"{what}: running {md.code(command)}.")
-
-        healed = heal(
-            self.ctx,
-            o,
-            repo,
-            settings,
-            command=command,
-            base=o.commit,
-            prompt=prompt,
-            who=who,
-            on_attempt=progress,
-        )
-        if healed.success and healed.commit:
-            o.commit = healed.commit
-        o.tokens_in += healed.tokens_in
-        o.tokens_out += healed.tokens_out
-        o.cost_usd = (
-            None if o.cost_usd is None or healed.cost_usd is None else o.cost_usd + healed.cost_usd
-        )
 
     # ------------------------------------------------------------------ answers
     def _commit_link(self) -> str:

@@ -61,6 +61,7 @@ class Iteration:
     files_changed: list[str] = field(default_factory=list)
     applied: int = 0
     refused: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # left after the retries (syntax errors)
     check: str = ""  # the heal command, when the check ran
     attempts: list[Attempt] = field(default_factory=list)
     heal_result: str = ""  # "passed", or why healing stopped
@@ -113,6 +114,7 @@ class Iteration:
             files_changed=texts("files_changed"),
             applied=number("applied"),
             refused=texts("refused"),
+            problems=texts("problems"),
             check=text("check"),
             attempts=attempts[:20],
             heal_result=text("heal_result"),
@@ -142,6 +144,7 @@ def iteration(kind: str, request: str, o: Outcome) -> Iteration:
         files_changed=list(o.files_changed),
         applied=o.applied,
         refused=list(o.refused),
+        problems=list(o.problems),
         check=o.check_command if o.heal_ran else "",
         attempts=[
             Attempt(
@@ -200,6 +203,9 @@ def _section(n: int, it: Iteration) -> list[str]:
     if it.refused:
         lines += ["", f"**Refused** ({len(it.refused)}, **not** applied):", ""]
         lines += [f"- {code(reason)}" for reason in it.refused[:MAX_LISTED]]
+    if it.problems:
+        lines += ["", "**Problems left:**", ""]
+        lines += [f"- {code(problem)}" for problem in it.problems[:MAX_LISTED]]
     if it.check:
         lines += ["", f"**Check** {code(it.check)}:", ""]
         for a in it.attempts:
