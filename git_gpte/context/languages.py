@@ -219,6 +219,32 @@ def is_docs(path: str) -> bool:
     return any(p in ("doc", "docs", "documentation") for p in path.lower().split("/")[:-1])
 
 
+VENDOR_DIRS = frozenset(
+    {
+        "vendor",
+        "vendored",
+        "_vendor",
+        "third_party",
+        "thirdparty",
+        "external",
+        "externals",
+        "node_modules",
+        "packages",
+        "deps",
+        "extern",
+    }
+)
+
+
+def vendor_dir(path: str) -> str | None:
+    """The vendored package a path lies in (``pkg/packages/urllib3/x.py`` -> ``urllib3``)."""
+    parts = path.lower().split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in VENDOR_DIRS:
+            return parts[i + 1].rsplit(".", 1)[0] if i + 1 < len(parts) else part
+    return None
+
+
 def is_test(path: str) -> bool:
     """Test code by the conventions of most ecosystems (tests/ dirs, test_*.py, *_test.go, ...)."""
     lower = path.lower()

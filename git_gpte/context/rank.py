@@ -33,16 +33,18 @@ from dataclasses import dataclass, field
 
 from . import terms as T
 from .index import Candidate
-from .languages import FILE_EXTENSIONS, is_config, is_docs, is_prose, is_test
+from .languages import FILE_EXTENSIONS, is_config, is_docs, is_prose, is_test, vendor_dir
 from .parse import FileRecord
 from .store import IndexStore
 
 K1 = 1.2
 B = 0.75
 PATH_TF = 3  # a path term counts as this many occurrences
+BODY_WEIGHT = 0.6  # weight of words only in a request's body (below its first line)
 TEST_FACTOR = 0.35
 PROSE_FACTOR = 0.3
 CONFIG_FACTOR = 0.4
+VENDOR_FACTOR = 0.4  # vendored code, unless the request names the vendored package
 NAME_BOOST = 0.4  # a file whose name is a word of the request (``callers`` -> _callers.py)
 MENTION_BOOST = 1.0  # a file the request names by path
 IDENT_BOOST = 0.6  # a file defining an identifier the request names (code-like spelling)
@@ -63,6 +65,7 @@ HEADER_BASE = 0.35
 CHUNK_IDF = True
 CHUNK_USE_BONUS = 0.5  # bonus (in BM25 units) of a chunk using a named identifier
 MEMBER_SPREAD = 0.3  # share of a class header's relevance given to each of its members
+IN_FILE_NORM = 0.6  # share of a chunk's relevance measured against its file's best chunk
 CHUNK_MIX = 0.5  # weight of a chunk's own relevance regardless of its file's
 MAX_DEFINERS = 4  # names defined in more files than this link nothing
 
@@ -102,6 +105,7 @@ class Ranking:
 @dataclass(frozen=True)
 class Query:
     terms: tuple[str, ...]
+    weights: dict[str, float]  # the title's words count fully, the body's less
     strong_idents: frozenset[str]
     weak_idents: frozenset[str]
     path_mentions: tuple[str, ...]
@@ -126,8 +130,11 @@ def analyse_request(request: str) -> Query:
     paths += [m.group(0) for m in _DOTTED.finditer(request)]
     terms = T.query_terms(request)
     lowered = set(terms)
+    lines = [ln for ln in request.strip().splitlines() if ln.strip()]
+    title = set(T.query_terms(lines[0])) if len(lines) > 1 else lowered
     return Query(
         terms=tuple(terms),
+        weights={t: 1.0 if t in title else BODY_WEIGHT for t in terms},
         strong_idents=frozenset(strong),
         weak_idents=frozenset(weak - strong),
         path_mentions=tuple(dict.fromkeys(p for p in paths if len(p) >= 4)),
@@ -297,7 +304,9 @@ def rank(store: IndexStore, files: Sequence[Candidate], request: str) -> Ranking
         holders = set(postings[term])
         holders.update(c.key for c in texts if term in path_tf[c.path])
         df[term] = len(holders)
-    idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items() if d}
+    idf = {
+        t: query.weights[t] * math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items() if d
+    }
     lengths = {c.key: stats[c.key].length + PATH_TF * len(path_tf[c.path]) for c in texts}
     avg = sum(lengths.values()) / n if lengths else 1.0
 
@@ -342,6 +351,9 @@ def rank(store: IndexStore, files: Sequence[Candidate], request: str) -> Ranking
             return PROSE_FACTOR * (1.5 if query.wants_prose else 1.0)
         if is_config(path) or (is_docs(path) and not query.wants_prose):
             return CONFIG_FACTOR
+        vendored = vendor_dir(path)
+        if vendored is not None and not set(T.identifier_terms(vendored)) & set(query.terms):
+            return VENDOR_FACTOR
         return 1.0
 
     request_terms = set(query.terms)
@@ -423,7 +435,7 @@ def _rank_chunks(
         for term in file_idf:
             d = sum(1 for c in all_chunks if term in c.terms)
             if d:
-                idf[term] = math.log(1 + (n - d + 0.5) / (d + 0.5))
+                idf[term] = query.weights[term] * math.log(1 + (n - d + 0.5) / (d + 0.5))
     else:
         idf = file_idf
     for f in files:
@@ -469,11 +481,15 @@ def _rank_chunks(
     rows = spread_rows
     top = max((r[2] for r in rows), default=0.0) or 1.0
     top_file = max((f.score for f in files), default=0.0) or 1.0
+    top_in: dict[int, float] = defaultdict(float)
+    for f, _, lex, _ in rows:
+        top_in[id(f)] = max(top_in[id(f)], lex)
     out = []
     for f, i, lex, reasons in rows:
         assert f.record is not None
         base = HEADER_BASE if f.record.chunks[i].kind == "header" else CHUNK_BASE
-        score = (f.score / top_file) ** FILE_EXPONENT * (base + lex / top)
+        rel = (1 - IN_FILE_NORM) * lex / top + IN_FILE_NORM * lex / (top_in[id(f)] or 1.0)
+        score = (f.score / top_file) ** FILE_EXPONENT * (base + rel)
         score += CHUNK_MIX * f.prior * lex / top
         out.append(ChunkScore(f, i, score, reasons))
     out.sort(key=lambda c: (-c.score, c.file.cand.path, c.index))
