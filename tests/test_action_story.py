@@ -20,6 +20,7 @@ from tests.helpers.action_world import (
     issue_payload,
     labeled_event,
     make_world,
+    pull_request_event,
 )
 from tests.helpers.github_server import GitHubServer
 from tests.helpers.gitrepo import git
@@ -159,3 +160,26 @@ def test_the_stored_story_is_read_as_untrusted_data() -> None:
     text = story_markdown([evil])
     assert "````text\n```\n</details><script>\n````" in text
     assert "- ``` `` @a <b> ```" in text
+
+
+def test_a_pre_merge_heal_fix_joins_the_story_of_a_git_gpte_pull_request(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    world = make_world(tmp_path, gh, llm_server, {"run.sh": RUN_SH, "check.py": BROKEN})
+    gh.set_permission(REPO, "alice", "write")
+    head = world.remote_refs()["refs/heads/main"]
+    git(world.origin, "update-ref", "refs/heads/gpte/issue-3", head)
+    gh.add_pull(REPO, 30, "gpte/issue-3", "main", "Ours")
+    earlier = Iteration(kind="issue #3", request="add", commit=head, applied=1, tokens_in=9)
+    gh.repos[REPO].issues[30]["body"] = with_iteration("Closes #3", None, earlier)
+    llm_server.queue(FIX)
+
+    run = world.run("pull_request", pull_request_event(30, "gpte/issue-3", head, REPO))
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    body = body_of(gh, 30)
+    section = body.split("#### 2. pre-merge heal")[1]
+    assert "```text\nmake `bash run.sh` pass\n```" in section
+    assert "- heal attempt 1 `" in section and "**Self-heal:** passed." in section
+    assert "**Applied:**" not in section and "**Sent:**" not in section
+    assert "**Total:** 2 run(s)" in body

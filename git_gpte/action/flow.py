@@ -40,7 +40,7 @@ from .report import Outcome, cost_text, pr_head, pr_title, summary_markdown, usa
 from .sanitize import build_prompt
 from .settings import BOT_IDENTITY, LLM_KEY_VARIABLES, ActionSettings, scrub_secrets
 from .status import StatusComment
-from .story import has_story, iteration, story_head, with_iteration
+from .story import Iteration, has_story, iteration, story_head, with_iteration
 
 if TYPE_CHECKING:
     from ..pipeline.heal import HealResult
@@ -233,6 +233,19 @@ def heal(
     return healed
 
 
+def add_to_story(ctx: Context, client: GitHubClient, number: int, step: Iteration) -> None:
+    """Add ``step`` to pull request ``number``'s body when git-gpte wrote that body (its story
+    is there); a person's description of their own pull request is left alone. A failure is a
+    warning: the commits are pushed already, the body is news about them."""
+    try:
+        pr = client.pull(number)
+        if has_story(pr.body):
+            body = with_iteration(story_head(pr.body), pr.body, step)
+            client.update_pull(number, title=pr.title, body=body)
+    except GitHubError as exc:
+        ctx.cmds.warning(f"could not update the pull request's body: {exc.render()}")
+
+
 def heal_the_edit(
     ctx: Context,
     o: Outcome,
@@ -404,11 +417,7 @@ class IssueFlow:
         step = iteration(kind, t.extra or f"{t.title}\n\n{t.body}", o)
         before = self.previous.body if self.previous else None
         if t.is_pull_request:
-            # The commits went onto the pull request itself; its body tells the story only
-            # when git-gpte wrote it (a person's description is theirs).
-            if self.previous and has_story(before):
-                body = with_iteration(story_head(before or ""), before, step)
-                self.client.update_pull(t.number, title=self.previous.title, body=body)
+            add_to_story(self.ctx, self.client, t.number, step)  # the commits went onto it
             return
         title = pr_title(t.title, t.number)
         body = with_iteration(pr_head(o), before, step)
@@ -599,6 +608,9 @@ class PullRequestFlow:
                 f"{o.attempts} heal attempt(s) fixed it and the "
                 f"fix was pushed to {md.code(t.head_ref)}. Usage: {usage_line(o)}."
             )
+            o.commit = o.commit or head
+            step = iteration("pre-merge heal", f"make `{command}` pass", o)
+            add_to_story(self.ctx, self.client, t.number, step)
             return
         except GitHubError as exc:
             self.ctx.console.warn(

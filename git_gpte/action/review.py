@@ -19,13 +19,21 @@ from . import markdown as md
 from .client import GitHubClient
 from .commands import error_line, write_outputs, write_summary
 from .event import Actor, ReviewComment, ReviewTrigger, match_phrase
-from .flow import Context, default_heal_command, gate, heal_the_edit, identity, skip
+from .flow import (
+    Context,
+    add_to_story,
+    default_heal_command,
+    gate,
+    heal_the_edit,
+    identity,
+    skip,
+)
 from .gate import check_actor, check_state
 from .remote import Remote
 from .report import Outcome, cost_text, heal_section, summary_markdown, usage_line
 from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
 from .status import StatusComment
-from .story import has_story, iteration, story_head, with_iteration
+from .story import iteration
 
 
 def pushed_or_moved(remote: Remote, commit: str, branch: str, expect: str) -> None:
@@ -267,21 +275,14 @@ class ReviewFlow:
                 self.ctx.cmds.warning(f"could not reply to review comment: {exc.render()}")
 
     def _tell_the_story(self) -> None:
-        """Add this run to the pull request's body when git-gpte wrote that body (a person's
-        description of their pull request is left alone)."""
+        """Add this run to the pull request's body (when git-gpte wrote it)."""
         t = self.t
         asked = [
             f"{c.path} {line_range(c)}: {match_phrase(c.body, self.s.trigger_phrase) or c.body}"
             for c in self.comments
         ]
         step = iteration("review comments", "\n".join([*asked, t.extra]).strip(), self.outcome)
-        try:
-            pr = self.client.pull(t.number)
-            if has_story(pr.body):
-                body = with_iteration(story_head(pr.body), pr.body, step)
-                self.client.update_pull(t.number, title=pr.title, body=body)
-        except GitHubError as exc:
-            self.ctx.cmds.warning(f"could not update the pull request's body: {exc.render()}")
+        add_to_story(self.ctx, self.client, t.number, step)
 
     def _finish(self) -> None:
         o = self.outcome

@@ -189,17 +189,18 @@ def _section(n: int, it: Iteration) -> list[str]:
     if it.model:
         head += f" · {code(it.model)}"
     lines = [head, "", "**Asked:**", "", fence(it.request or "(no text)"), ""]
+    # An edit sends files and applies hunks; a pre-merge heal's entry has only its attempts.
+    edited = bool(it.files_sent or it.applied or it.refused)
     if it.files_sent:
         summary = f"<summary>{len(it.files_sent)} file(s)</summary>"
         lines += ["**Sent:**", "", f"<details>{summary}\n\n{_listed(it.files_sent)}\n\n</details>"]
-    else:
-        lines.append("**Sent:** no file")
     lines.append(
         f"\n**Tokens:** {it.tokens_in:,} in, {it.tokens_out:,} out · **cost:** "
         f"{cost_text(it.cost_usd)}"
     )
-    changed = _listed(it.files_changed) if it.files_changed else "no file"
-    lines.append(f"\n**Applied:** {it.applied} hunk(s), changing {changed}.")
+    if edited:
+        changed = _listed(it.files_changed) if it.files_changed else "no file"
+        lines.append(f"\n**Applied:** {it.applied} hunk(s), changing {changed}.")
     if it.refused:
         lines += ["", f"**Refused** ({len(it.refused)}, **not** applied):", ""]
         lines += [f"- {code(reason)}" for reason in it.refused[:MAX_LISTED]]
