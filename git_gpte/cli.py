@@ -2,7 +2,7 @@
 
 Commands live one per module in ``git_gpte/commands/`` and are imported only when invoked, so
 ``git gpte --help`` never pays for the LLM or GitHub SDKs. This module must stay cheap to import:
-nothing here may import ``openai``, ``anthropic``, ``github`` or ``git`` (GitPython) at top level.
+nothing here may import ``openai``, ``anthropic`` or ``github`` at top level.
 """
 
 from __future__ import annotations

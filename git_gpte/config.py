@@ -2,14 +2,13 @@
 
 Precedence, highest first: command-line flag > environment variable > ``git config gpte.*``
 > ``gpt-engineer.toml`` / ``pyproject.toml [tool.gpte]`` in the repository root > default.
-Reading configuration never needs GitPython: ``git config`` is run directly so commands that
-do not touch a repository (``sysinfo``, ``--help``) stay cheap.
+The ``gpte.*`` git config keys are read by the git layer
+(:func:`git_gpte.git.config.load_settings`); this module only resolves them.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -22,26 +21,6 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]
-
-
-def read_git_config(cwd: str | os.PathLike[str]) -> dict[str, str]:
-    """All ``gpte.*`` keys visible from ``cwd`` (repo, global), names lower-cased."""
-    try:
-        proc = subprocess.run(
-            ["git", "config", "-z", "--get-regexp", r"^gpte\."],
-            cwd=cwd,
-            capture_output=True,
-            check=False,
-        )
-    except OSError:
-        return {}
-    values: dict[str, str] = {}
-    for record in proc.stdout.decode("utf-8", "replace").split("\0"):
-        if not record:
-            continue
-        key, _, value = record.partition("\n")
-        values[key.lower()] = value
-    return values
 
 
 def read_toml_config(root: Path | None) -> dict[str, Any]:
@@ -84,10 +63,6 @@ class Settings:
     git: dict[str, str] = field(default_factory=dict)
     toml: dict[str, Any] = field(default_factory=dict)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
-
-    @classmethod
-    def load(cls, cwd: str | os.PathLike[str], root: Path | None = None) -> Settings:
-        return cls(root=root, git=read_git_config(cwd), toml=read_toml_config(root))
 
     def get(
         self,

@@ -8,6 +8,7 @@ import pytest
 
 from git_gpte.config import Settings
 from git_gpte.errors import ConfigError, UsageError
+from git_gpte.git.config import load_settings
 from git_gpte.git.repo import Repository
 from git_gpte.run import (
     DEFAULT_TIMEOUT,
@@ -22,7 +23,7 @@ from tests.helpers.gitrepo import Snapshot, git, make_repo
 
 
 def settings_for(repo: Path) -> Settings:
-    return Settings.load(repo, repo)
+    return load_settings(repo, repo)
 
 
 def test_run_commit_returns_a_result_and_keeps_the_checkout(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ def test_versions_and_packages(tmp_path: Path) -> None:
     assert info["python"].endswith(platform.python_version())
     assert info["machine"] == platform.machine()
     assert info["git"][0].isdigit()
-    for name in ("click", "gitpython", "openai", "anthropic", "tiktoken", "pygithub"):
+    for name in ("click", "openai", "anthropic", "tiktoken", "pygithub"):
         assert info["packages"][name][0].isdigit(), name
     assert info["in repository"] is False and info["feedback"] == "not asked"
 

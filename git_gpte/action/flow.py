@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 from ..config import Settings
 from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError, MissingIdentity, RunError
 from ..git import Repository, unique_branch
+from ..git.config import load_settings
 from ..ui import Console
 from . import markdown as md
 from .client import GitHubClient, PullInfo
@@ -344,7 +345,7 @@ class IssueFlow:
 
         from ..pipeline.improve import ImproveRequest, run_improve
 
-        settings = Settings.load(s.workspace, repo.root)
+        settings = load_settings(s.workspace, repo.root)
         # The remote branch may exist locally already (a re-run): the local name gets a suffix.
         local = unique_branch(repo, target)
         request = ImproveRequest(
@@ -548,7 +549,7 @@ class PullRequestFlow:
             )
             self._outputs(True)
             return EXIT_OK
-        settings = Settings.load(s.workspace, repo.root)
+        settings = load_settings(s.workspace, repo.root)
         prompt = (
             f"The checks of pull request #{t.number} fail. "
             f"Fix the code so that `{command}` succeeds. "

@@ -10,7 +10,7 @@ group commands themselves are ours and are emitted between a resume and a new st
 
 from __future__ import annotations
 
-from ..commands.streaming import Streamer
+from ..run.streaming import Streamer
 from .commands import WorkflowCommands
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..config import Settings
 from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError
 from ..git import Repository, decode_text, unique_branch
+from ..git.config import load_settings
 from . import markdown as md
 from .client import GitHubClient
 from .commands import error_line, write_outputs, write_summary
@@ -194,7 +195,7 @@ class ReviewFlow:
 
         from ..pipeline.improve import ImproveRequest, run_improve
 
-        settings = Settings.load(s.workspace, repo.root)
+        settings = load_settings(s.workspace, repo.root)
         request = ImproveRequest(
             prompt=prompt,
             model=self.ctx.model,

@@ -9,9 +9,7 @@ laid over again, so a fix that edited the tests is judged by the originals.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -19,23 +17,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import Settings
 from ..errors import ConfigError, EditError, GpteError, UnsafePathError
 from ..git import FileChange, Repository, build_commit, format_message
-from ..git.commit import identity_env
+from ..git.config import load_settings
+from ..git.create import create_repository
 from ..ui import Console
 from .tasks import Task
 
 IDENTITY = ("git-gpte bench", "bench@git-gpte.invalid")
-_GIT_LOCATION_VARIABLES = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
-)
 
 
 @dataclass
@@ -84,7 +73,7 @@ def run_task(task: Task, config: BenchConfig) -> TaskResult:
     finally:
         if repo is not None:
             _add_spending(repo, result)
-            repo.repo.close()
+            repo.close()
         result.seconds = round(time.monotonic() - started, 2)
         if config.keep:
             result.repository = str(root)
@@ -96,32 +85,14 @@ def run_task(task: Task, config: BenchConfig) -> TaskResult:
 def init_repository(root: Path, task: Task) -> str:
     """A repository at ``root`` on ``main`` with the task's files in one commit."""
     files = task.files or {"README.md": f"# {task.name}\n"}
-    for path, content in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES}
-    env.update(identity_env(*IDENTITY))
-    quiet = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false")
-    for args in (
-        ("init", "-q", "-b", "main"),
-        ("add", "-A"),
-        ("commit", "-q", "--no-verify", "-m", f"bench task {task.name}"),
-        ("rev-parse", "HEAD"),
-    ):
-        proc = subprocess.run(
-            ["git", *quiet, *args], cwd=root, env=env, capture_output=True, text=True, check=False
-        )
-        if proc.returncode != 0:
-            raise GpteError(f"cannot set up the task repository: git {args[0]}: {proc.stderr}")
-    return proc.stdout.strip()
+    return create_repository(root, files, f"bench task {task.name}", IDENTITY)
 
 
 def _solve(repo: Repository, base: str, task: Task, config: BenchConfig) -> TaskResult:
     from ..pipeline.improve import ImproveRequest, run_improve
     from ..run import RunOptions, run_commit
 
-    settings = Settings.load(repo.root, repo.root)
+    settings = load_settings(repo.root, repo.root)
     console = Console(quiet=not config.verbose, verbose=config.verbose)
     python = "python3" if config.docker else sys.executable
     command = task.test_command(python)

@@ -76,8 +76,8 @@ def command(
     The code the model writes runs on this machine: you are asked first (or pass --yes).
     """
     from ..bench import BenchConfig, load_tasks, render_table, run_task, summarize
-    from ..config import Settings
     from ..errors import UsageError
+    from ..git.config import load_settings
     from ..llm import api_key, resolve_model
     from ..run import require_confirmation
 
@@ -89,7 +89,7 @@ def command(
         tasks = [t for t in tasks if t.name in only]
     tasks = tasks[:limit] if limit else tasks
     heal = (heal or attempts is not None) and attempts != 0
-    settings = Settings.load(app.cwd)
+    settings = load_settings(app.cwd)
     info = resolve_model(model, settings)
     api_key(info, settings)  # one clear line before any repository is made
     docker = settings.get_bool(git="gpte.docker", default=False)

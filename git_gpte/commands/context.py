@@ -49,10 +49,10 @@ def command(
     classes, with the module header), and a map names the next ones. PATHSPECs narrow the
     candidates. The index is kept in .git/gpte/ and updated incrementally.
     """
-    from ..config import Settings
     from ..context import DEFAULT_BUDGET, format_lines, select
     from ..context.index import terminal_progress
     from ..git import Repository
+    from ..git.config import load_settings
     from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
     from .improve import read_prompt
 
@@ -67,7 +67,7 @@ def command(
     if not text.strip():
         raise UsageError("the request is empty")
     repo = Repository.discover(app.cwd)
-    settings = Settings.load(app.cwd, repo.root)
+    settings = load_settings(app.cwd, repo.root)
     budget = tokens or settings.get_int(git="gpte.contextTokens", default=DEFAULT_BUDGET)
     if budget < 1:
         raise UsageError(f"gpte.contextTokens must be a positive number, got {budget}")

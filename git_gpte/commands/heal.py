@@ -87,20 +87,20 @@ def command(
     is run, the fixes are added to it (unless it moved meanwhile), and the specification is the
     branch's earlier requests and commits.
     """
-    from ..config import Settings
     from ..git import Repository
+    from ..git.config import load_settings
     from ..pipeline.heal import HealRequest, run_heal
     from ..run import require_confirmation
+    from ..run.streaming import Streamer, workflow_commands_stopped
     from ..ui import Console
     from .improve import read_prompt
-    from .streaming import Streamer, workflow_commands_stopped
 
     if spec is not None and prompt_file is not None:
         raise UsageError("give --prompt or --prompt-file, not both")
     if prompt_file is not None:
         spec = read_prompt(None, prompt_file)
     repo = Repository.discover(app.cwd)
-    settings = Settings.load(app.cwd, repo.root)
+    settings = load_settings(app.cwd, repo.root)
     console = Console(quiet=app.quiet, verbose=app.verbose)
     continue_branch = None
     if on is not None:

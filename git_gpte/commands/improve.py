@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,7 +13,8 @@ from ..errors import RepoError, UsageError
 from .options import cache_option, model_option, on_branch_options
 
 if TYPE_CHECKING:
-    from ..pipeline.improve import ImprovePlan
+    from ..git import Repository
+    from ..pipeline.improve import ImprovePlan, ImproveResult
 
 CONFIRM_TOKENS_DEFAULT = 100_000
 
@@ -128,8 +129,8 @@ def command(
     based on its tip, the model is told the branch's earlier requests and commits, and the new
     commit is added to that branch, unless it moved meanwhile.
     """
-    from ..config import Settings
     from ..git import Repository
+    from ..git.config import load_settings
     from ..pipeline.improve import ImproveRequest, plan_improve, run_improve
     from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
     from ..ui import Console
@@ -139,7 +140,7 @@ def command(
         prompt = None
     text = read_prompt(prompt, prompt_file)
     repo = Repository.discover(app.cwd)
-    settings = Settings.load(app.cwd, repo.root)
+    settings = load_settings(app.cwd, repo.root)
     console = Console(quiet=app.quiet or as_json, verbose=app.verbose)
     specs = tuple(to_top_pathspecs(repo, app.cwd, pathspecs))
     chain = None
@@ -253,10 +254,14 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
 
 
 def _print_result(
-    app: AppContext, repo: Any, result: Any, checkout: bool, continued: bool = False
+    app: AppContext,
+    repo: Repository,
+    result: ImproveResult,
+    checkout: bool,
+    continued: bool = False,
 ) -> None:
-    stat = repo.git_run("diff", "--stat", "--no-color", result.base, result.commit)
-    head = repo.git_run("rev-parse", "HEAD")
+    stat = repo.diff_stat(result.base, result.commit)
+    head = repo.resolve_commit("HEAD")
     base_ref = "HEAD" if head == result.base else result.base[:12]
     click.echo(f"branch {result.branch}  (commit {result.commit[:12]} on {result.base[:12]})")
     if continued:
@@ -277,49 +282,16 @@ def _print_result(
         click.echo(f"take:  git merge {result.branch}   (or: git switch {result.branch})")
 
 
-def _checkout(repo: Any, branch: str, worktree_commit: str | None = None) -> None:
-    """Switch to the new branch the way git would, refusing rather than touching local work.
-
-    With ``--from-worktree`` the branch's first commit *is* the user's uncommitted work, which
-    ``git switch`` would see as local changes in the way; then the switch is made with plumbing
-    from that commit to the branch tip, after checking the work tree still matches it.
-    """
+def _checkout(repo: Repository, branch: str, worktree_commit: str | None = None) -> None:
+    """Switch to the new branch the way git would, refusing rather than touching local work."""
     from ..errors import GitCommandError
+    from ..git.checkout import switch_branch
 
     try:
-        if worktree_commit is None:
-            repo.git_run("switch", "--quiet", branch)
-        else:
-            _switch_from_worktree_commit(repo, branch, worktree_commit)
+        switch_branch(repo, branch, worktree_commit)
     except GitCommandError as exc:
         raise RepoError(
             f"branch {branch} was created, but switching to it is not safe: {exc.message}",
             hint="commit or stash your changes, then git switch " + branch,
         ) from None
     click.echo(f"switched to {branch}")
-
-
-def _switch_from_worktree_commit(repo: Any, branch: str, worktree_commit: str) -> None:
-    from pathlib import Path
-
-    from ..errors import GitCommandError
-
-    index = Path(repo.git_run("rev-parse", "--path-format=absolute", "--git-path", "index"))
-    saved = index.read_bytes() if index.exists() else None
-    try:
-        repo.git_run("read-tree", worktree_commit)
-        # read-tree leaves no stat data: refresh it, so diff-files lists only real differences.
-        repo.git_ok("update-index", "-q", "--refresh")
-        changed = repo.git_run("diff-files", "--name-only")
-        if changed:
-            raise GitCommandError(
-                f"the work tree changed while the model was answering ({changed.splitlines()[0]})"
-            )
-        repo.git_run("read-tree", "-m", "-u", worktree_commit, f"refs/heads/{branch}")
-    except GitCommandError:
-        if saved is not None:
-            index.write_bytes(saved)
-        raise
-    repo.git_run(
-        "symbolic-ref", "-m", "git-gpte improve --checkout", "HEAD", f"refs/heads/{branch}"
-    )

@@ -48,8 +48,8 @@ def command(
     branch to get the files. Nothing is run: review run.sh, then 'git gpte run' or
     'git gpte heal'.
     """
-    from ..config import Settings
     from ..git import Repository
+    from ..git.config import load_settings
     from ..pipeline.generate import GenerateRequest, run_generate
     from ..ui import Console
     from .improve import interactive
@@ -69,7 +69,7 @@ def command(
             hint='create one first: git init && git gpte init "..."',
         ) from None
     text = _prompt_text(repo.root, prompt, prompt_file)
-    settings = Settings.load(app.cwd, repo.root)
+    settings = load_settings(app.cwd, repo.root)
     console = Console(quiet=app.quiet or as_json, verbose=app.verbose)
 
     def ask(question: str) -> str:

@@ -113,11 +113,7 @@ def _chain(ctx: click.Context, name: str, as_json: bool, limit: int | None) -> i
     exists = repo.ref_exists(f"refs/heads/{branch}")
 
     def on_branch(run: Any) -> bool:
-        return bool(
-            exists
-            and run.commit
-            and repo.git_ok("merge-base", "--is-ancestor", run.commit, f"refs/heads/{branch}")
-        )
+        return bool(exists and run.commit and repo.is_ancestor(run.commit, f"refs/heads/{branch}"))
 
     if as_json:
         rows = [{**r.to_dict(exchanges=False), "on_branch": on_branch(r)} for r in runs]
@@ -126,7 +122,7 @@ def _chain(ctx: click.Context, name: str, as_json: bool, limit: int | None) -> i
     if not runs:
         click.echo(f"no runs recorded for branch {branch}", err=True)
         return 0
-    tip = repo.git_run("rev-parse", f"refs/heads/{branch}")[:12] if exists else "deleted"
+    tip = (repo.branch_tip(branch) or "")[:12] if exists else "deleted"
     click.echo(f"chain of {branch}: {len(runs)} run(s), tip {tip}")
     _print_runs(
         runs,

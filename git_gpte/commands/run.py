@@ -14,6 +14,7 @@ import click
 
 from ..cli import AppContext
 from ..errors import RunError
+from ..run.streaming import Streamer, workflow_commands_stopped
 from .options import (
     command_option,
     docker_option,
@@ -21,7 +22,6 @@ from .options import (
     run_timeout_option,
     run_yes_option,
 )
-from .streaming import Streamer, workflow_commands_stopped
 
 if TYPE_CHECKING:
     from ..git.repo import Repository
@@ -51,13 +51,13 @@ def command(
     temporary git worktree, so your working tree, index and uncommitted changes are neither used
     nor touched. Exits 0 when the program exits 0, and 8 when it fails or times out.
     """
-    from ..config import Settings
+    from ..git.config import load_settings
     from ..git.repo import Repository
     from ..run import RunOptions, preview, require_confirmation, run_commit
 
     repo = Repository.discover(app.cwd)
     commit = repo.resolve_commit(base)
-    settings = Settings.load(app.cwd, repo.root)
+    settings = load_settings(app.cwd, repo.root)
     options = RunOptions.resolve(
         settings,
         entrypoint=entrypoint,

@@ -24,7 +24,6 @@ from ..cli import AppContext
 
 PACKAGES = (
     "click",
-    "gitpython",
     "openai",
     "anthropic",
     "tiktoken",
@@ -57,14 +56,6 @@ REQUIRED = {
     "openai-compatible": "base URL",
     "github": "token",
 }
-
-
-def _git_version() -> str:
-    try:
-        out = subprocess.run(["git", "--version"], capture_output=True, text=True, check=False)
-    except OSError:
-        return "not found"
-    return out.stdout.strip().removeprefix("git version ") or "unknown"
 
 
 def _docker_version() -> str:
@@ -108,28 +99,14 @@ def providers(environ: Mapping[str, str], git_config: Mapping[str, str]) -> dict
     return report
 
 
-def _in_repository(cwd: str) -> bool:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--is-inside-work-tree"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return False
-    return out.stdout.strip() == "true"
-
-
 def collect(cwd: str | None = None) -> dict[str, Any]:
     """The report as data; values of secret variables are never read into it."""
-    from ..config import read_git_config
     from ..feedback.hint import in_ci
+    from ..git.config import git_version, inside_work_tree, read_gpte_config
     from ..llm.models import DEFAULT_MODEL
 
     where = cwd or os.getcwd()
-    git_config = read_git_config(where)
+    git_config = read_gpte_config(where)
     model = os.environ.get("MODEL_NAME") or git_config.get("gpte.model")
     feedback = git_config.get("gpte.feedback")
     return {
@@ -138,13 +115,13 @@ def collect(cwd: str | None = None) -> dict[str, Any]:
         "machine": platform.machine(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "executable": sys.executable,
-        "git": _git_version(),
+        "git": git_version(),
         "docker": _docker_version(),
         "packages": {name: _package_version(name) for name in PACKAGES},
         "providers": providers(os.environ, git_config),
         "model": model or f"{DEFAULT_MODEL} (default)",
         "ci": in_ci(),
-        "in repository": _in_repository(where),
+        "in repository": inside_work_tree(where),
         "feedback": {"true": "on", "false": "off"}.get(
             (feedback or "").strip().lower(), "not asked"
         ),

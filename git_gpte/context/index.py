@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import GitCommandError, UsageError
+from ..git.pathspecs import match_paths
 from ..git.repo import Repository, TreeEntry, decode_text, is_utf8_name
 from .languages import language_of
 from .parse import parse_file
@@ -55,11 +55,6 @@ def index_key(blob: str, path: str) -> str:
     return f"{blob}:{language_of(path) or 'text'}"
 
 
-def _ls_files(repo: Repository, env: dict[str, str], *args: str) -> list[str]:
-    out = repo.git_run("ls-files", "-z", "--full-name", *args, env=env, strip=False)
-    return [p for p in out.split("\0") if p]
-
-
 def list_candidates(
     repo: Repository,
     commit: str,
@@ -70,25 +65,10 @@ def list_candidates(
     """The files of ``commit`` that may be ranked, and those left out with their reason."""
     result = Candidates(named=explicit_paths(pathspecs))
     entries: dict[str, TreeEntry] = {e.path: e for e in repo.tree_entries(commit)}
-    wanted: Sequence[str] = list(entries)
-    ignored: set[str] = set()
     gpteignore = repo.root / ".gpteignore"
-    if pathspecs or gpteignore.is_file():
-        with repo.temporary_index(commit) as env:
-            if pathspecs:
-                try:
-                    wanted = _ls_files(repo, env, "--error-unmatch", "--", *pathspecs)
-                except GitCommandError as exc:
-                    unmatched = str(exc).split("error: ", 1)[-1].split(" Did you forget", 1)[0]
-                    raise UsageError(
-                        f"pathspec did not match any tracked file at {commit[:12]}: {unmatched}"
-                    ) from None
-            if gpteignore.is_file():
-                ignored = set(
-                    _ls_files(
-                        repo, env, "-c", "-i", f"--exclude-from={gpteignore}", "--", *pathspecs
-                    )
-                )
+    matched = match_paths(repo, commit, pathspecs, gpteignore if gpteignore.is_file() else None)
+    wanted: Sequence[str] = matched.paths if matched.paths is not None else list(entries)
+    ignored = matched.ignored
     for path in sorted(set(wanted)):
         entry = entries.get(path)
         if entry is None:

@@ -34,7 +34,7 @@ def consent(repo: Repository) -> bool | None:
 
 
 def set_consent(repo: Repository, allowed: bool) -> None:
-    repo.git_run("config", "--local", CONSENT_KEY, "true" if allowed else "false")
+    repo.config_set(CONSENT_KEY, "true" if allowed else "false")
 
 
 def install_id(repo: Repository) -> str:
@@ -53,7 +53,7 @@ def install_id(repo: Repository) -> str:
             return text
     new = str(uuid.uuid4())
     try:
-        repo.git_run("config", "--global", INSTALL_ID_KEY, new)
+        repo.config_set(INSTALL_ID_KEY, new, scope="global")
     except GitCommandError:
         fallback.write_text(new + "\n", encoding="utf-8")
     return new

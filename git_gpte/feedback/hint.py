@@ -19,9 +19,9 @@ def in_ci(environ: dict[str, str] | None = None) -> bool:
 
 
 def _feedback_off(cwd: str | None) -> bool:
-    from ..config import read_git_config
+    from ..git.config import read_gpte_config
 
-    value = read_git_config(cwd or os.getcwd()).get("gpte.feedback", "")
+    value = read_gpte_config(cwd or os.getcwd()).get("gpte.feedback", "")
     return value.strip().lower() in ("false", "no", "off", "0")
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import GitCommandError, RepoError, UsageError
+from ..git.notes import add_note, all_notes, commit_exists, read_note
 from ..git.repo import Repository
 from .record import FeedbackRecord
 
@@ -40,14 +41,14 @@ def save_record(repo: Repository, record: FeedbackRecord) -> Saved:
     _save_in_run_log(repo, record)
     if not record.commit:
         return Saved(record, None, "the run produced no commit")
-    if not repo.git_ok("cat-file", "-e", f"{record.commit}^{{commit}}"):
+    if not commit_exists(repo, record.commit):
         gone = f"commit {record.commit[:12]} is no longer in the repository"
         return Saved(record, None, gone)
     reviews = _note_reviews(repo, record.commit)
     reviews = [r for r in reviews if _key(r) != record.key()] + [record.to_dict()]
     text = json.dumps({NOTE_MARKER: 1, "reviews": reviews}, indent=2, ensure_ascii=False)
     try:
-        repo.git_run("notes", "--ref", NOTES_REF, "add", "-f", "-m", text, record.commit)
+        add_note(repo, NOTES_REF, record.commit, text)
     except GitCommandError as exc:
         raise RepoError(
             f"the review is in the run log, but the git note could not be written: {exc.message}"
@@ -60,10 +61,7 @@ def _key(data: dict[str, Any]) -> tuple[str, str]:
 
 
 def _note_text(repo: Repository, commit: str) -> str | None:
-    try:
-        return repo.git_run("notes", "--ref", NOTES_REF, "show", commit)
-    except GitCommandError:
-        return None
+    return read_note(repo, NOTES_REF, commit)
 
 
 def _parse_note(text: str) -> list[dict[str, Any]] | None:
@@ -125,15 +123,8 @@ def _run_log_records(repo: Repository) -> list[FeedbackRecord]:
 
 
 def _notes_records(repo: Repository) -> list[FeedbackRecord]:
-    if not repo.ref_exists(NOTES_REF):
-        return []
-    out = repo.git_run("notes", "--ref", NOTES_REF, "list")
     records = []
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) != 2:
-            continue
-        text = repo.git_run("cat-file", "blob", parts[0])
+    for _commit, text in all_notes(repo, NOTES_REF):
         for data in _parse_note(text) or []:
             try:
                 records.append(FeedbackRecord.from_dict(data))

@@ -38,7 +38,7 @@ def branch_from_prompt(prompt: str, prefix: str = DEFAULT_PREFIX) -> str:
 def check_branch_name(repo: Repository, name: str) -> str:
     """The name if git accepts it as a branch name, else a clear error."""
     try:
-        repo.git_run("check-ref-format", "--branch", name)
+        repo._git("check-ref-format", "--branch", name)
     except GitCommandError:
         raise UsageError(f"{name!r} is not a valid branch name") from None
     if name.startswith("-") or name == "HEAD":
@@ -74,7 +74,7 @@ def _blocked_by_prefix(repo: Repository, name: str) -> bool:
         if repo.ref_exists("refs/heads/" + "/".join(parts[:i])):
             return True
     return bool(
-        repo.git_run("for-each-ref", "--count=1", "--format=%(refname)", f"refs/heads/{name}/")
+        repo._git("for-each-ref", "--count=1", "--format=%(refname)", f"refs/heads/{name}/")
     )
 
 
@@ -89,7 +89,7 @@ def create_branch(repo: Repository, name: str, commit: str, reason: str = "git-g
         )
     zero = "0" * len(commit)
     try:
-        repo.git_run("update-ref", "-m", reason, ref, commit, zero)
+        repo._git("update-ref", "-m", reason, ref, commit, zero)
     except GitCommandError as exc:
         if repo.ref_exists(ref):
             raise BranchExists(f"branch {name!r} already exists") from None
@@ -105,7 +105,7 @@ def advance_branch(
     check_branch_name(repo, name)
     ref = f"refs/heads/{name}"
     try:
-        repo.git_run("update-ref", "-m", reason, ref, new, expected_old)
+        repo._git("update-ref", "-m", reason, ref, new, expected_old)
     except GitCommandError:
         raise BranchExists(
             f"branch {name!r} is no longer at {expected_old[:12]}; it was changed meanwhile",
@@ -117,7 +117,7 @@ def advance_branch(
 def checked_out_at(repo: Repository, name: str) -> str | None:
     """The worktree (this one or a linked one) that has branch ``name`` checked out, if any:
     moving such a branch would change what that checkout's HEAD is, under the user's feet."""
-    out = repo.git_run("worktree", "list", "--porcelain", "-z", strip=False)
+    out = repo._git("worktree", "list", "--porcelain", "-z", strip=False)
     path = None
     for field in out.split("\0"):
         if field.startswith("worktree "):

@@ -80,14 +80,9 @@ def build_tree(repo: Repository, base: str | None, changes: Sequence[FileChange]
             mode = MODE_EXECUTABLE if change.executable else MODE_FILE
         records.append(f"{mode} {repo.write_blob(change.content)}\t{change.path}\0")
     with repo.temporary_index(base) as env:
-        info_path = env["GIT_INDEX_FILE"] + ".info"
-        try:
-            with open(info_path, "wb") as handle:
-                handle.write("".join(records).encode("utf-8", "surrogateescape"))
-            repo.git_run("update-index", "-z", "--index-info", env=env, stdin_path=info_path)
-            return repo.git_run("write-tree", env=env)
-        finally:
-            os.unlink(info_path)
+        records_bytes = "".join(records).encode("utf-8", "surrogateescape")
+        repo._git("update-index", "-z", "--index-info", env=env, input=records_bytes)
+        return repo._git("write-tree", env=env)
 
 
 def build_commit(
@@ -105,11 +100,7 @@ def build_commit(
     """
     name, email = identity or repo.identity()
     tree = build_tree(repo, base, changes)
-    if (
-        base is not None
-        and not allow_empty
-        and tree == repo.git_run("rev-parse", f"{base}^{{tree}}")
-    ):
+    if base is not None and not allow_empty and tree == repo._git("rev-parse", f"{base}^{{tree}}"):
         raise EditError("the edits change nothing: the result is identical to the base commit")
     fd, msg_path = tempfile.mkstemp(prefix="msg-", dir=repo.state_dir())
     try:
@@ -119,6 +110,6 @@ def build_commit(
         if base is not None:
             args += ["-p", base]
         args += ["-F", msg_path]
-        return repo.git_run(*args, env=identity_env(name, email))
+        return repo._git(*args, env=identity_env(name, email))
     finally:
         os.unlink(msg_path)

@@ -48,9 +48,9 @@ def git_dirs(repo: Repository) -> tuple[str, ...]:
     one (linked worktrees' admin dirs and absorbed submodules live inside it), and the git dir
     named by each submodule's ``.git`` file in the work tree."""
     found = {os.path.realpath(repo.git_dir)}
-    common = repo.git_run("rev-parse", "--git-common-dir")
+    common = repo._git("rev-parse", "--git-common-dir")
     found.add(os.path.realpath(os.path.join(repo.root, common)))
-    out = repo.git_run("ls-files", "-z", "--stage", strip=False)
+    out = repo._git("ls-files", "-z", "--stage", strip=False)
     for record in out.split("\0"):
         if not record.startswith(MODE_SUBMODULE + " "):
             continue
@@ -280,7 +280,7 @@ def paths_in_the_way(repo: Repository, paths: Iterable[str]) -> list[str]:
     something that is not a directory sits where one of its parent directories should be (an
     untracked symlink included: writing through it would replace it), or the index holds the
     path or one of its parents. The rest can be restored from the commit without loss."""
-    out = repo.git_run("ls-files", "-z", "--cached", strip=False)
+    out = repo._git("ls-files", "-z", "--cached", strip=False)
     staged = {p for p in out.split("\0") if p}
     blocked = []
     for path in paths:

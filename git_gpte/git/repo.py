@@ -1,7 +1,8 @@
-"""Repository queries on GitPython's command wrapper.
+"""Repository queries: named operations on one repository.
 
-Every git call goes through :meth:`Repository.git_run`, which turns a failing command into a
-:class:`~git_gpte.errors.GitCommandError` naming the command, its exit code and its stderr.
+Every git call goes through :meth:`Repository._git` (private to this package), which turns a
+failing command into a :class:`~git_gpte.errors.GitCommandError` naming the command, its exit
+code and its stderr.
 Queries that list paths use ``-z`` so names with spaces, newlines or unicode survive. Nothing in
 this module writes to the user's index, work tree or HEAD.
 """
@@ -14,11 +15,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import git
-from git.exc import GitCommandError as _GitPythonCommandError
-from git.exc import InvalidGitRepositoryError, NoSuchPathError
 
 from ..errors import (
     BareRepository,
@@ -29,12 +25,12 @@ from ..errors import (
     NotARepository,
     UsageError,
 )
+from . import _process
+from ._process import BLOB_WINDOW, BlobReader
+from .env import git_environment
 
 # Git's own rule for "binary": a NUL byte in the first 8000 bytes.
 BINARY_SNIFF_BYTES = 8000
-
-# Variables that would redirect our plumbing at the user's index or another repository.
-_STRIPPED_ENV = ("GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES")
 
 # Variables that choose the repository (``git --git-dir``/``--work-tree`` export them to
 # subcommands, hooks set GIT_DIR). Honoured once, when the repository is found; after that git
@@ -105,34 +101,38 @@ def encode_path(path: str) -> bytes:
     return path.encode("utf-8", "surrogateescape")
 
 
-def _locate_with_git(cwd: str | os.PathLike[str], not_a_repo: NotARepository) -> tuple[str, str]:
-    """(absolute git dir, work-tree root) as git resolves them from ``cwd`` and GIT_DIR/
-    GIT_WORK_TREE (relative values are relative to ``cwd``, as for git itself)."""
-    runner = git.Git(os.fspath(cwd))
+def _locate(cwd: str | os.PathLike[str], not_a_repo: NotARepository) -> tuple[str, str | None]:
+    """(absolute git dir, work-tree root or None for a bare repository) as git resolves them
+    from ``cwd`` and, when set, GIT_DIR/GIT_WORK_TREE (relative to ``cwd``, as for git)."""
+    env = dict(os.environ)
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    if not os.path.isdir(cwd):
+        raise not_a_repo
     try:
-        git_dir = str(runner.execute(["git", "rev-parse", "--absolute-git-dir"]))
-    except (_GitPythonCommandError, OSError):
+        out = _process.run(
+            ["rev-parse", "--absolute-git-dir", "--is-bare-repository"], cwd=cwd, env=env
+        )
+    except GitCommandError:
         raise not_a_repo from None
+    git_dir, _, bare = out.partition("\n")
+    if bare.strip() == "true":
+        return git_dir, None
     try:
-        top = str(runner.execute(["git", "rev-parse", "--show-toplevel"]))
-    except _GitPythonCommandError:
+        top = _process.run(["rev-parse", "--show-toplevel"], cwd=cwd, env=env)
+    except GitCommandError:
         top = ""
-    if not top:
-        raise BareRepository(f"{git_dir} is a bare repository; git-gpte needs a working tree")
-    return git_dir, top
+    return git_dir, top or None
 
 
 class Repository:
     """A non-bare git repository with at least the checks each command needs."""
 
-    def __init__(self, repo: git.Repo, location: Mapping[str, str] | None = None) -> None:
-        self.repo = repo
+    def __init__(self, root: Path, git_dir: Path, location: Mapping[str, str] | None = None):
+        self.root = root
+        self.git_dir = git_dir
         # Absolute GIT_DIR/GIT_WORK_TREE when the user chose the repository through them.
         self._location = dict(location or {})
-        if self._location:
-            repo.git.update_environment(**self._location)
-        self.root = Path(self._location.get("GIT_WORK_TREE") or repo.working_tree_dir or "")
-        self.git_dir = Path(self._location.get("GIT_DIR") or repo.git_dir)
+        self._blobs = BlobReader(root, git_environment(self._location))
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -142,62 +142,35 @@ class Repository:
             f"not a git repository (or any parent up to /): {cwd}",
             hint="run inside a repository, or use -C PATH",
         )
+        git_dir, top = _locate(cwd, not_a_repo)
+        if top is None:
+            raise BareRepository(f"{git_dir} is a bare repository; git-gpte needs a working tree")
+        location = {}
         if any(os.environ.get(name) for name in _LOCATION_ENV):
-            git_dir, top = _locate_with_git(cwd, not_a_repo)
-            try:
-                repo = git.Repo(git_dir)
-            except (InvalidGitRepositoryError, NoSuchPathError):
-                raise not_a_repo from None
-            return cls(repo, {"GIT_DIR": git_dir, "GIT_WORK_TREE": top})
-        try:
-            repo = git.Repo(cwd, search_parent_directories=True)
-        except (InvalidGitRepositoryError, NoSuchPathError):
-            raise not_a_repo from None
-        if repo.bare or repo.working_tree_dir is None:
-            raise BareRepository(
-                f"{repo.git_dir} is a bare repository; git-gpte needs a working tree"
-            )
-        return cls(repo)
+            location = {"GIT_DIR": git_dir, "GIT_WORK_TREE": top}
+        return cls(Path(top), Path(git_dir), location)
+
+    def close(self) -> None:
+        """Stop the blob reader (it is also stopped when the process exits)."""
+        self._blobs.close()
 
     # ------------------------------------------------------------------ running git
-    def git_run(
+    def _git(
         self,
         *args: str,
         env: Mapping[str, str] | None = None,
-        stdin_path: str | None = None,
+        input: bytes | None = None,
         strip: bool = True,
     ) -> str:
-        """Run ``git <args>`` in the repository root and return stdout.
+        """Run ``git <args>`` in the repository root and return stdout (for ``git_gpte.git``
+        only). ``env`` adds to the environment :func:`git_environment` builds."""
+        full_env = git_environment(self._location, env)
+        return _process.run(args, cwd=self.root, env=full_env, input=input, strip=strip)
 
-        ``env`` adds to a copy of the environment with index/object redirections removed;
-        ``stdin_path`` feeds a file to the command's standard input.
-        """
-        full_env = {k: v for k, v in os.environ.items() if k not in _STRIPPED_ENV}
-        # No optional locks: `git status` and friends must not refresh (rewrite) the user's
-        # index behind their back; the index bytes are part of what we promise not to touch.
-        full_env["GIT_OPTIONAL_LOCKS"] = "0"
-        full_env.update(self._location)
-        if env:
-            full_env.update(env)
-        kwargs: dict[str, Any] = {"env": full_env, "strip_newline_in_stdout": strip}
-        try:
-            if stdin_path is not None:
-                with open(stdin_path, "rb") as handle:
-                    out = self.repo.git.execute(["git", *args], istream=handle, **kwargs)
-            else:
-                out = self.repo.git.execute(["git", *args], **kwargs)
-        except _GitPythonCommandError as exc:
-            stderr = (exc.stderr or "").strip().replace("\n", " ")
-            stderr = stderr.removeprefix("stderr: ").strip("'")
-            raise GitCommandError(
-                f"git {' '.join(args)} failed (exit {exc.status}): {stderr}"
-            ) from None
-        return str(out)
-
-    def git_ok(self, *args: str) -> bool:
+    def _git_ok(self, *args: str) -> bool:
         """True when ``git <args>`` exits 0 (for yes/no questions)."""
         try:
-            self.git_run(*args)
+            self._git(*args)
         except GitCommandError:
             return False
         return True
@@ -211,19 +184,19 @@ class Repository:
                 hint="commit something first, or use 'git gpte init' to start a project",
             )
         try:
-            return self.git_run(
+            return self._git(
                 "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
             )
         except GitCommandError:
             raise UsageError(f"not a commit: {rev!r}") from None
 
     def has_commits(self) -> bool:
-        return self.git_ok("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+        return self._git_ok("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 
     def current_branch(self) -> str | None:
         """The checked-out branch name, or None on a detached HEAD."""
         try:
-            ref = self.git_run("symbolic-ref", "--quiet", "HEAD")
+            ref = self._git("symbolic-ref", "--quiet", "HEAD")
         except GitCommandError:
             return None
         return ref.removeprefix("refs/heads/")
@@ -245,14 +218,14 @@ class Repository:
             return f"branch {branch}"
         if not self.has_commits():
             return "no commits yet"
-        return f"detached HEAD at {self.git_run('rev-parse', '--short', 'HEAD')}"
+        return f"detached HEAD at {self._git('rev-parse', '--short', 'HEAD')}"
 
     def ref_exists(self, ref: str) -> bool:
-        return self.git_ok("show-ref", "--verify", "--quiet", ref)
+        return self._git_ok("show-ref", "--verify", "--quiet", ref)
 
     def state_dir(self) -> Path:
         """``.git/gpte/``: the tool's own files, shared by all worktrees, never in the work tree."""
-        common = self.git_run("rev-parse", "--git-common-dir")
+        common = self._git("rev-parse", "--git-common-dir")
         path = (self.root / common).resolve() / "gpte"
         path.mkdir(parents=True, exist_ok=True)
         return path
@@ -270,9 +243,9 @@ class Repository:
         env = {"GIT_INDEX_FILE": index_path}
         try:
             if tree is None:
-                self.git_run("read-tree", "--empty", env=env)
+                self._git("read-tree", "--empty", env=env)
             else:
-                self.git_run("read-tree", tree, env=env)
+                self._git("read-tree", tree, env=env)
             yield env
         finally:
             for path in (index_path, index_path + ".lock"):
@@ -281,9 +254,13 @@ class Repository:
 
     def config_get(self, key: str) -> str | None:
         try:
-            return self.git_run("config", "--get", key)
+            return self._git("config", "--get", key)
         except GitCommandError:
             return None
+
+    def config_set(self, key: str, value: str, *, scope: str = "local") -> None:
+        """``git config --<scope> key value`` (scope: local or global). Raises GitCommandError."""
+        self._git("config", f"--{scope}", key, value)
 
     def identity(self) -> tuple[str, str]:
         """(name, email) git would commit as; a clear error when it is not configured."""
@@ -299,13 +276,63 @@ class Repository:
             )
         return name, email
 
+    # ------------------------------------------------------------------ history
+    def diff_stat(self, old: str, new: str) -> str:
+        """``git diff --stat`` between two commits, as git prints it (no colour)."""
+        return self._git("diff", "--stat", "--no-color", old, new)
+
+    def is_ancestor(self, commit: str, tip: str) -> bool:
+        """True when ``commit`` is ``tip`` or in its history."""
+        return self._git_ok("merge-base", "--is-ancestor", commit, tip)
+
+    def branch_tip(self, branch: str) -> str | None:
+        """The commit branch ``branch`` points at; None when there is no such branch."""
+        try:
+            return (
+                self._git("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")
+                or None
+            )
+        except GitCommandError:
+            return None
+
+    def commits_with_files(
+        self, since: str | None, tip: str, limit: int = 50
+    ) -> list[tuple[str, str, tuple[str, ...]]]:
+        """(sha, subject, paths changed) of the commits after ``since`` up to ``tip``, oldest
+        first, at most ``limit``."""
+        spec = f"{since}..{tip}" if since else tip
+        out = self._git(
+            "log", f"-n{limit}", "--reverse", "--no-renames", "--name-only", "-z",
+            "--format=%x01%H%x00%s", spec, "--",
+        )  # fmt: skip
+        found = []
+        for record in out.split("\x01")[1:]:
+            sha, _, rest = record.partition("\0")
+            subject, _, names = rest.partition("\0")
+            files = tuple(n.strip("\n") for n in names.split("\0") if n.strip("\n"))
+            found.append((sha, subject, files))
+        return found
+
+    def trailer_values(self, rev: str, key: str, depth: int) -> list[list[str]]:
+        """For ``rev`` and its first-parent ancestors (newest first, at most ``depth``): the
+        values of the ``key`` trailer in each commit message."""
+        out = self._git(
+            "log",
+            "--first-parent",
+            f"-n{depth}",
+            f"--format=%(trailers:key={key},valueonly,separator=%x20)",
+            rev,
+            "--",
+        )
+        return [line.split() for line in out.splitlines()]
+
     # ------------------------------------------------------------------ files
     def tree_entries(self, rev: str, pathspecs: tuple[str, ...] = ()) -> list[TreeEntry]:
         """Every file in the tree of ``rev`` (recursively), optionally narrowed by pathspecs."""
         args = ["ls-tree", "-r", "-z", "-l", "--full-tree", rev]
         if pathspecs:
             args += ["--", *pathspecs]
-        out = self.git_run(*args, strip=False)
+        out = self._git(*args, strip=False)
         entries = []
         for record in out.split("\0"):
             if not record:
@@ -317,71 +344,28 @@ class Repository:
 
     def tracked_files(self) -> list[str]:
         """Paths in the index (what ``git ls-files`` shows), NUL-separated on the wire."""
-        out = self.git_run("ls-files", "-z", "--full-name", strip=False)
+        out = self._git("ls-files", "-z", "--full-name", strip=False)
         return [p for p in out.split("\0") if p]
 
     def untracked_files(self) -> list[str]:
         """Untracked paths that ``.gitignore`` does not exclude (what ``git status`` lists)."""
-        out = self.git_run("ls-files", "-z", "--others", "--exclude-standard", strip=False)
+        out = self._git("ls-files", "-z", "--others", "--exclude-standard", strip=False)
         return [p for p in out.split("\0") if p]
 
     def read_blob(self, sha: str) -> bytes:
-        """Raw content of a blob, through GitPython's persistent ``cat-file --batch``."""
-        data: bytes = self.repo.odb.stream(bytes.fromhex(sha)).read()
-        return data
+        """Raw content of a blob, through the repository's long-lived ``cat-file --batch``."""
+        return self._blobs.read([sha])[0]
 
     def read_blobs(self, shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
-        """(sha, content) for each blob, streamed through one ``git cat-file --batch`` process.
+        """(sha, content) for each blob, in order, through the same ``cat-file --batch``.
 
-        For reading many blobs at once (indexing a whole tree): one process, one pipe, the ids
-        written by a thread while the contents are read, so memory holds one blob at a time.
+        For reading many blobs at once (indexing a whole tree): the ids go out a window at a
+        time, so memory holds one window of blobs, not the tree.
         """
-        import subprocess
-        import threading
-
         wanted = list(shas)
-        if not wanted:
-            return
-        env = {k: v for k, v in os.environ.items() if k not in _STRIPPED_ENV}
-        env["GIT_OPTIONAL_LOCKS"] = "0"
-        env.update(self._location)
-        proc = subprocess.Popen(
-            ["git", "cat-file", "--batch"],
-            cwd=self.root,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        assert proc.stdin is not None and proc.stdout is not None
-
-        def feed() -> None:
-            assert proc.stdin is not None
-            try:
-                for sha in wanted:
-                    proc.stdin.write(sha.encode("ascii") + b"\n")
-                proc.stdin.close()
-            except (BrokenPipeError, ValueError):
-                pass
-
-        writer = threading.Thread(target=feed, daemon=True)
-        writer.start()
-        try:
-            for sha in wanted:
-                header = proc.stdout.readline().split()
-                if len(header) == 2 and header[1] == b"missing":
-                    raise GitCommandError(f"git cat-file --batch: object {sha} is missing")
-                if len(header) != 3:
-                    raise GitCommandError(f"git cat-file --batch: unexpected reply for {sha}")
-                size = int(header[2])
-                data = proc.stdout.read(size)
-                proc.stdout.read(1)  # the newline after the content
-                yield sha, data
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-            writer.join(timeout=1)
+        for start in range(0, len(wanted), BLOB_WINDOW):
+            chunk = wanted[start : start + BLOB_WINDOW]
+            yield from zip(chunk, self._blobs.read(chunk), strict=True)
 
     def read_file(self, rev: str, path: str) -> bytes:
         """Raw content of ``path`` at ``rev``; a clear error when it is not there."""
@@ -398,16 +382,11 @@ class Repository:
 
     def write_blob(self, data: bytes) -> str:
         """Store ``data`` as a loose blob object and return its id (no index involved)."""
-        from io import BytesIO
-
-        from gitdb import IStream
-
-        stream = self.repo.odb.store(IStream("blob", len(data), BytesIO(data)))
-        return str(stream.hexsha.decode() if isinstance(stream.hexsha, bytes) else stream.hexsha)
+        return self._git("hash-object", "-w", "--stdin", input=data)
 
     def dirty_paths(self) -> set[str]:
         """Paths with staged or unstaged changes to tracked files (untracked ignored)."""
-        out = self.git_run("status", "--porcelain=v1", "-z", "--untracked-files=no", strip=False)
+        out = self._git("status", "--porcelain=v1", "-z", "--untracked-files=no", strip=False)
         paths: set[str] = set()
         records = iter(out.split("\0"))
         for record in records:

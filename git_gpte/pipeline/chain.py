@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import GitCommandError, RepoError, UsageError
+from ..errors import RepoError, UsageError
 from ..git import Repository
 from ..git.branch import check_branch_name, checked_out_at
 from ..llm.runlog import RunLog, RunRecord
@@ -69,22 +69,11 @@ def resolve_on(repo: Repository, name: str) -> str:
 
 
 def _ancestor(repo: Repository, commit: str, tip: str) -> bool:
-    return repo.git_ok("merge-base", "--is-ancestor", commit, tip)
+    return repo.is_ancestor(commit, tip)
 
 
 def _commits(repo: Repository, since: str | None, tip: str, limit: int = 50) -> list[BranchCommit]:
-    spec = f"{since}..{tip}" if since else tip
-    out = repo.git_run(
-        "log", f"-n{limit}", "--reverse", "--no-renames", "--name-only", "-z",
-        "--format=%x01%H%x00%s", spec, "--",
-    )  # fmt: skip
-    found = []
-    for record in out.split("\x01")[1:]:
-        sha, _, rest = record.partition("\0")
-        subject, _, names = rest.partition("\0")
-        files = tuple(n.strip("\n") for n in names.split("\0") if n.strip("\n"))
-        found.append(BranchCommit(sha, subject, files))
-    return found
+    return [BranchCommit(*found) for found in repo.commits_with_files(since, tip, limit)]
 
 
 def load_chain(repo: Repository, name: str, *, force: bool = False) -> Chain:
@@ -92,10 +81,7 @@ def load_chain(repo: Repository, name: str, *, force: bool = False) -> Chain:
     exist, not be checked out anywhere (moving it would change that checkout under the user),
     and have been made by git-gpte unless ``force``."""
     branch = check_branch_name(repo, resolve_on(repo, name))
-    try:
-        tip = repo.git_run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")
-    except GitCommandError:
-        tip = ""
+    tip = repo.branch_tip(branch)
     if not tip:
         raise RepoError(f"no branch {branch!r} to continue", hint="see git branch --list 'gpte/*'")
     where = checked_out_at(repo, branch)

@@ -35,6 +35,7 @@ from ..git import (
     unique_branch,
 )
 from ..git.branch import check_branch_name, require_new_branch
+from ..git.checkout import check_out_first_commit
 from ..git.paths import paths_in_the_way
 from ..prompts.messages import fence_for
 from ..ui import Console
@@ -294,7 +295,7 @@ def run_generate(
         )
         spec = CommitSpec(branch, base, message, identity, reason="git-gpte init")
         commit = make_commit(repo, spec, changes)
-        checked_out = base is None and _check_out_first_commit(repo, branch, commit)
+        checked_out = base is None and check_out_first_commit(repo, branch, commit)
         in_the_way = (
             paths_in_the_way(repo, sorted(files))
             if base is None and not checked_out and repo.current_branch() == branch
@@ -334,16 +335,6 @@ def run_generate(
         problems=problems,
         in_the_way=in_the_way,
     )
-
-
-def _check_out_first_commit(repo: Repository, branch: str, commit: str) -> bool:
-    """Put the repository's first commit in the index and work tree, as ``git clone`` does,
-    when that cannot lose or hide anything: HEAD names ``branch``, nothing is staged, and git's
-    one-way merge finds no untracked file in the way (it refuses rather than overwrite).
-    False when the checkout was left alone."""
-    if repo.current_branch() != branch or repo.git_run("ls-files", "-z", "--cached"):
-        return False
-    return repo.git_ok("read-tree", "-m", "-u", commit)
 
 
 def _clarify(

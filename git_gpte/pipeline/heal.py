@@ -154,18 +154,11 @@ def find_spec(repo: Repository, base: str) -> str | None:
     """
     from ..llm import RunLog
 
-    out = repo.git_run(
-        "log",
-        "--first-parent",
-        f"-n{SPEC_SEARCH_DEPTH}",
-        "--format=%(trailers:key=Gpte-Run,valueonly,separator=%x20)",
-        base,
-        "--",
-    )
+    commits = repo.trailer_values(base, "Gpte-Run", SPEC_SEARCH_DEPTH)
     log = RunLog(repo.state_dir())
     try:
-        for line in out.splitlines():
-            for run_id in line.split():
+        for run_ids in commits:
+            for run_id in run_ids:
                 try:
                     record = log.get(run_id)
                 except GpteError:

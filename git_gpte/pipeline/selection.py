@@ -23,7 +23,8 @@ from ..context.rules import (  # the rules live with the index, which applies th
     secret_content_reason,
     secret_reason,
 )
-from ..errors import GitCommandError, UsageError
+from ..errors import UsageError
+from ..git.pathspecs import match_paths
 from ..git.repo import Repository, TreeEntry, decode_text, is_utf8_name
 
 __all__ = [
@@ -64,11 +65,6 @@ def to_top_pathspecs(repo: Repository, cwd: str, pathspecs: Sequence[str]) -> li
     return out
 
 
-def _ls_files(repo: Repository, env: dict[str, str], *args: str) -> list[str]:
-    out = repo.git_run("ls-files", "-z", "--full-name", *args, env=env, strip=False)
-    return [p for p in out.split("\0") if p]
-
-
 def select_files(
     repo: Repository,
     base: str,
@@ -80,24 +76,10 @@ def select_files(
     selection = Selection()
     named = explicit_paths(pathspecs)
     all_entries = {e.path: e for e in repo.tree_entries(base)}
-    with repo.temporary_index(base) as env:
-        if pathspecs:
-            try:
-                wanted = _ls_files(repo, env, "--error-unmatch", "--", *pathspecs)
-            except GitCommandError as exc:
-                unmatched = str(exc).split("error: ", 1)[-1]
-                unmatched = unmatched.split(" Did you forget", 1)[0]  # they are not sent anyway
-                raise UsageError(
-                    f"pathspec did not match any tracked file at {base[:12]}: {unmatched}"
-                ) from None
-        else:
-            wanted = list(all_entries)
-        ignored: set[str] = set()
-        gpteignore = repo.root / ".gpteignore"
-        if gpteignore.is_file():
-            ignored = set(
-                _ls_files(repo, env, "-c", "-i", f"--exclude-from={gpteignore}", "--", *pathspecs)
-            )
+    gpteignore = repo.root / ".gpteignore"
+    matched = match_paths(repo, base, pathspecs, gpteignore if gpteignore.is_file() else None)
+    wanted = matched.paths if matched.paths is not None else list(all_entries)
+    ignored = matched.ignored
     for path in sorted(set(wanted)):
         entry = all_entries.get(path)
         if entry is None:

@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from ..git.env import STRIPPED
+
 # Exact names that hand out access without looking like it.
 _EXACT = frozenset(
     {
@@ -31,14 +33,7 @@ _EXACT = frozenset(
         "GITHUB_STATE",
         "GITHUB_STEP_SUMMARY",
         # Would redirect git commands in the script to the user's repository or index.
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_COMMON_DIR",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_NAMESPACE",
-        "GIT_PREFIX",
+        *STRIPPED,
         # `git -c http.extraheader=… gpte run` hands its -c options to every git below it here.
         "GIT_CONFIG_PARAMETERS",
         "GIT_CONFIG_COUNT",

@@ -22,8 +22,8 @@ from typing import Any
 
 from ..errors import GitCommandError, RunError
 from ..git.repo import Repository
-
-_NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+from ..git.worktree import add_worktree, prune_worktrees
+from ..git.worktree import remove_worktree as git_remove_worktree
 
 
 @contextlib.contextmanager
@@ -32,17 +32,7 @@ def temporary_worktree(repo: Repository, commit: str) -> Iterator[Path]:
     parent = Path(tempfile.mkdtemp(prefix="gpte-run-"))
     path = parent / f"wt-{commit[:12]}"
     try:
-        repo.git_run(
-            *_NO_HOOKS,
-            "worktree",
-            "add",
-            "--detach",
-            "--lock",
-            "--reason",
-            "git-gpte run in progress",
-            str(path),
-            commit,
-        )
+        add_worktree(repo, path, commit, "git-gpte run in progress")
     except GitCommandError as exc:
         _remove_tree(parent)
         _prune(repo)
@@ -61,15 +51,14 @@ def remove_worktree(repo: Repository, path: Path) -> None:
     """Unregister and delete one worktree, falling back to deleting it by hand and pruning."""
     try:
         # Twice --force: the worktree is locked, and the run may have left untracked files.
-        repo.git_run("worktree", "remove", "--force", "--force", str(path))
+        git_remove_worktree(repo, path)
     except GitCommandError:
         _remove_tree(path)
     _prune(repo)
 
 
 def _prune(repo: Repository) -> None:
-    with contextlib.suppress(GitCommandError):
-        repo.git_run("worktree", "prune")
+    prune_worktrees(repo)
 
 
 def _remove_tree(path: Path) -> None:
