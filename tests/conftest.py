@@ -78,8 +78,29 @@ def run_gpte(
     input: str | bytes | None = None,
     env: dict[str, str] | None = None,
     timeout: float = 120,
+    process: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the installed CLI as a git subcommand, as a user would (``git gpte ...``)."""
+    """Run the CLI on ``args`` in ``cwd`` and return what a process would have: exit code,
+    stdout and stderr.
+
+    In-process by default (click's runner: the same ``main`` and error handling, without a
+    new interpreter per call, which is most of the suite's time). ``process=True`` runs
+    ``git gpte`` as a user would, through git and a new process: for the tests about that
+    boundary (git finding the subcommand, signals, the installed script). ``GPTE_TEST_PROCESS=1``
+    runs every call that way.
+    """
+    if process or os.environ.get("GPTE_TEST_PROCESS") == "1":
+        return _run_process(args, cwd, input, env, timeout)
+    return _run_in_process(args, cwd, input, env)
+
+
+def _run_process(
+    args: tuple[str, ...],
+    cwd: Path | str,
+    input: str | bytes | None,
+    env: dict[str, str] | None,
+    timeout: float,
+) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
@@ -93,6 +114,40 @@ def run_gpte(
         env=full_env,
         timeout=timeout,
         check=False,
+    )
+
+
+def _run_in_process(
+    args: tuple[str, ...],
+    cwd: Path | str,
+    input: str | bytes | None,
+    env: dict[str, str] | None,
+) -> subprocess.CompletedProcess[str]:
+    from click.testing import CliRunner
+
+    from git_gpte.cli import main
+
+    runner = CliRunner()
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with runner.isolation(input=input or "", env=env) as streams:
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            out, err = streams[0].getvalue(), streams[1].getvalue()
+    finally:
+        os.chdir(previous)
+    return subprocess.CompletedProcess(
+        ["git", "gpte", *args],
+        code,
+        out.decode("utf-8", "replace"),
+        err.decode("utf-8", "replace"),
     )
 
 

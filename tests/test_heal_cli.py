@@ -63,7 +63,9 @@ def broken(tmp_path: Path) -> Path:
     )
 
 
-def heal(repo: Path, server: LLMServer, *args: str, timeout: float = 120) -> tuple[int, str, str]:
+def heal(
+    repo: Path, server: LLMServer, *args: str, timeout: float = 120, process: bool = False
+) -> tuple[int, str, str]:
     proc = run_gpte(
         "heal",
         "--yes",
@@ -73,6 +75,7 @@ def heal(repo: Path, server: LLMServer, *args: str, timeout: float = 120) -> tup
         cwd=repo,
         env=env_for(server),
         timeout=timeout,
+        process=process,
     )
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -87,7 +90,7 @@ def test_name_error_healed_on_the_second_attempt(broken: Path, llm_server: LLMSe
     # attempt 1 "fixes" the typo into another typo; attempt 2 gets it right
     llm_server.queue(fix("nmae", "naem"), fix("naem", "name"))
 
-    code, out, err = heal(broken, llm_server)
+    code, out, err = heal(broken, llm_server, process=True)  # end to end, through git
 
     assert code == 0, err
     branch = f"gpte/heal-{base[:7]}"

@@ -101,8 +101,18 @@ def project(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "proj", {"src/app.py": APP, "README.md": "# demo\n"})
 
 
-def improve(project: Path, server: LLMServer, *args: str) -> tuple[int, str, str]:
-    result = run_gpte("improve", *args, "--model", "gpt-4o-mini", cwd=project, env=env_for(server))
+def improve(
+    project: Path, server: LLMServer, *args: str, process: bool = False
+) -> tuple[int, str, str]:
+    result = run_gpte(
+        "improve",
+        *args,
+        "--model",
+        "gpt-4o-mini",
+        cwd=project,
+        env=env_for(server),
+        process=process,
+    )
     return result.returncode, result.stdout, result.stderr
 
 
@@ -118,7 +128,8 @@ def test_clean_reply_is_committed_on_a_new_branch(project: Path, llm_server: LLM
     before = Snapshot.take(project)
     llm_server.queue(CLEAN_DIFF)
 
-    code, out, err = improve(project, llm_server, "add logging")
+    # end to end: through git, in a process of its own, as a user runs it
+    code, out, err = improve(project, llm_server, "add logging", process=True)
 
     assert code == 0, err
     before.assert_unchanged(project, new_branches=("gpte/add-logging",))

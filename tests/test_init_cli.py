@@ -51,8 +51,12 @@ def env_for(server: LLMServer) -> dict[str, str]:
     return {"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "sk-test"}
 
 
-def init(repo: Path, server: LLMServer, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_gpte("init", "--model", "gpt-4o-mini", *args, cwd=repo, env=env_for(server))
+def init(
+    repo: Path, server: LLMServer, *args: str, process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    return run_gpte(
+        "init", "--model", "gpt-4o-mini", *args, cwd=repo, env=env_for(server), process=process
+    )
 
 
 def tree(repo: Path, rev: str) -> dict[str, str]:
@@ -66,7 +70,7 @@ def test_init_in_a_repository_with_history(repo: Path, llm_server: LLMServer) ->
     head = git(repo, "rev-parse", "HEAD").strip()
     llm_server.queue(generated(), RUN_SH)
 
-    proc = init(repo, llm_server, "a greeter that prints hello world")
+    proc = init(repo, llm_server, "a greeter that prints hello world", process=True)  # end to end
 
     assert proc.returncode == 0, proc.stderr
     branch = "gpte/init-greeter-that-prints-hello-world"
