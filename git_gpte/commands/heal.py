@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +19,9 @@ from .options import (
     on_branch_options,
     run_yes_option,
 )
+
+if TYPE_CHECKING:
+    from ..pipeline.heal import HealResult
 
 
 @click.command("heal")
@@ -151,13 +154,13 @@ def command(
     return 0
 
 
-def _failure_line(result: Any) -> str:
+def _failure_line(result: HealResult) -> str:
     last = result.runs[-1].summary if result.runs else "the program failed"
     where = f"; attempts are on {result.branch}" if result.branch else ""
     return f"not healed: {result.stop_reason}; last run: {last}{where}"
 
 
-def _print_result(app: AppContext, result: Any) -> None:
+def _print_result(app: AppContext, result: HealResult) -> None:
     from .improve import format_cost
 
     if app.quiet:
@@ -170,7 +173,7 @@ def _print_result(app: AppContext, result: Any) -> None:
     if result.success and result.branch:
         click.echo(
             f"healed in {result.attempts} attempt(s): branch {result.branch} "
-            f"(commit {result.commit[:12]})"
+            f"(commit {(result.commit or '')[:12]})"
         )
         click.echo(f"look:  git diff {result.base[:12]}...{result.branch}")
         click.echo(f"take:  git merge {result.branch}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +13,9 @@ from ..errors import NotARepository, UsageError
 from .options import cache_option, model_option
 
 PROMPT_FILE = "prompt"  # gpt-engineer projects keep their prompt in a file of this name
+
+if TYPE_CHECKING:
+    from ..pipeline.generate import GenerateResult
 
 
 @click.command("init")
@@ -119,13 +122,13 @@ def _prompt_text(root: Path, prompt: str | None, prompt_file: str | None) -> str
     )
 
 
-def _print_result(app: AppContext, result: Any, *, on_current_branch: bool) -> None:
+def _print_result(app: AppContext, result: GenerateResult, *, on_current_branch: bool) -> None:
     from .improve import format_cost
 
     if app.quiet:
         click.echo(result.branch)
         return
-    where = "first commit" if result.first_commit else f"on {result.base[:12]}"
+    where = "first commit" if result.base is None else f"on {result.base[:12]}"
     click.echo(f"branch {result.branch}  (commit {result.commit[:12]}, {where})")
     click.echo(f"files ({len(result.files)}):")
     for path in result.files:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..cli import AppContext
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-def _log(ctx: click.Context) -> Any:
+    from ..llm.runlog import RunLog, RunRecord
+
+
+def _log(ctx: click.Context) -> RunLog:
     from ..git.repo import Repository
     from ..llm.runlog import RunLog
 
@@ -79,7 +84,9 @@ def command(ctx: click.Context, as_json: bool, limit: int | None, branch: str | 
     return 0
 
 
-def _print_runs(runs: list[Any], prefix: Any = None) -> None:
+def _print_runs(
+    runs: list[RunRecord], prefix: Callable[[int, RunRecord], str] | None = None
+) -> None:
     model_width = max(len(run.model or "-") for run in runs)
     for n, run in enumerate(runs, 1):
         tokens = f"{run.tokens_in:,}/{run.tokens_out:,}"
@@ -112,7 +119,7 @@ def _chain(ctx: click.Context, name: str, as_json: bool, limit: int | None) -> i
         runs = runs[-limit:] if limit else []
     exists = repo.ref_exists(f"refs/heads/{branch}")
 
-    def on_branch(run: Any) -> bool:
+    def on_branch(run: RunRecord) -> bool:
         return bool(exists and run.commit and repo.is_ancestor(run.commit, f"refs/heads/{branch}"))
 
     if as_json:

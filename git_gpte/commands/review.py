@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..cli import AppContext
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..llm import RunLog, RunRecord
 
 
 def _now() -> str:
@@ -166,7 +169,7 @@ def command(
     return 0
 
 
-def _latest_reviewable(log: Any) -> Any:
+def _latest_reviewable(log: RunLog) -> RunRecord | None:
     """The newest run a person started: a heal's own fix attempts belong to the heal run."""
     for record in log.list(limit=100):
         if record.command != "heal-attempt":

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import EditError, GpteError, Interrupted, UsageError
@@ -48,6 +48,9 @@ STOP_ANSWERS = ("", "c")  # gpt-engineer's "c" (or an empty answer): stop asking
 
 # clarify(question_text) -> the user's answer ("" or "c" stops the questions)
 ClarifyCallback = Callable[[str], str]
+
+if TYPE_CHECKING:
+    from ..llm import LLM
 
 
 @dataclass
@@ -338,7 +341,7 @@ def run_generate(
 
 
 def _clarify(
-    llm: Any, system: str, request: GenerateRequest, console: Console
+    llm: LLM, system: str, request: GenerateRequest, console: Console
 ) -> list[dict[str, str]]:
     """Questions one at a time until the model has none, the user stops, or MAX_QUESTIONS."""
     assert request.clarify is not None
@@ -370,7 +373,7 @@ def _clarify(
 
 
 def _entrypoint(
-    llm: Any, system: str, files: dict[str, str], console: Console
+    llm: LLM, system: str, files: dict[str, str], console: Console
 ) -> tuple[str | None, list[str]]:
     """run.sh from the generated files; unsafe findings are fed back once."""
     console.info(f"writing {ENTRYPOINT}")
