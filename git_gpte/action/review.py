@@ -12,7 +12,6 @@ git-gpte worked is never overwritten, and the answer goes into each thread it ca
 
 from __future__ import annotations
 
-from ..config import Settings
 from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError
 from ..git import Repository, decode_text, unique_branch
 from ..git.config import load_settings
@@ -20,7 +19,12 @@ from . import markdown as md
 from .client import GitHubClient
 from .commands import error_line, write_outputs, write_summary
 from .event import Actor, ReviewComment, ReviewTrigger, match_phrase
-from .flow import (
+from .gate import check_actor, check_state
+from .remote import Remote
+from .report import Outcome, cost_text, heal_section, summary_markdown, usage_line
+from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
+from .status import StatusComment
+from .steps import (
     Context,
     add_to_story,
     default_heal_command,
@@ -29,11 +33,6 @@ from .flow import (
     identity,
     skip,
 )
-from .gate import check_actor, check_state
-from .remote import Remote
-from .report import Outcome, cost_text, heal_section, summary_markdown, usage_line
-from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
-from .status import StatusComment
 from .story import iteration
 
 

@@ -153,7 +153,7 @@ def _print_result(app: AppContext, result: GenerateResult, *, on_current_branch:
         click.echo("then:  git gpte run   (or: git gpte heal)")
 
 
-def _print_restore_advice(result: Any) -> None:
+def _print_restore_advice(result: GenerateResult) -> None:
     """A first commit that could not be checked out: name what is in the way (kept as it is)
     and give a command that writes only the other files, so nothing of the user's is lost."""
     import shlex

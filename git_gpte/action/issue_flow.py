@@ -1,0 +1,247 @@
+"""The issue flow: an issue (or a ``/gpte`` comment) in, a branch and a pull request out."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError
+from ..git import Repository, unique_branch
+from ..git.config import load_settings
+from . import markdown as md
+from .client import GitHubClient, PullInfo
+from .commands import error_line, write_outputs, write_summary
+from .event import (
+    IssueTrigger,
+)
+from .gate import check_state
+from .remote import Remote
+from .report import Outcome, cost_text, pr_head, pr_title, summary_markdown, usage_line
+from .sanitize import build_prompt
+from .status import StatusComment
+from .story import iteration, with_iteration
+
+if TYPE_CHECKING:
+    pass
+
+from .steps import (
+    Context,
+    Finished,
+    add_to_story,
+    default_heal_command,
+    gate,
+    heal_the_edit,
+    identity,
+    skip,
+)
+
+
+class IssueFlow:
+    """An issue (or a ``/gpte`` comment) in, a branch and a pull request out."""
+
+    def __init__(self, ctx: Context, client: GitHubClient, trigger: IssueTrigger) -> None:
+        self.ctx = ctx
+        self.s = ctx.settings
+        self.client = client
+        self.t = trigger
+        self.outcome = Outcome(
+            trigger.number, run_url=self.s.run_url, max_attempts=self.s.max_attempts
+        )
+        self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
+        self.pushed = False
+        self.previous: PullInfo | None = None  # the pull request this run updates
+
+    def run(self) -> Finished:
+        what = "pull request" if self.t.is_pull_request else "issue"
+        decision = gate(
+            self.ctx,
+            self.client,
+            check_state(self.t.state, self.t.locked, "it"),
+            self.t,
+        )
+        if not decision.allowed:
+            return Finished(
+                skip(self.ctx, f"{what} #{self.t.number}: {decision.reason}"), self.outcome
+            )
+        self.status.update("started: reading the issue and the repository.")
+        try:
+            with self.ctx.cmds.untrusted():
+                code = self._work()
+        except GpteError as exc:
+            return Finished(self._failed(exc), self.outcome)
+        self._finish()
+        return Finished(code, self.outcome)
+
+    # ------------------------------------------------------------------ steps
+    def _work(self) -> int:
+        s, t, o = self.s, self.t, self.outcome
+        repo = Repository.discover(s.workspace)
+        remote = Remote.origin(repo, s.server_url, s.token)
+        who = identity(repo)
+        target, expect, base_commit = self._target(repo, remote)
+        o.branch = target
+        prompt, o.truncated_prompt = build_prompt(
+            number=t.number,
+            title=t.title,
+            body=t.body,
+            extra=t.extra,
+            kind="pull request" if t.is_pull_request else "issue",
+            max_chars=s.max_prompt_chars,
+        )
+        self.ctx.say(f"issue #{t.number}: {t.title}")
+        self.ctx.say(f"base {o.base_branch} at {base_commit[:12]}, branch {target}")
+        self.status.update(
+            f"editing: asking the model for changes (based on {md.code(o.base_branch)})."
+        )
+
+        from ..pipeline.improve import ImproveRequest, run_improve
+
+        settings = load_settings(s.workspace, repo.root)
+        # The remote branch may exist locally already (a re-run): the local name gets a suffix.
+        local = unique_branch(repo, target)
+        request = ImproveRequest(
+            prompt=prompt,
+            model=self.ctx.model,
+            base=base_commit,
+            branch=local,
+            identity=who,
+        )
+        result = run_improve(repo, settings, request, self.ctx.console, command="action")
+        o.commit = result.commit
+        o.files_changed = list(result.files_changed)
+        o.files_sent = list(result.files_sent)
+        o.applied = result.applied
+        o.refused = list(result.refused)
+        o.problems = list(result.problems)
+        o.model = result.model
+        o.tokens_in, o.tokens_out, o.cost_usd = result.tokens_in, result.tokens_out, result.cost_usd
+
+        if s.self_heal:
+            command = default_heal_command(repo, result.commit, s.heal_command)
+            if command:
+                heal_the_edit(
+                    self.ctx,
+                    o,
+                    repo,
+                    settings,
+                    self.status,
+                    command=command,
+                    who=who,
+                    prompt=prompt,
+                )
+            else:
+                self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
+
+        self.status.update(f"pushing {md.code(target)}.")
+        remote.push(o.commit, target, expect=expect)
+        self.pushed = True
+        self._open_or_update_pull(target)
+        return EXIT_OK if o.success else EXIT_PARTIAL
+
+    def _target(self, repo: Repository, remote: Remote) -> tuple[str, str | None, str]:
+        """(branch to push, its current commit or None when new, commit to base the edit on)."""
+        s, t, o = self.s, self.t, self.outcome
+        if t.is_pull_request:
+            pr = self.client.pull(t.number)
+            if pr.head_repo.lower() != s.repository.lower():
+                raise GitHubError(
+                    f"pull request #{t.number} comes from a fork; git-gpte cannot push to it"
+                )
+            head = remote.fetch(pr.head_ref)
+            o.base_branch, o.pr_number, o.pr_url = pr.head_ref, pr.number, pr.url
+            self.previous = pr
+            return pr.head_ref, head, head
+        o.base_branch = s.base_branch or self.client.default_branch
+        pattern = re.compile(rf"^{re.escape(s.branch_prefix)}{t.number}(-\d+)?$")
+        for pr in self.client.open_pulls(base=o.base_branch):
+            if pr.head_repo.lower() == s.repository.lower() and pattern.match(pr.head_ref):
+                # Re-run: build on the pull request's branch, update the pull request.
+                head = remote.fetch(pr.head_ref)
+                o.pr_number, o.pr_url, o.pr_updated = pr.number, pr.url, True
+                self.previous = pr
+                return pr.head_ref, head, head
+        base_commit = remote.fetch(o.base_branch)
+        return remote.free_branch(f"{s.branch_prefix}{t.number}"), None, base_commit
+
+    def _open_or_update_pull(self, target: str) -> None:
+        o, t = self.outcome, self.t
+        kind = "/gpte comment" if t.comment_id is not None else f"issue #{t.number}"
+        step = iteration(kind, t.extra or f"{t.title}\n\n{t.body}", o)
+        before = self.previous.body if self.previous else None
+        if t.is_pull_request:
+            add_to_story(self.ctx, self.client, t.number, step)  # the commits went onto it
+            return
+        title = pr_title(t.title, t.number)
+        body = with_iteration(pr_head(o), before, step)
+        if o.pr_number is not None:
+            pr = self.client.update_pull(o.pr_number, title=title, body=body)
+        else:
+            pr = self.client.create_pull(
+                title=title, body=body, head=target, base=o.base_branch, draft=self.s.draft
+            )
+        o.pr_number, o.pr_url = pr.number, pr.url
+
+    # ------------------------------------------------------------------ endings
+    def _finish(self) -> None:
+        o = self.outcome
+        verb = "updated" if o.pr_updated or self.t.is_pull_request else "opened"
+        lines = [
+            f"done: {verb} {o.pr_url} from {md.code(o.branch)}.",
+            "",
+            f"Usage: {usage_line(o)}.",
+        ]
+        if o.refused:
+            lines.append(
+                f"{len(o.refused)} hunk(s) could not be placed and were left out "
+                "(see the pull request)."
+            )
+        if o.heal_ran:
+            lines.append(
+                f"Self-heal: {'passed' if o.heal_success else 'still failing'} "
+                f"after {o.attempts} attempt(s) "
+                f"of at most {o.max_attempts}."
+            )
+        self.status.update("\n".join(lines))
+        self.ctx.cmds.notice(f"git-gpte {verb} {o.pr_url}", title="git-gpte")
+        self._outputs()
+
+    def _failed(self, exc: GpteError) -> int:
+        reason = exc.render()
+        o = self.outcome
+        text = f"failed: {md.code(reason)}"
+        if o.tokens_in or o.tokens_out:
+            text += f"\n\nUsage: {usage_line(o)}."
+        if self.pushed:
+            text += (
+                f"\n\nThe changes were pushed to {md.code(o.branch)}; "
+                "open a pull request from it by hand."
+            )
+        else:
+            text += "\n\nNothing was pushed."
+        self.status.update(text)
+        self.ctx.cmds.error(f"git-gpte: {reason}")
+        error_line(reason)
+        self._outputs(failed=reason)
+        return exc.exit_code
+
+    def _outputs(self, failed: str | None = None) -> None:
+        o = self.outcome
+        values = o.outputs()
+        if failed:
+            values["success"] = "false"
+            if not self.pushed:
+                values["branch"] = ""  # the output names where changes were pushed: nowhere
+        values["skipped"] = "false"
+        write_outputs(self.s.output_path, values)
+        rows = [
+            ("issue", f"#{o.number}"),
+            ("branch", o.branch or "-"),
+            ("pull request", o.pr_url or "-"),
+            ("files changed", str(len(o.files_changed))),
+            ("refused hunks", str(len(o.refused))),
+            ("heal attempts", str(o.attempts)),
+            ("tokens", f"{o.tokens_in:,} in / {o.tokens_out:,} out"),
+            ("cost", cost_text(o.cost_usd)),
+        ]
+        title = f"failed: {failed}" if failed else ("done" if o.success else "done, with problems")
+        write_summary(self.s.summary_path, summary_markdown(title, rows))

@@ -1,0 +1,185 @@
+"""The pre-merge flow: run the heal command on a pull request's head; heal it if it fails."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import EXIT_OK, GitHubError, GpteError, RunError
+from ..git import Repository
+from ..git.config import load_settings
+from . import markdown as md
+from .client import GitHubClient
+from .commands import error_line, write_outputs, write_summary
+from .event import (
+    PullRequestTrigger,
+)
+from .gate import check_state
+from .remote import Remote
+from .report import Outcome, cost_text, summary_markdown, usage_line
+from .status import StatusComment
+from .story import iteration
+
+if TYPE_CHECKING:
+    pass
+
+from .steps import Context, Finished, add_to_story, default_heal_command, gate, heal, identity, skip
+
+
+class PullRequestFlow:
+    """The pre-merge check: run the heal command on the pull request's head, heal if it fails."""
+
+    def __init__(self, ctx: Context, client: GitHubClient, trigger: PullRequestTrigger) -> None:
+        self.ctx = ctx
+        self.s = ctx.settings
+        self.client = client
+        self.t = trigger
+        self.outcome = Outcome(
+            trigger.number,
+            branch=trigger.head_ref,
+            base_branch=trigger.base_ref,
+            run_url=self.s.run_url,
+            max_attempts=self.s.max_attempts,
+            pr_number=trigger.number,
+            pr_url=self.s.pull_url(trigger.number),
+        )
+        self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
+
+    def run(self) -> Finished:
+        t = self.t
+        if not t.head_repo or t.head_repo.lower() != t.base_repo.lower():
+            code = skip(
+                self.ctx,
+                f"pull request #{t.number} comes from a fork; "
+                "the heal check runs on same-repository branches only",
+            )
+            return Finished(code, self.outcome)
+        decision = gate(self.ctx, self.client, check_state(t.state, False, "it"), t)
+        if not decision.allowed:
+            return Finished(
+                skip(self.ctx, f"pull request #{t.number}: {decision.reason}"), self.outcome
+            )
+        try:
+            with self.ctx.cmds.untrusted():
+                code = self._work()
+        except GpteError as exc:
+            self.status.update(f"heal check failed to run: {md.code(exc.render())}")
+            self.ctx.cmds.error(f"git-gpte: {exc.render()}")
+            error_line(exc.render())
+            self._outputs(False)
+            return Finished(exc.exit_code, self.outcome)
+        return Finished(code, self.outcome)
+
+    def _work(self) -> int:
+        s, t, o = self.s, self.t, self.outcome
+        repo = Repository.discover(s.workspace)
+        remote = Remote.origin(repo, s.server_url, s.token)
+        head = remote.fetch(t.head_ref)
+        command = default_heal_command(repo, head, s.heal_command)
+        if command is None:
+            self.ctx.say(
+                "no heal-command and no run.sh at the pull request's head: nothing to check"
+            )
+            self._outputs(True)
+            return EXIT_OK
+        settings = load_settings(s.workspace, repo.root)
+        prompt = (
+            f"The checks of pull request #{t.number} fail. "
+            f"Fix the code so that `{command}` succeeds. "
+            "Change as little as needed."
+        )
+        n = s.max_attempts
+
+        def progress(attempt: int) -> None:
+            what = "running the check" if attempt == 0 else f"heal attempt {attempt}/{n}"
+            self.status.update(f"{what}: {md.code(command)} on {md.code(t.head_ref)}.")
+
+        healed = heal(
+            self.ctx,
+            o,
+            repo,
+            settings,
+            command=command,
+            base=head,
+            prompt=prompt,
+            who=identity(repo),
+            on_attempt=progress,
+        )
+        o.tokens_in, o.tokens_out, o.cost_usd = healed.tokens_in, healed.tokens_out, healed.cost_usd
+        if healed.success and (not healed.commit or healed.commit == head):
+            self.status.update(f"check passed: {md.code(command)} succeeds on {head[:12]}.")
+            self._outputs(True)
+            return EXIT_OK
+        if healed.success:
+            o.commit = healed.commit or head
+            self._push_fix(repo, remote, head, command)
+            self._outputs(True)
+            return EXIT_OK
+        self.status.update(
+            f"check failed: {md.code(command)} still fails on {head[:12]} "
+            f"after {o.attempts} heal attempt(s)"
+            f"{f' ({md.code(o.heal_stop)})' if o.heal_stop else ''}. "
+            f"Usage: {usage_line(o)}.\n\nLast output:\n\n{md.fence(o.heal_tail or '(no output)')}"
+        )
+        # The job log ends with why: one line on stderr and an annotation on the run.
+        why = (
+            f"pre-merge check failed: `{command}` still fails on {t.head_ref} ({head[:12]}) "
+            f"after {o.attempts} heal attempt(s)" + (f": {o.heal_stop}" if o.heal_stop else "")
+        )
+        self.ctx.cmds.error(why, title="git-gpte pre-merge check")
+        error_line(why)
+        self._outputs(False)
+        return RunError.exit_code
+
+    def _push_fix(self, repo: Repository, remote: Remote, head: str, command: str) -> None:
+        o, t = self.outcome, self.t
+        try:
+            remote.push(o.commit, t.head_ref, expect=head)
+            o.branch = t.head_ref
+            o.pr_url = self.client.pull(t.number).url
+            self.status.update(
+                f"healed: {md.code(command)} failed on {head[:12]}; "
+                f"{o.attempts} heal attempt(s) fixed it and the "
+                f"fix was pushed to {md.code(t.head_ref)}. Usage: {usage_line(o)}."
+            )
+            o.commit = o.commit or head
+            step = iteration("pre-merge heal", f"make `{command}` pass", o)
+            add_to_story(self.ctx, self.client, t.number, step)
+            return
+        except GitHubError as exc:
+            self.ctx.console.warn(
+                f"cannot push to {t.head_ref} ({exc.render()}); opening a follow-up pull request"
+            )
+        name = remote.free_branch(f"gpte/heal-{t.number}")
+        remote.push(o.commit, name, expect=None)
+        body = (
+            f"Fixes the failing check of #{t.number} ({md.code(command)}), "
+            "found by git-gpte's pre-merge heal.\n\n" + pr_body_heal(o)
+        )
+        pr = self.client.create_pull(
+            title=f"Fix the check of #{t.number}",
+            body=body,
+            head=name,
+            base=t.head_ref,
+            draft=self.s.draft,
+        )
+        o.branch, o.pr_url, o.pr_number = name, pr.url, pr.number
+        self.status.update(
+            f"healed: the fix is in the follow-up pull request {pr.url}. Usage: {usage_line(o)}."
+        )
+
+    def _outputs(self, success: bool) -> None:
+        o = self.outcome
+        values = {**o.outputs(), "success": "true" if success else "false", "skipped": "false"}
+        write_outputs(self.s.output_path, values)
+        rows = [
+            ("pull request", f"#{self.t.number}"),
+            ("result", "passed" if success else "failing"),
+            ("heal attempts", str(o.attempts)),
+            ("tokens", f"{o.tokens_in:,} in / {o.tokens_out:,} out"),
+            ("cost", cost_text(o.cost_usd)),
+        ]
+        write_summary(self.s.summary_path, summary_markdown("pre-merge heal", rows))
+
+
+def pr_body_heal(o: Outcome) -> str:
+    return f"{o.attempts} heal attempt(s). Usage: {usage_line(o)}.\n"

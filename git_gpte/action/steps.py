@@ -1,0 +1,206 @@
+"""The Action's shared steps: the context every flow carries, the gate, skipping with a
+neutral note, the identity to commit as, and the heal check the flows run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..config import Settings
+from ..errors import EXIT_OK, GitHubError, MissingIdentity
+from ..git import Repository
+from ..ui import Console
+from . import markdown as md
+from .client import GitHubClient
+from .commands import WorkflowCommands, write_outputs, write_summary
+from .event import (
+    IssueTrigger,
+    PullRequestTrigger,
+    ReviewTrigger,
+)
+from .gate import Decision, check_actor
+from .joblog import CheckGroups
+from .report import Outcome, summary_markdown
+from .settings import BOT_IDENTITY, ActionSettings
+from .status import StatusComment
+from .story import Iteration, has_story, story_head, with_iteration
+
+if TYPE_CHECKING:
+    from ..pipeline.heal import HealResult
+
+TAIL_CHARS = 3000
+
+
+@dataclass
+class Context:
+    settings: ActionSettings
+    model: str | None
+    cmds: WorkflowCommands
+    console: Console
+
+    def say(self, message: str) -> None:
+        self.console.info(message)
+
+
+def skip(ctx: Context, reason: str) -> int:
+    """Nothing to do (or not allowed): a neutral note, outputs saying so, exit 0."""
+    ctx.cmds.notice(f"git-gpte: nothing done: {reason}", title="git-gpte skipped")
+    write_outputs(
+        ctx.settings.output_path, {**Outcome(0).outputs(), "success": "false", "skipped": "true"}
+    )
+    write_summary(ctx.settings.summary_path, summary_markdown("skipped", [("reason", reason)]))
+    return EXIT_OK
+
+
+def gate(
+    ctx: Context,
+    client: GitHubClient,
+    decision_state: Decision,
+    trigger: IssueTrigger | PullRequestTrigger | ReviewTrigger,
+) -> Decision:
+    if not decision_state.allowed:
+        return decision_state
+    return check_actor(
+        trigger.actor,
+        allowed_associations=ctx.settings.allowed_associations,
+        allowed_bots=ctx.settings.allowed_bots,
+        permission=client.permission,
+    )
+
+
+def identity(repo: Repository) -> tuple[str, str]:
+    """The configured git identity, or the GitHub Actions bot on a runner that has none."""
+    try:
+        return repo.identity()
+    except MissingIdentity:
+        return BOT_IDENTITY
+
+
+def default_heal_command(repo: Repository, commit: str, configured: str | None) -> str | None:
+    if configured:
+        return configured
+    if any(e.path == "run.sh" for e in repo.tree_entries(commit, (":(literal)run.sh",))):
+        return "bash run.sh"
+    return None
+
+
+def tail(text: str, limit: int = TAIL_CHARS) -> str:
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+def heal(
+    ctx: Context,
+    o: Outcome,
+    repo: Repository,
+    settings: Settings,
+    *,
+    command: str,
+    base: str,
+    prompt: str,
+    who: tuple[str, str],
+    on_attempt: Callable[[int], None],
+) -> HealResult:
+    """Run ``command`` on ``base`` and heal failures, up to max-attempts fixes; what the heal did
+    is recorded in ``o`` (its tokens and cost are the caller's to count).
+
+    ``on_attempt(k)`` is called before run k (0 is the base): the status comment's progress.
+    """
+    from ..pipeline.heal import HealRequest, run_heal
+
+    groups = CheckGroups(ctx.cmds, command, ctx.settings.max_attempts)
+
+    def before_run(_preview: str, attempt: int) -> None:
+        # The action runs without asking (CI; the gate already decided who may trigger it).
+        on_attempt(attempt)
+        groups.start(attempt)
+
+    request = HealRequest(
+        command=command,
+        attempts=ctx.settings.max_attempts,
+        base=base,
+        branch=None,  # heal picks a fresh gpte/heal-... name; the action pushes the commit
+        prompt=prompt,
+        timeout=ctx.settings.timeout_minutes * 60,
+        model=ctx.model,
+        identity=who,
+        docker=ctx.settings.heal_docker,
+    )
+    try:
+        healed = run_heal(
+            repo,
+            settings,
+            request,
+            ctx.console,
+            on_output=groups.output,
+            confirm=before_run,
+            after_run=lambda _attempt: groups.close(),
+        )
+    finally:
+        groups.close()
+    o.heal_ran, o.heal_success, o.attempts = True, healed.success, healed.attempts
+    o.heal_runs, o.check_command = list(healed.runs), command
+    o.heal_tail = tail(healed.last_output_tail)
+    o.heal_stop = healed.stop_reason
+    return healed
+
+
+def add_to_story(ctx: Context, client: GitHubClient, number: int, step: Iteration) -> None:
+    """Add ``step`` to pull request ``number``'s body when git-gpte wrote that body (its story
+    is there); a person's description of their own pull request is left alone. A failure is a
+    warning: the commits are pushed already, the body is news about them."""
+    try:
+        pr = client.pull(number)
+        if has_story(pr.body):
+            body = with_iteration(story_head(pr.body), pr.body, step)
+            client.update_pull(number, title=pr.title, body=body)
+    except GitHubError as exc:
+        ctx.cmds.warning(f"could not update the pull request's body: {exc.render()}")
+
+
+def heal_the_edit(
+    ctx: Context,
+    o: Outcome,
+    repo: Repository,
+    settings: Settings,
+    status: StatusComment,
+    *,
+    command: str,
+    who: tuple[str, str],
+    prompt: str,
+) -> None:
+    """Self-heal after an edit: run ``command`` on ``o.commit`` and heal failures, the status
+    comment following each run. A passing fix replaces ``o.commit`` (failed attempts stay out of
+    what is pushed); the heal's tokens and cost are added to the edit's."""
+    n = ctx.settings.max_attempts
+
+    def progress(attempt: int) -> None:
+        what = "checking the edit" if attempt == 0 else f"heal attempt {attempt}/{n}"
+        status.update(f"{what}: running {md.code(command)}.")
+
+    healed = heal(
+        ctx,
+        o,
+        repo,
+        settings,
+        command=command,
+        base=o.commit,
+        prompt=prompt,
+        who=who,
+        on_attempt=progress,
+    )
+    if healed.success and healed.commit:
+        o.commit = healed.commit
+    o.tokens_in += healed.tokens_in
+    o.tokens_out += healed.tokens_out
+    o.cost_usd = (
+        None if o.cost_usd is None or healed.cost_usd is None else o.cost_usd + healed.cost_usd
+    )
+
+
+@dataclass
+class Finished:
+    """How a flow ended: the process exit code and what it produced (the outputs, the summary)."""
+
+    exit_code: int
+    outcome: Outcome
