@@ -16,14 +16,13 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import GpteError, Interrupted
-from .signals import sigterm_as_interrupt
+from .errors import EXIT_INTERNAL, GpteError, Interrupted
+from .signals import interrupts_as_keyboard_interrupt
 
 # name -> (module in git_gpte.commands, one-line help shown in the command list)
 COMMANDS: dict[str, tuple[str, str]] = {
     "action": ("action", "Run as a GitHub Action: issue or comment -> PR; pre-merge heal check."),
     "apply": ("apply", "Apply an LLM reply's edits: each hunk applied, corrected or refused."),
-    "context": ("context", "Show what would be sent for a request: ranked files and excerpts."),
     "bench": ("bench", "Run improve (and heal) on a task file; report solved %, tokens, cost."),
     "heal": ("heal", "Run the entrypoint; while it fails, commit an LLM fix and run again."),
     "improve": ("improve", "Ask the LLM for edits and commit them on a new branch."),
@@ -112,39 +111,43 @@ def main(argv: list[str] | None = None) -> None:
     """
     from .terminal import install
 
-    streams = install()
-    try:
-        _main(argv)
-    finally:
-        for stream in streams:
-            stream.finish()
+    # Ctrl-C, a CI cancel (SIGTERM) or a closed terminal (SIGHUP) ends the command once: runs
+    # are recorded as interrupted and temporary files are removed, and a second signal (git
+    # forwards Ctrl-C to its child too) cannot break that cleanup or the last message.
+    with interrupts_as_keyboard_interrupt():
+        streams = install()
+        try:
+            code = _run(argv)
+        finally:
+            for stream in streams:
+                stream.finish()
+        sys.exit(code)
 
 
-def _main(argv: list[str] | None) -> None:
+def _run(argv: list[str] | None) -> int:
     verbose = any(
         arg in ("-v", "--verbose") for arg in (argv if argv is not None else sys.argv[1:])
     )
     code: Any
     try:
-        # A CI cancel (SIGTERM) or a closed terminal (SIGHUP) ends the command the way Ctrl-C
-        # does, so runs are recorded as interrupted and temporary files are removed.
-        with sigterm_as_interrupt():
-            code = cli.main(args=argv, prog_name="git-gpte", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="git-gpte", standalone_mode=False)
     except GpteError as err:
         if verbose:
             import traceback
 
             traceback.print_exc()
-        click.echo(f"git-gpte: error: {err.render()}", err=True)
-        sys.exit(err.exit_code)
+        # Ctrl-C (or a declined question) is the user's choice, not an error.
+        kind = "" if isinstance(err, Interrupted) else "error: "
+        click.echo(f"git-gpte: {kind}{err.render()}", err=True)
+        return err.exit_code
     except (KeyboardInterrupt, click.exceptions.Abort):
         click.echo("git-gpte: interrupted", err=True)
-        sys.exit(Interrupted.exit_code)
+        return Interrupted.exit_code
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except _NO_ARGS_IS_HELP as exc:
         exc.show()  # bare `git gpte`: the help is the answer
-        sys.exit(exc.exit_code)
+        return int(exc.exit_code)
     except click.ClickException as exc:
         # Bad options too are one line, like every other failure, naming where help is.
         message = " ".join(exc.format_message().split())
@@ -152,7 +155,20 @@ def _main(argv: list[str] | None) -> None:
             where = exc.ctx.command_path.replace("git-gpte", "git gpte", 1)
             message += f" (see '{where} -h')"
         click.echo(f"git-gpte: error: {message}", err=True)
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except BrokenPipeError:
-        sys.exit(141)
-    sys.exit(code if isinstance(code, int) else 0)
+        return 141
+    except Exception as exc:  # a bug: still one line (the run it was in is closed as "error")
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        detail = " ".join(str(exc).split())[:300]
+        click.echo(
+            f"git-gpte: internal error: {type(exc).__name__}"
+            + (f": {detail}" if detail else "")
+            + " (a bug in git-gpte; git gpte -v ... shows the traceback to report)",
+            err=True,
+        )
+        return EXIT_INTERNAL
+    return code if isinstance(code, int) else 0

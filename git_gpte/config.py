@@ -91,20 +91,27 @@ class Settings:
                 return node
         return default
 
-    def get_int(self, *, default: int, **kwargs: Any) -> int:
+    def get_int(self, *, default: int, what: str | None = None, **kwargs: Any) -> int:
         value = self.get(default=default, **kwargs)
         try:
             return int(value)
         except (TypeError, ValueError):
-            raise ConfigError(f"expected a whole number, got {value!r}") from None
+            name = what or _setting_name(kwargs)
+            raise ConfigError(f"{name} must be a whole number, got {value!r}") from None
 
-    def get_float(self, *, default: float, what: str, **kwargs: Any) -> float:
-        """A number setting; ``what`` names it in the error ("timeout", "GPTE_...")."""
+    def get_float(
+        self, *, default: float, what: str, positive: bool = False, **kwargs: Any
+    ) -> float:
+        """A number setting; ``what`` names it in the error ("timeout", "GPTE_..."). With
+        ``positive``, zero and below (and infinity, NaN) are refused too."""
         value = self.get(default=default, **kwargs)
         try:
-            return float(value)
+            number = float(value)
         except (TypeError, ValueError):
             raise ConfigError(f"{what} must be a number, got {value!r}") from None
+        if positive and not 0 < number < float("inf"):
+            raise ConfigError(f"{what} must be a number of seconds above 0, got {value!r}")
+        return number
 
     def get_bool(self, *, default: bool, **kwargs: Any) -> bool:
         value = self.get(default=default, **kwargs)
@@ -115,4 +122,14 @@ class Settings:
             return True
         if text in ("0", "false", "no", "off", ""):
             return False
-        raise ConfigError(f"expected true or false, got {value!r}")
+        raise ConfigError(f"{_setting_name(kwargs)} must be true or false, got {value!r}")
+
+
+def _setting_name(kwargs: Mapping[str, Any]) -> str:
+    """How an error names a setting: its first environment variable, else its git key."""
+    env = list(kwargs.get("env") or ())
+    if env:
+        return str(env[0])
+    if kwargs.get("git"):
+        return str(kwargs["git"])
+    return "the setting"

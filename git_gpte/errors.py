@@ -20,6 +20,7 @@ code  meaning
 7     unsafe path in an LLM reply (absolute, ``..``, ``.git/``, symlink)
 8     the program under test failed or timed out (run / heal)
 9     GitHub problem (API error, permission, push)
+70    internal error: a bug in git-gpte (``-v`` shows the traceback)
 130   interrupted (Ctrl-C)
 ====  =====================================================================
 """
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 EXIT_OK = 0
 EXIT_PARTIAL = 1
+EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: an exception no GpteError describes
 
 
 class GpteError(Exception):

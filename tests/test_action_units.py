@@ -24,6 +24,7 @@ from git_gpte.action.event import (
 from git_gpte.action.gate import check_actor, check_state
 from git_gpte.action.report import Outcome, fence, pr_head
 from git_gpte.action.sanitize import build_prompt, clean
+from git_gpte.llm.usage import Usage
 from tests.helpers.action_world import comment_event, issue_payload, labeled_event, parse_outputs
 
 
@@ -202,9 +203,7 @@ def test_pr_head_and_fence() -> None:
         files_changed=["a.py"],
         applied=2,
         refused=["b.py hunk 1: context not found"],
-        tokens_in=10,
-        tokens_out=5,
-        cost_usd=None,
+        usage=Usage(10, 5, None),
         heal_ran=True,
         heal_success=False,
         attempts=3,

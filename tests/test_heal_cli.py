@@ -183,7 +183,7 @@ def test_attempt_without_edits_stops(broken: Path, llm_server: LLMServer) -> Non
     attempt = next(run for run in data if run["command"] == "heal-attempt")
     heal_run = next(run for run in data if run["command"] == "heal")
     assert attempt["tokens_in"] > 0 and attempt["meta"]["heal_run"] == heal_run["id"]
-    assert f"tokens {attempt['tokens_in']:,} in / {attempt['tokens_out']:,} out" in out
+    assert f"{attempt['tokens_in']:,} tokens in, {attempt['tokens_out']:,} out" in out
 
 
 def test_same_failure_twice_stops(broken: Path, llm_server: LLMServer) -> None:

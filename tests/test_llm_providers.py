@@ -107,8 +107,8 @@ def test_totals_sum_each_call_not_cumulative(llm_server: LLMServer) -> None:
     llm, _, _ = make(openai_env(llm_server))
     llm.ask(MESSAGES)
     llm.ask([*MESSAGES, {"role": "assistant", "content": "a"}, {"role": "user", "content": "more"}])
-    assert (llm.totals.tokens_in, llm.totals.tokens_out, llm.totals.calls) == (400, 40, 2)
-    assert llm.totals.cost_usd == pytest.approx((400 * 2.5 + 40 * 10.0) / 1e6)
+    assert (llm.usage.tokens_in, llm.usage.tokens_out, llm.calls) == (400, 40, 2)
+    assert llm.usage.cost_usd == pytest.approx((400 * 2.5 + 40 * 10.0) / 1e6)
 
 
 @pytest.mark.parametrize("stream", [True, False])
@@ -213,8 +213,8 @@ def test_missing_usage_is_estimated_and_marked(llm_server: LLMServer) -> None:
     llm.provider.complete = without_usage  # type: ignore[method-assign]
     reply = llm.ask(MESSAGES)
     assert reply.usage_exact is False and reply.tokens_in > 0 and reply.tokens_out > 0
-    assert llm.totals.exact is False
-    assert llm.totals.describe().startswith("~")
+    assert llm.usage.exact is False
+    assert llm.usage.describe().startswith("~")
 
 
 # ---------------------------------------------------------------------- configuration errors
@@ -406,7 +406,7 @@ def test_output_limit_is_reported_with_the_partial_reply(
     with pytest.raises(ReplyTruncated) as info:
         llm.ask(MESSAGES)
     assert info.value.partial.startswith("--- a.py") and "output token limit" in info.value.render()
-    assert llm.totals.tokens_out == 4096  # it was paid for
+    assert llm.usage.tokens_out == 4096  # it was paid for
     assert log.get(run.id).tokens_out == 4096
 
 
@@ -428,7 +428,7 @@ def test_cache_hit_on_second_identical_call(llm_server: LLMServer, tmp_path: Pat
     assert len(llm_server.requests) == 1
     assert not first.cached and second.cached and second.text == "cached answer"
     assert second.cost_usd == 0.0
-    assert (llm.totals.tokens_in, llm.totals.calls, llm.totals.cached_calls) == (100, 2, 1)
+    assert (llm.usage.tokens_in, llm.calls, llm.cached_calls) == (100, 2, 1)
     assert (tmp_path / "cache.sqlite").is_file()
     record = log.get(run.id)
     assert [e.cached for e in record.exchanges] == [False, True]

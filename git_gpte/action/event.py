@@ -168,11 +168,25 @@ def match_phrase(body: str, phrase: str) -> str | None:
     return rest.strip()
 
 
+def _number(value: Any, what: str) -> int:
+    """A positive whole number from the event file (a hand-edited or forged event is input
+    like any other: one clear line, not a traceback)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise UsageError(f"the event's {what} is not a whole number: {value!r}")
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise UsageError(f"the event's {what} is not a whole number: {value!r}") from None
+    if number <= 0:
+        raise UsageError(f"the event's {what} must be above 0, got {number}")
+    return number
+
+
 def _issue_trigger(
     issue: dict[str, Any], actor: Actor, extra: str, comment_id: int | None
 ) -> IssueTrigger:
     return IssueTrigger(
-        number=int(issue["number"]),
+        number=_number(issue["number"], "issue number"),
         title=str(issue.get("title") or ""),
         body=str(issue.get("body") or ""),
         extra=extra,
@@ -273,7 +287,7 @@ def parse_event(
         login, is_bot = _user(comment.get("user"))
         actor = Actor(login, comment.get("author_association"), is_bot)
         return _issue_trigger(
-            issue, actor, extra, int(comment["id"]) if comment.get("id") else None
+            issue, actor, extra, _number(comment["id"], "comment id") if comment.get("id") else None
         )
 
     if name == "pull_request":
@@ -288,7 +302,7 @@ def parse_event(
         actor_login = sender_login or login
         association = pr.get("author_association") if actor_login == login else None
         return PullRequestTrigger(
-            number=int(pr.get("number") or payload.get("number") or 0),
+            number=_number(pr.get("number") or payload.get("number"), "pull request number"),
             title=str(pr.get("title") or ""),
             head_ref=str(head.get("ref") or ""),
             head_sha=str(head.get("sha") or ""),

@@ -16,7 +16,7 @@ from .event import (
 )
 from .gate import check_state
 from .remote import Remote
-from .report import Outcome, cost_text, pr_head, pr_title, summary_markdown, usage_line
+from .report import Outcome, pr_head, pr_title, summary_markdown, usage_line
 from .sanitize import build_prompt
 from .status import StatusComment
 from .story import iteration, with_iteration
@@ -94,6 +94,7 @@ class IssueFlow:
             f"editing: asking the model for changes (based on {md.code(o.base_branch)})."
         )
 
+        from ..llm.session import Session
         from ..pipeline.improve import ImproveRequest, run_improve
 
         settings = load_settings(s.workspace, repo.root)
@@ -106,31 +107,43 @@ class IssueFlow:
             branch=local,
             identity=who,
         )
-        result = run_improve(repo, settings, request, self.ctx.console, command="action")
-        o.commit = result.commit
-        o.files_changed = list(result.files_changed)
-        o.files_sent = list(result.files_sent)
-        o.applied = result.applied
-        o.refused = list(result.refused)
-        o.problems = list(result.problems)
-        o.model = result.model
-        o.tokens_in, o.tokens_out, o.cost_usd = result.tokens_in, result.tokens_out, result.cost_usd
-
-        if s.self_heal:
-            command = default_heal_command(repo, result.commit, s.heal_command)
-            if command:
-                heal_the_edit(
-                    self.ctx,
-                    o,
-                    repo,
-                    settings,
-                    self.status,
-                    command=command,
-                    who=who,
-                    prompt=prompt,
-                )
-            else:
-                self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
+        session = Session(
+            repo.state_dir(),
+            "action",
+            settings=settings,
+            console=self.ctx.console,
+            prompt=prompt,
+            base=base_commit,
+            meta={"issue": t.number},
+        )
+        try:
+            with session:
+                result = run_improve(repo, settings, request, self.ctx.console, session=session)
+                o.commit = result.commit
+                o.files_changed = list(result.files_changed)
+                o.files_sent = list(result.files_sent)
+                o.applied = result.applied
+                o.refused = list(result.refused)
+                o.problems = list(result.problems)
+                o.model = result.model
+                if s.self_heal:
+                    command = default_heal_command(repo, result.commit, s.heal_command)
+                    if command:
+                        heal_the_edit(
+                            self.ctx,
+                            o,
+                            repo,
+                            settings,
+                            self.status,
+                            command=command,
+                            who=who,
+                            prompt=prompt,
+                            session=session,
+                        )
+                    else:
+                        self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
+        finally:
+            o.usage = session.usage  # also when it failed: the status comment says what it cost
 
         self.status.update(f"pushing {md.code(target)}.")
         remote.push(o.commit, target, expect=expect)
@@ -209,7 +222,7 @@ class IssueFlow:
         reason = exc.render()
         o = self.outcome
         text = f"failed: {md.code(reason)}"
-        if o.tokens_in or o.tokens_out:
+        if o.usage.spent:
             text += f"\n\nUsage: {usage_line(o)}."
         if self.pushed:
             text += (
@@ -240,8 +253,8 @@ class IssueFlow:
             ("files changed", str(len(o.files_changed))),
             ("refused hunks", str(len(o.refused))),
             ("heal attempts", str(o.attempts)),
-            ("tokens", f"{o.tokens_in:,} in / {o.tokens_out:,} out"),
-            ("cost", cost_text(o.cost_usd)),
+            ("tokens", o.usage.tokens_text()),
+            ("cost", o.usage.cost_text()),
         ]
         title = f"failed: {failed}" if failed else ("done" if o.success else "done, with problems")
         write_summary(self.s.summary_path, summary_markdown(title, rows))

@@ -15,7 +15,7 @@ from .event import (
 )
 from .gate import check_state
 from .remote import Remote
-from .report import Outcome, cost_text, summary_markdown, usage_line
+from .report import Outcome, summary_markdown, usage_line
 from .status import StatusComment
 from .story import iteration
 
@@ -104,7 +104,7 @@ class PullRequestFlow:
             who=identity(repo),
             on_attempt=progress,
         )
-        o.tokens_in, o.tokens_out, o.cost_usd = healed.tokens_in, healed.tokens_out, healed.cost_usd
+        o.usage = healed.usage
         if healed.success and (not healed.commit or healed.commit == head):
             self.status.update(f"check passed: {md.code(command)} succeeds on {head[:12]}.")
             self._outputs(True)
@@ -175,8 +175,8 @@ class PullRequestFlow:
             ("pull request", f"#{self.t.number}"),
             ("result", "passed" if success else "failing"),
             ("heal attempts", str(o.attempts)),
-            ("tokens", f"{o.tokens_in:,} in / {o.tokens_out:,} out"),
-            ("cost", cost_text(o.cost_usd)),
+            ("tokens", o.usage.tokens_text()),
+            ("cost", o.usage.cost_text()),
         ]
         write_summary(self.s.summary_path, summary_markdown("pre-merge heal", rows))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..llm.usage import ZERO, Usage
 from .markdown import cell, code, fence
 from .sanitize import strip_invisible
 
@@ -36,9 +37,7 @@ class Outcome:
     heal_stop: str = ""  # why healing stopped, in the heal pipeline's words
     heal_runs: list[HealRun] = field(default_factory=list)  # every run of the check
     check_command: str = ""
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float | None = None
+    usage: Usage = ZERO
     model: str = ""
     run_url: str | None = None
     truncated_prompt: bool = False
@@ -54,18 +53,12 @@ class Outcome:
             "branch": self.branch,
             "attempts": str(self.attempts),
             "success": "true" if self.success else "false",
-            "tokens-in": str(self.tokens_in),
-            "tokens-out": str(self.tokens_out),
-            "cost-usd": "" if self.cost_usd is None else f"{self.cost_usd:.4f}",
+            **self.usage.outputs(),
         }
 
 
-def cost_text(cost: float | None) -> str:
-    return "cost unknown (no price for this model)" if cost is None else f"${cost:.4f}"
-
-
 def usage_line(o: Outcome) -> str:
-    return f"{o.tokens_in:,} tokens in, {o.tokens_out:,} out, {cost_text(o.cost_usd)}"
+    return o.usage.describe()
 
 
 def pr_title(issue_title: str, number: int) -> str:

@@ -21,7 +21,7 @@ from .commands import error_line, write_outputs, write_summary
 from .event import Actor, ReviewComment, ReviewTrigger, match_phrase
 from .gate import check_actor, check_state
 from .remote import Remote
-from .report import Outcome, cost_text, heal_section, summary_markdown, usage_line
+from .report import Outcome, heal_section, summary_markdown, usage_line
 from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
 from .status import StatusComment
 from .steps import (
@@ -192,6 +192,7 @@ class ReviewFlow:
         self.ctx.say(f"based on {t.head_ref} at {head[:12]}")
         self.status.update(f"editing: asking the model for changes to {md.code(t.head_ref)}.")
 
+        from ..llm.session import Session
         from ..pipeline.improve import ImproveRequest, run_improve
 
         settings = load_settings(s.workspace, repo.root)
@@ -202,28 +203,40 @@ class ReviewFlow:
             branch=unique_branch(repo, f"gpte/review-{t.number}"),
             identity=who,
         )
-        result = run_improve(repo, settings, request, self.ctx.console, command="action")
-        o.commit, o.model = result.commit, result.model
-        o.files_changed, o.applied = list(result.files_changed), result.applied
-        o.files_sent = list(result.files_sent)
-        o.refused, o.problems = list(result.refused), list(result.problems)
-        o.tokens_in, o.tokens_out, o.cost_usd = result.tokens_in, result.tokens_out, result.cost_usd
-
-        if s.self_heal:
-            command = default_heal_command(repo, result.commit, s.heal_command)
-            if command:
-                heal_the_edit(
-                    self.ctx,
-                    o,
-                    repo,
-                    settings,
-                    self.status,
-                    command=command,
-                    who=who,
-                    prompt=prompt,
-                )
-            else:
-                self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
+        session = Session(
+            repo.state_dir(),
+            "action",
+            settings=settings,
+            console=self.ctx.console,
+            prompt=prompt,
+            base=head,
+            meta={"pull_request": t.number},
+        )
+        try:
+            with session:
+                result = run_improve(repo, settings, request, self.ctx.console, session=session)
+                o.commit, o.model = result.commit, result.model
+                o.files_changed, o.applied = list(result.files_changed), result.applied
+                o.files_sent = list(result.files_sent)
+                o.refused, o.problems = list(result.refused), list(result.problems)
+                if s.self_heal:
+                    command = default_heal_command(repo, result.commit, s.heal_command)
+                    if command:
+                        heal_the_edit(
+                            self.ctx,
+                            o,
+                            repo,
+                            settings,
+                            self.status,
+                            command=command,
+                            who=who,
+                            prompt=prompt,
+                            session=session,
+                        )
+                    else:
+                        self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
+        finally:
+            o.usage = session.usage  # also when it failed: the status comment says what it cost
 
         self.status.update(f"pushing onto {md.code(t.head_ref)}.")
         pushed_or_moved(remote, o.commit, t.head_ref, head)
@@ -305,7 +318,7 @@ class ReviewFlow:
         self._reply_everywhere(failed=reason)
         o = self.outcome
         text = f"failed: {md.code(reason)}"
-        if o.tokens_in or o.tokens_out:
+        if o.usage.spent:
             text += f"\n\nUsage: {usage_line(o)}."
         self.status.update(text + ("" if self.pushed else "\n\nNothing was pushed."))
         self.ctx.cmds.error(f"git-gpte: {reason}")
@@ -329,8 +342,8 @@ class ReviewFlow:
             ("files changed", str(len(o.files_changed))),
             ("refused hunks", str(len(o.refused))),
             ("heal attempts", str(o.attempts)),
-            ("tokens", f"{o.tokens_in:,} in / {o.tokens_out:,} out"),
-            ("cost", cost_text(o.cost_usd)),
+            ("tokens", o.usage.tokens_text()),
+            ("cost", o.usage.cost_text()),
         ]
         title = f"failed: {failed}" if failed else ("done" if o.success else "done, with problems")
         write_summary(self.s.summary_path, summary_markdown(f"review comments: {title}", rows))

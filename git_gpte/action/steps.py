@@ -27,6 +27,7 @@ from .status import StatusComment
 from .story import Iteration, has_story, story_head, with_iteration
 
 if TYPE_CHECKING:
+    from ..llm.session import Session
     from ..pipeline.heal import HealResult
 
 TAIL_CHARS = 3000
@@ -100,9 +101,10 @@ def heal(
     prompt: str,
     who: tuple[str, str],
     on_attempt: Callable[[int], None],
+    session: Session | None = None,
 ) -> HealResult:
     """Run ``command`` on ``base`` and heal failures, up to max-attempts fixes; what the heal did
-    is recorded in ``o`` (its tokens and cost are the caller's to count).
+    is recorded in ``o`` (its usage counts in ``session``, the caller's, when there is one).
 
     ``on_attempt(k)`` is called before run k (0 is the base): the status comment's progress.
     """
@@ -135,6 +137,7 @@ def heal(
             on_output=groups.output,
             confirm=before_run,
             after_run=lambda _attempt: groups.close(),
+            parent=session,
         )
     finally:
         groups.close()
@@ -168,10 +171,11 @@ def heal_the_edit(
     command: str,
     who: tuple[str, str],
     prompt: str,
+    session: Session | None = None,
 ) -> None:
     """Self-heal after an edit: run ``command`` on ``o.commit`` and heal failures, the status
     comment following each run. A passing fix replaces ``o.commit`` (failed attempts stay out of
-    what is pushed); the heal's tokens and cost are added to the edit's."""
+    what is pushed); the heal runs in ``session`` (the edit's), so its usage counts there."""
     n = ctx.settings.max_attempts
 
     def progress(attempt: int) -> None:
@@ -188,14 +192,10 @@ def heal_the_edit(
         prompt=prompt,
         who=who,
         on_attempt=progress,
+        session=session,
     )
     if healed.success and healed.commit:
         o.commit = healed.commit
-    o.tokens_in += healed.tokens_in
-    o.tokens_out += healed.tokens_out
-    o.cost_usd = (
-        None if o.cost_usd is None or healed.cost_usd is None else o.cost_usd + healed.cost_usd
-    )
 
 
 @dataclass

@@ -19,8 +19,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..llm.usage import Usage, total
 from .markdown import code, fence
-from .report import cost_text
 from .sanitize import cap, clean
 
 if TYPE_CHECKING:
@@ -66,6 +66,10 @@ class Iteration:
     attempts: list[Attempt] = field(default_factory=list)
     heal_result: str = ""  # "passed", or why healing stopped
     run_url: str = ""
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(self.tokens_in, self.tokens_out, self.cost_usd)
 
     @classmethod
     def from_json(cls, data: Any) -> Iteration | None:
@@ -138,9 +142,9 @@ def iteration(kind: str, request: str, o: Outcome) -> Iteration:
         commit=o.commit,
         model=o.model,
         files_sent=list(o.files_sent),
-        tokens_in=o.tokens_in,
-        tokens_out=o.tokens_out,
-        cost_usd=o.cost_usd,
+        tokens_in=o.usage.tokens_in,
+        tokens_out=o.usage.tokens_out,
+        cost_usd=o.usage.cost_usd,
         files_changed=list(o.files_changed),
         applied=o.applied,
         refused=list(o.refused),
@@ -194,10 +198,7 @@ def _section(n: int, it: Iteration) -> list[str]:
     if it.files_sent:
         summary = f"<summary>{len(it.files_sent)} file(s)</summary>"
         lines += ["**Sent:**", "", f"<details>{summary}\n\n{_listed(it.files_sent)}\n\n</details>"]
-    lines.append(
-        f"\n**Tokens:** {it.tokens_in:,} in, {it.tokens_out:,} out · **cost:** "
-        f"{cost_text(it.cost_usd)}"
-    )
+    lines.append(f"\n**Usage:** {it.usage.describe()}")
     if edited:
         changed = _listed(it.files_changed) if it.files_changed else "no file"
         lines.append(f"\n**Applied:** {it.applied} hunk(s), changing {changed}.")
@@ -230,14 +231,8 @@ def story_markdown(iterations: list[Iteration]) -> str:
     lines = [HEADING, ""]
     for n, it in enumerate(iterations, 1):
         lines += [*_section(n, it), ""]
-    tokens_in = sum(it.tokens_in for it in iterations)
-    tokens_out = sum(it.tokens_out for it in iterations)
-    costs = [it.cost_usd for it in iterations]
-    total = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
-    lines.append(
-        f"**Total:** {len(iterations)} run(s), {tokens_in:,} tokens in, {tokens_out:,} out, "
-        f"{cost_text(total)}."
-    )
+    spent = total(it.usage for it in iterations)
+    lines.append(f"**Total:** {len(iterations)} run(s), {spent.describe()}.")
     data = json.dumps([asdict(it) for it in iterations], separators=(",", ":"))
     lines += ["", f"<!-- {MARKER} {base64.b64encode(data.encode()).decode()} -->"]
     return "\n".join(lines) + "\n"

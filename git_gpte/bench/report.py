@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..llm.usage import format_cost, total
 from .runner import TaskResult
 
 
 def summarize(results: Sequence[TaskResult], *, model: str) -> dict[str, Any]:
     solved = sum(1 for r in results if r.status == "solved")
-    costs = [r.cost_usd for r in results]
+    usage = total(r.usage for r in results)
     return {
         "model": model,
         "tasks": len(results),
@@ -18,17 +19,9 @@ def summarize(results: Sequence[TaskResult], *, model: str) -> dict[str, Any]:
         "failed": sum(1 for r in results if r.status == "failed"),
         "errors": sum(1 for r in results if r.status == "error"),
         "solved_pct": round(100.0 * solved / len(results), 1) if results else 0.0,
-        "tokens_in": sum(r.tokens_in for r in results),
-        "tokens_out": sum(r.tokens_out for r in results),
-        "cost_usd": None
-        if any(c is None for c in costs)
-        else round(sum(c for c in costs if c is not None), 6),
+        **usage.to_json(),
         "seconds": round(sum(r.seconds for r in results), 2),
     }
-
-
-def _cost(value: float | None) -> str:
-    return "unknown" if value is None else f"${value:.4f}"
 
 
 def render_table(results: Sequence[TaskResult], summary: dict[str, Any]) -> str:
@@ -37,8 +30,8 @@ def render_table(results: Sequence[TaskResult], summary: dict[str, Any]) -> str:
         (
             r.name,
             r.status,
-            f"{r.tokens_in:,}/{r.tokens_out:,}",
-            _cost(r.cost_usd),
+            f"{r.usage.tokens_in:,}/{r.usage.tokens_out:,}",
+            r.usage.cost_text(),
             f"{r.seconds:.1f}s",
             r.reason,
         )
@@ -54,7 +47,8 @@ def render_table(results: Sequence[TaskResult], summary: dict[str, Any]) -> str:
         f"solved {summary['solved']}/{summary['tasks']} ({summary['solved_pct']:.1f}%)"
         f"  failed {summary['failed']}  errors {summary['errors']}"
         f"  tokens {summary['tokens_in']:,}/{summary['tokens_out']:,}"
-        f"  cost {_cost(summary['cost_usd'])}  time {summary['seconds']:.1f}s"
+        f"  cost {format_cost(summary['cost_usd'], exact=summary['usage_exact'])}"
+        f"  time {summary['seconds']:.1f}s"
         f"  model {summary['model']}"
     )
     return "\n".join(lines)

@@ -15,14 +15,18 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, EditError, GpteError, UnsafePathError
 from ..git import FileChange, Repository, build_commit, format_message
 from ..git.config import load_settings
 from ..git.create import create_repository
+from ..llm.usage import ZERO, Usage
 from ..ui import Console
 from .tasks import Task
+
+if TYPE_CHECKING:
+    from ..llm.session import Session
 
 IDENTITY = ("git-gpte bench", "bench@git-gpte.invalid")
 
@@ -44,35 +48,57 @@ class TaskResult:
     name: str
     status: str  # solved | failed | error
     reason: str
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float | None = 0.0
+    usage: Usage = ZERO
     seconds: float = 0.0
     heal_attempts: int = 0
     commit: str | None = None
     repository: str | None = None  # kept with --keep
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data.pop("usage")
+        return {**data, **self.usage.to_json()}
 
 
 def run_task(task: Task, config: BenchConfig) -> TaskResult:
-    """Run one task start to finish; failures of the model or the test are results."""
+    """Run one task start to finish; failures of the model or the test are results.
+
+    The task runs in one session (a ``bench`` run in the task repository's log, with improve
+    and heal as its children), so its usage is known however the task ended.
+    """
+    from ..llm.session import Session
+
     started = time.monotonic()
     root = Path(tempfile.mkdtemp(prefix="gpte-bench-"))
     result = TaskResult(task.name, "error", "not started")
     repo: Repository | None = None
+    session: Session | None = None
     try:
         base = init_repository(root, task)
         repo = Repository.discover(root)
-        result = _solve(repo, base, task, config)
+        settings = load_settings(repo.root, repo.root)
+        console = Console(quiet=not config.verbose, verbose=config.verbose)
+        session = Session(
+            repo.state_dir(),
+            "bench",
+            settings=settings,
+            console=console,
+            prompt=task.prompt,
+            base=base,
+            meta={"task": task.name},
+        )
+        with session:
+            result = _solve(repo, base, task, config, session)
+            outcome = {"solved": "ok", "failed": "failed"}.get(result.status, "error")
+            session.finish(outcome, commit=result.commit, detail=result.reason or None)
     except ConfigError:
         raise  # the same for every task: stop the bench with one clear line
     except GpteError as exc:
         result = TaskResult(task.name, "error", exc.render())
     finally:
+        if session is not None:
+            result.usage = session.usage  # every model call the task made, failed ones too
         if repo is not None:
-            _add_spending(repo, result)
             repo.close()
         result.seconds = round(time.monotonic() - started, 2)
         if config.keep:
@@ -88,12 +114,13 @@ def init_repository(root: Path, task: Task) -> str:
     return create_repository(root, files, f"bench task {task.name}", IDENTITY)
 
 
-def _solve(repo: Repository, base: str, task: Task, config: BenchConfig) -> TaskResult:
+def _solve(
+    repo: Repository, base: str, task: Task, config: BenchConfig, session: Session
+) -> TaskResult:
     from ..pipeline.improve import ImproveRequest, run_improve
     from ..run import RunOptions, run_commit
 
-    settings = load_settings(repo.root, repo.root)
-    console = Console(quiet=not config.verbose, verbose=config.verbose)
+    settings, console = session.settings, session.console
     python = "python3" if config.docker else sys.executable
     command = task.test_command(python)
     options = RunOptions.resolve(
@@ -105,18 +132,20 @@ def _solve(repo: Repository, base: str, task: Task, config: BenchConfig) -> Task
     produced: str | None = None
     no_edit = ""
     try:
-        improved = run_improve(
-            repo,
-            settings,
-            ImproveRequest(
-                prompt=task.prompt,
-                model=config.model,
-                max_retries=config.max_retries,
-                identity=IDENTITY,
-                branch="bench/improve",
-            ),
-            console,
-        )
+        with session.child("improve", prompt=task.prompt, base=base) as child:
+            improved = run_improve(
+                repo,
+                settings,
+                ImproveRequest(
+                    prompt=task.prompt,
+                    model=config.model,
+                    max_retries=config.max_retries,
+                    identity=IDENTITY,
+                    branch="bench/improve",
+                ),
+                console,
+                session=child,
+            )
         produced = improved.commit
     except (EditError, UnsafePathError) as exc:
         no_edit = exc.render()
@@ -143,6 +172,7 @@ def _solve(repo: Repository, base: str, task: Task, config: BenchConfig) -> Task
                 docker=config.docker,
             ),
             console,
+            parent=session,
         )
         heal_attempts = healed.attempts
         if healed.commit:
@@ -175,21 +205,3 @@ def _last_line(text: str, width: int = 160) -> str:
         return ""
     line = lines[-1]
     return line if len(line) <= width else line[: width - 1] + "…"
-
-
-def _add_spending(repo: Repository, result: TaskResult) -> None:
-    """Tokens and cost of every model call the task made (improve and heal), failed ones too."""
-    from ..llm.runlog import DB_NAME, RunLog
-
-    if not (repo.state_dir() / DB_NAME).exists():
-        return
-    log = RunLog(repo.state_dir())
-    try:
-        runs = [run for run in log.list() if run.calls]
-    finally:
-        log.close()
-    result.tokens_in = sum(run.tokens_in for run in runs)
-    result.tokens_out = sum(run.tokens_out for run in runs)
-    costs = [run.cost_usd for run in runs]
-    known = [c for c in costs if c is not None]
-    result.cost_usd = round(sum(known), 6) if len(known) == len(costs) else None

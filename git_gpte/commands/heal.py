@@ -161,8 +161,6 @@ def _failure_line(result: HealResult) -> str:
 
 
 def _print_result(app: AppContext, result: HealResult) -> None:
-    from .improve import format_cost
-
     if app.quiet:
         return
     click.echo("")
@@ -182,7 +180,4 @@ def _print_result(app: AppContext, result: HealResult) -> None:
     elif result.branch:
         click.echo(f"not healed ({result.stop_reason}); attempts kept on {result.branch}")
     if result.attempts:
-        click.echo(
-            f"tokens {result.tokens_in:,} in / {result.tokens_out:,} out   "
-            f"{format_cost(result.cost_usd)}   run {result.run_id}"
-        )
+        click.echo(f"{result.usage.describe()}   run {result.run_id}")

@@ -64,10 +64,6 @@ def pick_files_in_editor(paths: list[str]) -> tuple[str, ...]:
     return tuple(f":(literal){p}" for p in kept)
 
 
-def format_cost(cost: float | None) -> str:
-    return "cost unknown (no price for this model)" if cost is None else f"cost ${cost:.4f}"
-
-
 @click.command("improve")
 @click.argument("prompt", required=False)
 @click.argument("pathspecs", nargs=-1)
@@ -210,7 +206,7 @@ def command(
 
 def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
     from ..git.repo import display_path
-    from ..llm import format_tokens
+    from ..llm import Usage, format_tokens
 
     plan = prepared.plan
     sizes = {p: len(t.encode("utf-8")) for p, t in plan.selection.files.items()}
@@ -241,8 +237,9 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
             click.echo(f"  {path}  ({reason})")
     click.echo(f"model: {plan.model.name}")
     click.echo(f"to send: {format_tokens(plan.tokens_estimate, plan.tokens_exact)}")
+    input_cost = Usage(plan.tokens_estimate, 0, plan.cost_estimate, plan.tokens_exact)
     if plan.cost_estimate is not None:
-        click.echo(f"cost of the input: ${plan.cost_estimate:.4f} (estimate; the reply adds more)")
+        click.echo(f"cost of the input: {input_cost.cost_text()} (the reply adds more)")
     else:
         click.echo("cost: unknown (no price for this model)")
     if plan.over_budget is not None:
@@ -273,10 +270,7 @@ def _print_result(
             click.echo(f"  {line}")
     for problem in result.problems:
         click.echo(f"problem left: {problem}")
-    click.echo(
-        f"tokens {result.tokens_in:,} in / {result.tokens_out:,} out   "
-        f"{format_cost(result.cost_usd)}   run {result.run_id}"
-    )
+    click.echo(f"{result.usage.describe()}   run {result.run_id}")
     if not checkout:
         click.echo(f"look:  git diff {base_ref}...{result.branch}")
         click.echo(f"take:  git merge {result.branch}   (or: git switch {result.branch})")

@@ -123,8 +123,6 @@ def _prompt_text(root: Path, prompt: str | None, prompt_file: str | None) -> str
 
 
 def _print_result(app: AppContext, result: GenerateResult, *, on_current_branch: bool) -> None:
-    from .improve import format_cost
-
     if app.quiet:
         click.echo(result.branch)
         return
@@ -138,10 +136,7 @@ def _print_result(app: AppContext, result: GenerateResult, *, on_current_branch:
         click.echo(f"review run.sh: it {warning}")
     for problem in result.problems:
         click.echo(f"problem: {problem}")
-    click.echo(
-        f"tokens {result.tokens_in:,} in / {result.tokens_out:,} out   "
-        f"{format_cost(result.cost_usd)}   run {result.run_id}"
-    )
+    click.echo(f"{result.usage.describe()}   run {result.run_id}")
     if result.checked_out:
         click.echo("checked out: the repository had no commits, so the files are in your work tree")
     elif result.first_commit and on_current_branch:
@@ -150,7 +145,10 @@ def _print_result(app: AppContext, result: GenerateResult, *, on_current_branch:
         click.echo(f"look:  git show --stat {result.branch}")
         click.echo(f"take:  git switch {result.branch}")
     if "run.sh" in result.files:
-        click.echo("then:  git gpte run   (or: git gpte heal)")
+        # HEAD is the generated commit only when the files are on the current branch.
+        on_head = result.first_commit and on_current_branch
+        base = "" if on_head else f" --base {result.branch}"
+        click.echo(f"then:  git gpte run{base}   (or: git gpte heal{base})")
 
 
 def _print_restore_advice(result: GenerateResult) -> None:

@@ -24,12 +24,6 @@ def _log(ctx: click.Context) -> RunLog:
     return RunLog(repo.state_dir())
 
 
-def _cost(value: float | None) -> str:
-    from ..llm import format_cost
-
-    return "-" if value is None else format_cost(value)
-
-
 def _when(stamp: str) -> str:
     return stamp.replace("T", " ").removesuffix("Z")[:16]
 
@@ -95,7 +89,7 @@ def _print_runs(
             _when(run.started_at),
             f"{run.model or '-':<{model_width}}",
             f"{tokens:>15}",
-            f"{_cost(run.cost_usd):>9}",
+            f"{run.usage.cost_text():>9}",
             f"{run.outcome:<11}",
             run.branch or "-",
             f"{run.command}: {_first_line(run.prompt)}",
@@ -149,6 +143,8 @@ def _chain(ctx: click.Context, name: str, as_json: bool, limit: int | None) -> i
 @click.pass_context
 def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
     """Show one run in full: prompt, outcome, and every message and reply (ID may be a prefix)."""
+    from ..llm.usage import Usage
+
     record = _log(ctx).get(run_id)
     if as_json:
         click.echo(json.dumps(record.to_dict(), indent=2, ensure_ascii=False))
@@ -163,8 +159,8 @@ def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
         ("outcome", record.outcome),
         ("branch", record.branch or "-"),
         ("commit", record.commit or "-"),
-        ("tokens", f"{record.tokens_in:,} in, {record.tokens_out:,} out in {record.calls} call(s)"),
-        ("cost", _cost(record.cost_usd) if record.cost_usd is not None else "unknown"),
+        ("tokens", f"{record.usage.tokens_text()} in {record.calls} call(s)"),
+        ("cost", record.usage.cost_text()),
     ]
     for key, value in rows:
         click.echo(f"{key + ':':<10}{value}")
@@ -179,10 +175,11 @@ def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
             flags.append(f"{exchange.attempts} tries")
         if exchange.error:
             flags.append(f"error: {exchange.error}")
-        mark = "" if exchange.usage_exact else "~"
+        used = Usage(
+            exchange.tokens_in, exchange.tokens_out, exchange.cost_usd, exchange.usage_exact
+        )
         click.echo(
-            f"=== exchange {exchange.seq}: {exchange.model}, {mark}{exchange.tokens_in:,} in, "
-            f"{mark}{exchange.tokens_out:,} out, {_cost(exchange.cost_usd)}, "
+            f"=== exchange {exchange.seq}: {exchange.model}, {used.describe()}, "
             f"finish {exchange.finish_reason or '-'}" + (f" ({'; '.join(flags)})" if flags else "")
         )
         for message in exchange.messages:

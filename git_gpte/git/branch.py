@@ -35,14 +35,30 @@ def branch_from_prompt(prompt: str, prefix: str = DEFAULT_PREFIX) -> str:
     return f"{prefix}{slugify(prompt)}"
 
 
+# Git stores a branch as a file per name component (plus ``.lock`` while writing): a component
+# longer than the file system's usual 255-byte limit is refused up front, not at the commit.
+MAX_COMPONENT_BYTES = 200
+
+
 def check_branch_name(repo: Repository, name: str) -> str:
-    """The name if git accepts it as a branch name, else a clear error."""
+    """The name if git accepts it as a new branch's name, else a clear error.
+
+    ``check-ref-format`` runs on the full ref, so the shorthands ``--branch`` would expand
+    (``@``, ``@{-1}``) are names, not references to the current or previous branch.
+    """
+    shown = name if len(name) <= 60 else name[:57] + "..."
+    if not name.strip() or name in ("@", "HEAD") or name.startswith("-"):
+        raise UsageError(f"{shown!r} is not a valid branch name")
     try:
-        repo._git("check-ref-format", "--branch", name)
+        repo._git("check-ref-format", f"refs/heads/{name}")
     except GitCommandError:
-        raise UsageError(f"{name!r} is not a valid branch name") from None
-    if name.startswith("-") or name == "HEAD":
-        raise UsageError(f"{name!r} is not a valid branch name")
+        raise UsageError(f"{shown!r} is not a valid branch name") from None
+    longest = max(len(part.encode("utf-8")) for part in name.split("/"))
+    if longest > MAX_COMPONENT_BYTES:
+        raise UsageError(
+            f"branch name {shown!r} is too long ({longest} bytes in one part; "
+            f"at most {MAX_COMPONENT_BYTES})"
+        )
     return name
 
 
@@ -54,6 +70,13 @@ def require_new_branch(
     check_branch_name(repo, name)
     if repo.ref_exists(f"refs/heads/{name}"):
         raise BranchExists(f"branch {name!r} already exists", hint=hint)
+    clash = _prefix_clash(repo, name)
+    if clash:
+        raise BranchExists(
+            f"branch {name!r} cannot be created: branch {clash!r} exists "
+            "(git cannot have both a/ and a/b)",
+            hint=hint,
+        )
     return name
 
 
@@ -69,13 +92,21 @@ def unique_branch(repo: Repository, name: str) -> str:
 
 def _blocked_by_prefix(repo: Repository, name: str) -> bool:
     """True when a branch ``a`` exists and ``name`` is ``a/b`` (or the reverse): a D/F clash."""
+    return bool(_prefix_clash(repo, name))
+
+
+def _prefix_clash(repo: Repository, name: str) -> str | None:
+    """The existing branch that keeps ``name`` from being created: ``a`` for ``a/b``, or
+    ``a/b`` for ``a``."""
     parts = name.split("/")
     for i in range(1, len(parts)):
-        if repo.ref_exists("refs/heads/" + "/".join(parts[:i])):
-            return True
-    return bool(
-        repo._git("for-each-ref", "--count=1", "--format=%(refname)", f"refs/heads/{name}/")
+        prefix = "/".join(parts[:i])
+        if repo.ref_exists("refs/heads/" + prefix):
+            return prefix
+    below = repo._git(
+        "for-each-ref", "--count=1", "--format=%(refname:short)", f"refs/heads/{name}/"
     )
+    return below or None
 
 
 def create_branch(repo: Repository, name: str, commit: str, reason: str = "git-gpte") -> str:

@@ -23,6 +23,7 @@ from ..errors import (
     GitCommandError,
     MissingIdentity,
     NotARepository,
+    RepoError,
     UsageError,
 )
 from . import _process
@@ -227,7 +228,14 @@ class Repository:
         """``.git/gpte/``: the tool's own files, shared by all worktrees, never in the work tree."""
         common = self._git("rev-parse", "--git-common-dir")
         path = (self.root / common).resolve() / "gpte"
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            what = "a file, not a directory" if path.is_file() else exc.strerror or str(exc)
+            raise RepoError(
+                f"cannot keep git-gpte's records in {path}: {what}",
+                hint="it must be a writable directory; move whatever is there aside",
+            ) from None
         return path
 
     @contextmanager
@@ -383,6 +391,11 @@ class Repository:
     def write_blob(self, data: bytes) -> str:
         """Store ``data`` as a loose blob object and return its id (no index involved)."""
         return self._git("hash-object", "-w", "--stdin", input=data)
+
+    def unmerged_paths(self) -> list[str]:
+        """Paths with an unresolved merge conflict in the index (during a merge, rebase, ...)."""
+        out = self._git("diff", "--name-only", "-z", "--diff-filter=U", strip=False)
+        return sorted({p for p in out.split("\0") if p})
 
     def dirty_paths(self) -> set[str]:
         """Paths with staged or unstaged changes to tracked files (untracked ignored)."""

@@ -12,7 +12,7 @@ Public API (everything a pipeline needs; importing this package does not import 
         reply = llm.ask([{"role": "system", "content": s}, {"role": "user", "content": u}],
                         images=["shot.png"])
         reply.text, reply.tokens_in, reply.tokens_out, reply.cost_usd, reply.finish_reason
-        llm.totals.tokens_in, llm.totals.tokens_out, llm.totals.cost_usd, llm.totals.calls
+        llm.usage  # Usage(tokens_in, tokens_out, cost_usd, exact): every call so far, summed
         run.finish("ok", branch="gpte/x", commit=sha, detail="...")
 
 - ``ModelInfo``: ``name``, ``provider`` (openai | azure | anthropic | openai-compatible),
@@ -38,7 +38,7 @@ Public API (everything a pipeline needs; importing this package does not import 
 
 from __future__ import annotations
 
-from .client import LLM, Reply, Totals, api_key, format_cost
+from .client import LLM, Reply, api_key
 from .models import (
     DEFAULT_MODEL,
     KNOWN_MODELS,
@@ -49,11 +49,13 @@ from .models import (
 )
 from .runlog import Exchange, Run, RunLog, RunRecord, outcome_for
 from .tokens import count_text, estimate_tokens, format_tokens
+from .usage import ZERO, Usage, format_cost, total
 
 __all__ = [
     "DEFAULT_MODEL",
     "KNOWN_MODELS",
     "LLM",
+    "ZERO",
     "Exchange",
     "ModelInfo",
     "Price",
@@ -61,7 +63,7 @@ __all__ = [
     "Run",
     "RunLog",
     "RunRecord",
-    "Totals",
+    "Usage",
     "api_key",
     "configured_model",
     "count_text",
@@ -70,4 +72,5 @@ __all__ = [
     "format_tokens",
     "outcome_for",
     "resolve_model",
+    "total",
 ]

@@ -8,14 +8,15 @@ message; Ctrl-C is recorded (the exchange so far, the run as interrupted) and re
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..config import Settings
-from ..errors import ConfigError, LLMError, ReplyTruncated, UsageError
+from ..errors import ConfigError, GpteError, LLMError, ReplyTruncated, UsageError
 from ..ui import Console
 from .cache import CachedReply, ResponseCache, cache_key
 from .images import Image, load_image
@@ -24,6 +25,9 @@ from .providers import Completion, Provider, ProviderFailure, Request, make_prov
 from .retry import RetryClock, RetryPolicy
 from .runlog import Exchange, Run
 from .tokens import IMAGE_TOKENS, count_text, estimate_tokens, format_tokens
+from .usage import ZERO, Usage
+
+_T = TypeVar("_T")
 
 DEFAULT_TEMPERATURE = 0.1  # gpt-engineer's: low, for code
 DEFAULT_TIMEOUT = 120.0  # seconds per network read; a streamed reply may take longer in total
@@ -43,43 +47,12 @@ class Reply:
     attempts: int = 1
     elapsed: float = 0.0
 
-
-@dataclass
-class Totals:
-    """What a sequence of calls spent: each call's own usage, summed (cache hits add nothing)."""
-
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float | None = 0.0  # None once any paid call had no known price
-    calls: int = 0
-    cached_calls: int = 0
-    exact: bool = True
-
-    def add(self, reply: Reply) -> None:
-        self.calls += 1
-        if reply.cached:
-            self.cached_calls += 1
-            return
-        self.tokens_in += reply.tokens_in
-        self.tokens_out += reply.tokens_out
-        self.exact = self.exact and reply.usage_exact
-        if reply.cost_usd is None or self.cost_usd is None:
-            self.cost_usd = None
-        else:
-            self.cost_usd += reply.cost_usd
-
-    def describe(self) -> str:
-        mark = "" if self.exact else "~"
-        text = f"{mark}{self.tokens_in:,} tokens in, {mark}{self.tokens_out:,} out"
-        if self.cost_usd is not None:
-            text += f", {format_cost(self.cost_usd)}"
-        return text
-
-
-def format_cost(cost: float | None) -> str:
-    if cost is None:
-        return "cost unknown"
-    return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+    @property
+    def usage(self) -> Usage:
+        """What this call spent (nothing for a cache hit)."""
+        if self.cached:
+            return ZERO
+        return Usage(self.tokens_in, self.tokens_out, self.cost_usd, self.usage_exact)
 
 
 KEY_VARIABLES = {
@@ -137,8 +110,12 @@ class LLM:
         self.run = run
         self.key = api_key(info, settings)  # fail before any work is done
         self.policy = RetryPolicy.from_settings(settings)
-        self.timeout = _number(
-            settings, DEFAULT_TIMEOUT, "GPTE_REQUEST_TIMEOUT", "gpte.requestTimeout"
+        self.timeout = settings.get_float(
+            env=("GPTE_REQUEST_TIMEOUT",),
+            git="gpte.requestTimeout",
+            default=DEFAULT_TIMEOUT,
+            what="GPTE_REQUEST_TIMEOUT",
+            positive=True,
         )
         self.temperature = (
             temperature
@@ -160,7 +137,9 @@ class LLM:
         if use_cache and state_dir is None:
             raise UsageError("the response cache needs a repository (it lives in .git/gpte/)")
         self.cache = ResponseCache(state_dir) if use_cache and state_dir is not None else None
-        self.totals = Totals()
+        self.usage: Usage = ZERO  # every call so far, summed (cache hits add nothing)
+        self.calls = 0
+        self.cached_calls = 0
         self._sleep = sleep
         self._provider: Provider | None = None
 
@@ -198,7 +177,7 @@ class LLM:
                 messages=[*sent, {"images": [i.reference() for i in loaded]}],
                 params=params,
             )
-            hit = self.cache.get(key)
+            hit = self._cache_call(lambda cache: cache.get(key))
             if hit is not None:
                 return self._cached(sent, loaded, hit)
 
@@ -242,7 +221,7 @@ class LLM:
                             sent, loaded, failure, attempts, started, clock.why
                         ) from None
                     self.console.warn(
-                        f"{failure.message}; retrying in {delay:.1f}s "
+                        f"{' '.join(failure.message.split())}; retrying in {delay:.1f}s "
                         f"(try {attempts + 1} of {self.policy.max_retries + 1})"
                     )
                     self._sleep(delay)
@@ -258,19 +237,16 @@ class LLM:
                 )
             self._log(sent, loaded, "".join(partial), spent, started, attempts, error="interrupted")
             if spent is not None:
-                self.totals.add(spent)
+                self._count(spent)
             if self.run is not None:
                 self.run.interrupted()
             raise
 
         reply = self._reply(completion, sent, attempts, started)
-        summary = (
-            f"received {len(reply.text):,} characters: "
-            f"{reply.tokens_in:,} tokens in, {reply.tokens_out:,} out"
-            + (f", {format_cost(reply.cost_usd)}" if reply.cost_usd is not None else "")
+        self.console.end_stream(
+            f"received {len(reply.text):,} characters: {reply.usage.describe()}"
         )
-        self.console.end_stream(summary)
-        self.totals.add(reply)
+        self._count(reply)
         error = None
         if reply.finish_reason == "length":
             error = "reply cut off at the output token limit"
@@ -287,21 +263,36 @@ class LLM:
         if reply.finish_reason == "content_filter":
             raise LLMError(f"{info.name} refused to answer (content filter)")
         if key is not None and self.cache is not None:
-            self.cache.put(
-                key,
-                info.provider,
-                info.name,
-                CachedReply(
-                    reply.text,
-                    reply.tokens_in,
-                    reply.tokens_out,
-                    reply.usage_exact,
-                    reply.finish_reason,
-                ),
+            entry = CachedReply(
+                reply.text,
+                reply.tokens_in,
+                reply.tokens_out,
+                reply.usage_exact,
+                reply.finish_reason,
             )
+            stored_key = key
+            self._cache_call(lambda cache: cache.put(stored_key, info.provider, info.name, entry))
         return reply
 
     # ------------------------------------------------------------------ helpers
+    def _cache_call(self, use: Callable[[ResponseCache], _T]) -> _T | None:
+        """Use the response cache; a broken one never fails a run: warn, go on without it."""
+        if self.cache is None:
+            return None
+        try:
+            return use(self.cache)
+        except (GpteError, sqlite3.Error) as exc:
+            text = exc.render() if isinstance(exc, GpteError) else f"{self.cache.path}: {exc}"
+            self.console.warn(f"the response cache is not used: {text}")
+            self.cache.close()
+            self.cache = None
+            return None
+
+    def _count(self, reply: Reply) -> None:
+        self.calls += 1
+        self.cached_calls += int(reply.cached)
+        self.usage = self.usage + reply.usage
+
     def _images(self, paths: Sequence[str | Path]) -> list[Image]:
         if not paths:
             return []
@@ -354,7 +345,7 @@ class LLM:
             usage_exact=hit.usage_exact,
             attempts=0,
         )
-        self.totals.add(reply)
+        self._count(reply)
         self._log(sent, loaded, hit.text, reply, time.monotonic(), 0)
         return reply
 

@@ -8,12 +8,13 @@ than misread.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, GpteError, RepoError
 
 Migration = tuple[str, str]
 
@@ -22,21 +23,49 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def database_error(path: Path, exc: BaseException) -> GpteError:
+    """One line for a database that cannot be used, saying how to get going again."""
+    reason = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, OSError) or any(
+        word in reason for word in ("readonly", "read-only", "unable to open", "disk I/O")
+    ):
+        return RepoError(
+            f"cannot write {path}: {exc.strerror if isinstance(exc, OSError) else reason}",
+            hint=f"git-gpte keeps its records in {path.parent}: it must be a writable directory",
+        )
+    if "newer git-gpte" in reason:
+        return ConfigError(f"{path}: {reason}")
+    return ConfigError(
+        f"{path} is not a usable git-gpte database: {reason}",
+        hint=f"move it aside and git-gpte starts a new one: mv {path} {path}.broken",
+    )
+
+
 def connect(path: Path, migrations: Sequence[Migration]) -> sqlite3.Connection:
     """Open (creating if needed) and migrate the database at ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.parent.is_dir():
+            raise NotADirectoryError(20, "not a directory", str(path.parent))
         conn = sqlite3.connect(path, timeout=15, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise ConfigError(f"cannot open {path}: {exc}") from None
+    except (OSError, sqlite3.Error) as exc:
+        raise database_error(path, exc) from None
     conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA foreign_keys = ON")
     try:
+        conn.execute("PRAGMA foreign_keys = ON")
         migrate(conn, migrations)
-    except sqlite3.DatabaseError as exc:
+    except sqlite3.Error as exc:
         conn.close()
-        raise ConfigError(f"{path} is not a usable git-gpte database: {exc}") from None
+        raise database_error(path, exc) from None
     return conn
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if there still is one (an interrupt may have landed
+    after COMMIT, or before BEGIN); never raise over the error being handled."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
 
 
 def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[str]:
@@ -70,7 +99,7 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[s
             )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
         applied.append(name)
     return applied

@@ -9,8 +9,9 @@ never at module import, so ``git gpte --help`` does not pay for them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,20 @@ PROVIDER_LABELS = {
     ANTHROPIC: "Anthropic",
     COMPATIBLE: "the model server",
 }
+
+
+_OFFICIAL_HOSTS = ("api.openai.com", "api.anthropic.com")
+
+
+def provider_label(info: ModelInfo) -> str:
+    """Who answered, as errors name it: the provider, or the server at a custom base URL (an
+    error from a proxy or a local server is not OpenAI's or Anthropic's)."""
+    base = (info.base_url or "").rstrip("/")
+    if info.provider == AZURE or not base or any(host in base for host in _OFFICIAL_HOSTS):
+        return PROVIDER_LABELS[info.provider]
+    if info.provider == COMPATIBLE:
+        return f"the model server at {base}"
+    return f"the {PROVIDER_LABELS[info.provider]}-compatible server at {base}"
 
 
 @dataclass
@@ -121,7 +136,7 @@ def status_failure(exc: Any, label: str) -> ProviderFailure:
     # Out of credit is a 429 that no amount of waiting fixes.
     retryable = status in RETRYABLE_STATUS and code != "insufficient_quota"
     return ProviderFailure(
-        f"{label} error {status}: {message}",
+        f"{label} error {status}: {_one_line(message, 400)}",
         retryable=retryable,
         status=status,
         retry_after=parse_retry_after(headers),
@@ -191,12 +206,76 @@ def sdk_failures(
         ) from None
     except sdk.APIConnectionError as exc:
         raise transport_failure(label, where, exc, "".join(text)) from None
+    except sdk.APIError as exc:
+        # An error event inside a stream (an overloaded server, for one): worth another try.
+        message = _body_message(getattr(exc, "body", None)) or str(exc)
+        raise ProviderFailure(
+            f"{label} reported an error mid-reply: {_one_line(message)}",
+            retryable=True,
+            partial="".join(text),
+            kind="cut",
+        ) from None
     except ProviderFailure:
         raise
+    except ValueError as exc:  # json.JSONDecodeError: a body or a stream event cut short
+        raise ProviderFailure(
+            f"{label} sent a reply that is not valid JSON ({_one_line(str(exc))})"
+            + (f" after {len(''.join(text)):,} characters" if text else ""),
+            retryable=True,
+            partial="".join(text),
+            kind="cut",
+        ) from None
     except Exception as exc:
         if _transport_error(exc):
             raise transport_failure(label, where, exc, "".join(text)) from None
         raise
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """A server's message on one line (blank lines and all), shortened."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def not_json(label: str, body: Any, content_type: str | None) -> ProviderFailure:
+    """HTTP 200 whose body is not the JSON the API sends (an HTML page, a proxy's notice)."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+    kind = f" ({content_type})" if content_type else ""
+    return ProviderFailure(
+        f"{label} answered with something that is not an API reply{kind}: {_one_line(text, 120)}",
+        retryable=False,
+        kind="status",
+    )
+
+
+def plain_body(stream: Any, label: str) -> Mapping[str, Any] | None:
+    """The whole reply, when a server answered a streaming request with one plain JSON body
+    (some OpenAI/Anthropic-compatible proxies do); None for a real event stream."""
+    response = getattr(stream, "response", None)
+    if response is None:
+        return None
+    content_type = str(response.headers.get("content-type", ""))
+    if "event-stream" in content_type:
+        return None
+    try:
+        raw = response.read()
+    finally:
+        with suppress(Exception):
+            stream.close()
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise not_json(label, raw, content_type) from None
+    if not isinstance(data, Mapping):
+        raise not_json(label, raw, content_type)
+    return data
+
+
+def _error_in(data: Mapping[str, Any], label: str) -> None:
+    """A JSON body that is an error rather than a reply (sent with status 200)."""
+    if data.get("type") == "error" or ("error" in data and "choices" not in data):
+        message = _body_message(data) or "unknown error"
+        raise ProviderFailure(f"{label} error: {_one_line(message)}", retryable=False)
 
 
 def _with_images(
@@ -229,9 +308,7 @@ class OpenAIProvider:
 
         self.info = info
         self.timeout = timeout
-        self.label = PROVIDER_LABELS[info.provider]
-        if info.provider == COMPATIBLE and info.base_url:
-            self.label = f"the model server at {info.base_url}"
+        self.label = provider_label(info)
         self._openai = openai
         if info.provider == AZURE:
             self.client: Any = openai.AzureOpenAI(
@@ -270,6 +347,8 @@ class OpenAIProvider:
         with sdk_failures(openai, self.label, where, text, self.timeout):
             if not request.stream:
                 response = self.client.chat.completions.create(**params)
+                if not hasattr(response, "choices"):  # the SDK hands back a non-JSON body as is
+                    raise not_json(self.label, response, None)
                 if not response.choices:
                     raise ProviderFailure(f"{self.label} returned no choices", retryable=True)
                 choice = response.choices[0]
@@ -284,6 +363,9 @@ class OpenAIProvider:
             stream = self.client.chat.completions.create(
                 **params, stream=True, stream_options={"include_usage": True}
             )
+            whole = plain_body(stream, self.label)
+            if whole is not None:
+                return self._from_body(whole, on_token)
             finish: str | None = None
             tokens_in = tokens_out = None
             for chunk in stream:
@@ -300,6 +382,27 @@ class OpenAIProvider:
             if finish is None:
                 raise cut_off(self.label, "".join(text))
             return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
+
+
+    def _from_body(self, data: Mapping[str, Any], on_token: OnToken) -> Completion:
+        """A chat completion sent as one JSON body."""
+        _error_in(data, self.label)
+        choices = data.get("choices") or []
+        if not choices or not isinstance(choices[0], Mapping):
+            raise ProviderFailure(f"{self.label} returned no choices", retryable=True)
+        choice = choices[0]
+        message = choice.get("message") or choice.get("delta") or {}
+        content = str(message.get("content") or "") if isinstance(message, Mapping) else ""
+        if content:
+            on_token(content)
+        raw_usage = data.get("usage")
+        usage: Mapping[str, Any] = raw_usage if isinstance(raw_usage, Mapping) else {}
+        return Completion(
+            text=content,
+            finish_reason=normalise_finish(choice.get("finish_reason")),
+            tokens_in=usage.get("prompt_tokens"),
+            tokens_out=usage.get("completion_tokens"),
+        )
 
 
 def anthropic_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -338,7 +441,7 @@ class AnthropicProvider:
 
         self.info = info
         self.timeout = timeout
-        self.label = "Anthropic"
+        self.label = provider_label(info)
         self._anthropic = anthropic
         self.client: Any = anthropic.Anthropic(
             api_key=api_key, base_url=info.base_url or None, max_retries=0, timeout=timeout
@@ -377,6 +480,8 @@ class AnthropicProvider:
         with sdk_failures(anthropic, self.label, where, text, self.timeout):
             if not request.stream:
                 response = self.client.messages.create(**params)
+                if not hasattr(response, "content"):  # the SDK hands back a non-JSON body as is
+                    raise not_json(self.label, response, None)
                 content = "".join(
                     block.text for block in response.content if getattr(block, "type", "") == "text"
                 )
@@ -390,7 +495,11 @@ class AnthropicProvider:
             finish: str | None = None
             tokens_in = tokens_out = None
             stopped = False
-            for event in self.client.messages.create(**params, stream=True):
+            events = self.client.messages.create(**params, stream=True)
+            whole = plain_body(events, self.label)
+            if whole is not None:
+                return _anthropic_body(whole, self.label, on_token)
+            for event in events:
                 kind = event.type
                 if kind == "message_start":
                     tokens_in = _anthropic_input(event.message.usage)
@@ -411,6 +520,37 @@ class AnthropicProvider:
             if finish is None or not stopped:
                 raise cut_off(self.label, "".join(text))
             return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
+
+
+def _anthropic_body(data: Mapping[str, Any], label: str, on_token: OnToken) -> Completion:
+    """A message sent as one JSON body."""
+    _error_in(data, label)
+    blocks = data.get("content")
+    if not isinstance(blocks, list):
+        raise ProviderFailure(f"{label} returned a reply without content", retryable=True)
+    content = "".join(
+        str(block.get("text") or "")
+        for block in blocks
+        if isinstance(block, Mapping) and block.get("type") == "text"
+    )
+    if content:
+        on_token(content)
+    raw_usage = data.get("usage")
+    usage: Mapping[str, Any] | None = raw_usage if isinstance(raw_usage, Mapping) else None
+    tokens_in = None
+    if usage:
+        parts = [
+            usage.get(name)
+            for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        ]
+        known = [int(p) for p in parts if isinstance(p, int)]
+        tokens_in = sum(known) if known else None
+    return Completion(
+        text=content,
+        finish_reason=normalise_finish(data.get("stop_reason")),
+        tokens_in=tokens_in,
+        tokens_out=usage.get("output_tokens") if usage else None,
+    )
 
 
 def _anthropic_input(usage: Any) -> int | None:

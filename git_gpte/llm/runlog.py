@@ -21,7 +21,8 @@ from typing import Any
 
 from .. import __version__
 from ..errors import GpteError, Interrupted, UsageError
-from .db import Database, Migration, utc_now
+from .db import Database, Migration, database_error, rollback, utc_now
+from .usage import Usage
 
 DB_NAME = "runs.sqlite"
 
@@ -88,6 +89,11 @@ MIGRATIONS: list[Migration] = [
         )
         """,
     ),
+    (
+        # Whether the run's token counts all came from the provider (0: some were estimated).
+        "0003_runs_usage_exact",
+        "ALTER TABLE runs ADD COLUMN usage_exact INTEGER NOT NULL DEFAULT 1",
+    ),
 ]
 
 
@@ -136,6 +142,11 @@ class RunRecord:
     version: str | None
     meta: dict[str, Any]
     exchanges: list[Exchange] = field(default_factory=list)
+    usage_exact: bool = True
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(self.tokens_in, self.tokens_out, self.cost_usd, self.usage_exact)
 
     def to_dict(self, *, exchanges: bool = True) -> dict[str, Any]:
         data = asdict(self)
@@ -164,6 +175,7 @@ def _record(row: sqlite3.Row) -> RunRecord:
         calls=row["calls"],
         version=row["version"],
         meta=json.loads(row["meta"] or "{}"),
+        usage_exact=bool(row["usage_exact"]),
     )
 
 
@@ -250,19 +262,20 @@ class Run:
                 "UPDATE runs SET calls = calls + 1,"
                 " tokens_in = tokens_in + ?, tokens_out = tokens_out + ?,"
                 " cost_usd = COALESCE(cost_usd, 0) + ?,"
-                " cost_known = cost_known AND ?"
+                " cost_known = cost_known AND ?, usage_exact = usage_exact AND ?"
                 " WHERE id = ?",
                 (
                     exchange.tokens_in if paid else 0,
                     exchange.tokens_out if paid else 0,
                     (exchange.cost_usd or 0.0) if paid else 0.0,
                     int(cost_known),
+                    int(exchange.usage_exact or not paid or not spent),
                     self.id,
                 ),
             )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
 
     def finish(
@@ -343,7 +356,7 @@ class RunLog(Database):
         for _ in range(10):
             run_id = secrets.token_hex(6)
             try:
-                self.conn.execute(
+                self._insert_run(
                     "INSERT INTO runs (id, started_at, command, prompt, model, provider, base,"
                     " version, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
@@ -362,6 +375,15 @@ class RunLog(Database):
                 continue
             return Run(self, run_id)
         raise RuntimeError("could not allocate a unique run id")  # pragma: no cover
+
+    def _insert_run(self, sql: str, params: tuple[Any, ...]) -> None:
+        conn = self.conn
+        try:
+            conn.execute(sql, params)
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise database_error(self.path, exc) from None
 
     def list(self, limit: int | None = None) -> list[RunRecord]:
         """Runs, newest first (without their exchanges). No database yet: no runs."""

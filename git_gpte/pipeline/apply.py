@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import EditError, EmptyRepository, UnsafePathError
+from ..errors import EditError, EmptyRepository, UnsafePathError, UsageError
 from ..git import Repository, format_message
 from ..git.branch import require_new_branch
 from .commit import CommitSpec, commit
@@ -26,12 +26,32 @@ if TYPE_CHECKING:
     from ..edit import ApplyResult, ParsedReply
 
 
+# The longest file name (one path component) common file systems store.
+MAX_NAME_BYTES = 255
+
+
 def confined(root: Path, path: str, dirs: tuple[str, ...]) -> Path:
     """``root/path``, or UnsafePathError when the work tree's symlinks take it into a git
     directory or out of the repository. Symlinks that stay inside are followed, as the file
-    system does; a symlink as the file itself is refused by :class:`WorkTreeFiles`."""
+    system does; a symlink as the file itself is refused by :class:`WorkTreeFiles`. Refused
+    too: a path inside a submodule's (or any nested repository's) work tree, whose files that
+    repository's own tools must change, and a name the file system cannot store (a part over
+    255 bytes), before anything is written."""
     from ..git.paths import worktree_problem
 
+    parts = path.split("/")
+    for k, part in enumerate(parts):
+        if len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+            raise UnsafePathError(
+                f"{path[:60]!r}... has a file name longer than {MAX_NAME_BYTES} bytes, "
+                "which the file system cannot store"
+            )
+        if k < len(parts) - 1 and (root.joinpath(*parts[: k + 1]) / ".git").exists():
+            where = "/".join(parts[: k + 1])
+            raise UnsafePathError(
+                f"{path!r} is inside {where!r}, a submodule or another repository; "
+                "edit it in that repository"
+            )
     problem = worktree_problem(root, path, dirs)
     if problem is not None:
         raise UnsafePathError(f"unsafe path in the reply, nothing written: {problem.message}")
@@ -143,7 +163,11 @@ def apply_parsed(
         files = WorkTreeFiles(repo.root, dirs)
         result = apply_reply(files, parsed, known_paths=repo.tracked_files())
         if not check and result.files:
-            write_files(repo.root, result.files, dirs)
+            try:
+                write_files(repo.root, result.files, dirs)
+            except OSError as exc:
+                where = f" {exc.filename}" if exc.filename else ""
+                raise UsageError(f"cannot write{where}: {exc.strerror or exc}") from None
             return Applied(result, written=True)
         return Applied(result)
     if not repo.has_commits():

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import EditError, GpteError, Interrupted, UsageError
+from ..errors import EditError, Interrupted, UsageError
 from ..git import (
     FileChange,
     Repository,
@@ -37,10 +37,14 @@ from ..git import (
 from ..git.branch import check_branch_name, require_new_branch
 from ..git.checkout import check_out_first_commit
 from ..git.paths import paths_in_the_way
-from ..prompts.messages import fence_for
+from ..llm.usage import Usage
+from ..prompts.messages import check_prompt, fence_for
 from ..ui import Console
 from .commit import CommitSpec
 from .commit import commit as make_commit
+
+if TYPE_CHECKING:
+    from ..llm.session import Session
 
 ENTRYPOINT = "run.sh"
 MAX_QUESTIONS = 10
@@ -75,9 +79,7 @@ class GenerateResult:
     overwritten: list[str]
     entrypoint_warnings: list[str]
     clarifications: list[dict[str, str]]
-    tokens_in: int
-    tokens_out: int
-    cost_usd: float | None
+    usage: Usage
     model: str
     first_commit: bool = False
     checked_out: bool = False  # a first commit also written to the (empty) index and work tree
@@ -85,6 +87,18 @@ class GenerateResult:
     # A first commit of the current branch left out of the work tree: the files that are in the
     # way there (the user's, kept as they are); the others can be restored safely.
     in_the_way: list[str] = field(default_factory=list)
+
+    @property
+    def tokens_in(self) -> int:
+        return self.usage.tokens_in
+
+    @property
+    def tokens_out(self) -> int:
+        return self.usage.tokens_out
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.usage.cost_usd
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,9 +115,7 @@ class GenerateResult:
             "entrypoint_warnings": self.entrypoint_warnings,
             "clarifications": self.clarifications,
             "problems": self.problems,
-            "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out,
-            "cost_usd": self.cost_usd,
+            **self.usage.to_json(),
         }
 
 
@@ -206,14 +218,14 @@ def _nothing_to_clarify(text: str) -> bool:
 # ---------------------------------------------------------------------------- the flow
 def _target(repo: Repository, request: GenerateRequest) -> tuple[str | None, str]:
     """(base commit or None for a first commit, branch to create)."""
-    if request.branch:
+    if request.branch is not None:
         require_new_branch(repo, request.branch)
     if repo.has_commits():
         base = repo.resolve_commit("HEAD")
-        return base, request.branch or unique_branch(
-            repo, branch_from_prompt(request.prompt, "gpte/init-")
-        )
-    if request.branch:
+        if request.branch is not None:
+            return base, request.branch
+        return base, unique_branch(repo, branch_from_prompt(request.prompt, "gpte/init-"))
+    if request.branch is not None:
         return None, request.branch
     current = repo.current_branch()
     if current is None:  # pragma: no cover - an unborn HEAD is always symbolic
@@ -225,27 +237,49 @@ def run_generate(
     repo: Repository, settings: Settings, request: GenerateRequest, console: Console
 ) -> GenerateResult:
     """Clarify (optional), generate, write run.sh, commit. Raises a GpteError on failure."""
-    from ..edit import check_path, parse_reply
-    from ..llm import LLM, RunLog, api_key, resolve_model
-    from ..prompts import load, system_prompt
+    from ..llm import api_key, resolve_model
+    from ..llm.session import Session
 
-    if not request.prompt.strip():
-        raise UsageError("the prompt is empty")
+    check_prompt(request.prompt)
     identity = request.identity or repo.identity()
     base, branch = _target(repo, request)
     model = resolve_model(request.model, settings)
     api_key(model, settings)
-    state = repo.state_dir()
-    log = RunLog(state)
-    run = log.start("init", prompt=request.prompt, model=model.name, base=base)
-    llm = LLM(model, settings, console=console, cache=request.cache, state_dir=state, run=run)
+    with Session(
+        repo.state_dir(),
+        "init",
+        settings=settings,
+        console=console,
+        prompt=request.prompt,
+        base=base,
+        model=model,
+        cache=request.cache,
+    ) as session:
+        return _generate(repo, request, console, session, identity, base, branch)
+
+
+def _generate(
+    repo: Repository,
+    request: GenerateRequest,
+    console: Console,
+    session: Session,
+    identity: tuple[str, str],
+    base: str | None,
+    branch: str,
+) -> GenerateResult:
+    from ..edit import check_path, parse_reply
+    from ..prompts import load, system_prompt
+
+    assert session.model is not None
+    model = session.model
+    llm = session.client(model)
     qa: list[dict[str, str]] = []
     warnings: list[str] = []
     problems: list[str] = []
     try:
         if request.clarify is not None:
             qa = _clarify(llm, system_prompt("clarify", repo.root), request, console)
-            run.update(meta={"clarifications": qa})
+            session.update(meta={"clarifications": qa})
         system = (
             load("file_format", repo.root) if request.lite else system_prompt("generate", repo.root)
         )
@@ -294,7 +328,7 @@ def run_generate(
         message = format_message(
             summary_line(request.prompt),
             _commit_body(request, qa, warnings, problems, overwritten),
-            [("Gpte-Run", run.id), ("Gpte-Model", model.name)],
+            [("Gpte-Run", session.id), ("Gpte-Model", model.name)],
         )
         spec = CommitSpec(branch, base, message, identity, reason="git-gpte init")
         commit = make_commit(repo, spec, changes)
@@ -305,23 +339,18 @@ def run_generate(
             else []
         )
     except KeyboardInterrupt:
-        run.finish("interrupted", detail="interrupted by the user")
         raise Interrupted("interrupted; nothing committed") from None
-    except GpteError as exc:
-        from ..llm import outcome_for
-
-        run.finish(outcome_for(exc), detail=exc.render())
-        raise
-    run.update(meta={"clarifications": qa, "entrypoint_warnings": warnings, "lite": request.lite})
-    run.finish(
+    session.update(
+        meta={"clarifications": qa, "entrypoint_warnings": warnings, "lite": request.lite}
+    )
+    session.finish(
         "partial" if problems else "ok",
         branch=branch,
         commit=commit,
         detail="; ".join(warnings + problems)[:2000] or None,
     )
-    totals = llm.totals
     return GenerateResult(
-        run_id=run.id,
+        run_id=session.id,
         branch=branch,
         commit=commit,
         base=base,
@@ -329,9 +358,7 @@ def run_generate(
         overwritten=overwritten,
         entrypoint_warnings=warnings,
         clarifications=qa,
-        tokens_in=totals.tokens_in,
-        tokens_out=totals.tokens_out,
-        cost_usd=totals.cost_usd,
+        usage=session.own_usage,
         model=model.name,
         first_commit=base is None,
         checked_out=checked_out,

@@ -7,10 +7,12 @@ bounded: it stops on the first green run (exit code 0 — any other exit is a fa
 failure as before (same exit code, same output once run-specific noise is removed), since
 asking again with the same evidence would only spend tokens.
 
-Run log: one ``heal`` row for the whole loop (spec, every execution in ``meta.runs``, the final
-outcome; it makes no model calls itself, so it has no tokens), and one ``heal-attempt`` row per
-fix made through improve (its model calls, tokens and cost; ``meta.heal_run`` points back).
-Totals are thus never counted twice. The commits carry the attempt's run id as ``Gpte-Run``.
+Run log: heal runs in one session. Its ``heal`` row is the whole loop (spec, every execution in
+``meta.runs``, the final outcome; it makes no model calls itself, so the row has no tokens), and
+each fix is a child session: a ``heal-attempt`` row with its model calls, tokens and cost
+(``meta.parent_run`` and ``meta.heal_run`` point back). Row totals are thus never counted
+twice, and what heal spent is its session's usage, summed as the attempts happen, failed ones
+included. The commits carry the attempt's run id as ``Gpte-Run``.
 """
 
 from __future__ import annotations
@@ -24,14 +26,17 @@ from ..config import Settings
 from ..errors import EditError, GpteError, Interrupted, UsageError
 from ..git import Repository, format_message, slugify, summary_line, unique_branch
 from ..git.branch import require_new_branch
+from ..llm.usage import Usage
+from ..prompts.messages import check_prompt
 from ..ui import Console
 from .commit import CommitSpec, commit
 from .edit_loop import edit_loop
 from .files import CommitFiles
-from .improve import commit_body, recorded
+from .improve import commit_body
 from .plan import dirty_warning, plan
 
 if TYPE_CHECKING:
+    from ..llm.session import Session
     from ..run import RunOptions, RunResult
 
 DEFAULT_ATTEMPTS = 5
@@ -52,14 +57,14 @@ class HealRequest:
     attempts: int = DEFAULT_ATTEMPTS
     base: str = "HEAD"
     branch: str | None = None  # default gpte/heal-<slug or short sha>, unique suffix
-    # --on: add the fixes to this existing branch, whose tip is ``base`` (compare-and-swap).
-    continue_branch: str | None = None
     prompt: str | None = None  # the original spec; default: found through the run log
     timeout: float | None = None
     model: str | None = None
     identity: tuple[str, str] | None = None
     docker: bool = False
     cache: bool = False
+    # --on: add the fixes to this existing branch, whose tip is ``base`` (compare-and-swap).
+    continue_branch: str | None = None
 
 
 @dataclass
@@ -85,15 +90,25 @@ class HealResult:
     attempts: int
     branch: str | None
     commit: str | None
-    tokens_in: int
-    tokens_out: int
-    cost_usd: float | None
+    usage: Usage
     last_output_tail: str
     runs: list[HealRun]
     stop_reason: str = ""
     run_id: str = ""
     base: str = ""
     model: str = ""
+
+    @property
+    def tokens_in(self) -> int:
+        return self.usage.tokens_in
+
+    @property
+    def tokens_out(self) -> int:
+        return self.usage.tokens_out
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.usage.cost_usd
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -105,9 +120,7 @@ class HealResult:
             "model": self.model,
             "run_id": self.run_id,
             "stop_reason": self.stop_reason,
-            "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out,
-            "cost_usd": self.cost_usd,
+            **self.usage.to_json(),
             "runs": [run.to_json() for run in self.runs],
             "last_output_tail": self.last_output_tail,
         }
@@ -218,9 +231,7 @@ class Fix:
     run_id: str
     commit: str | None
     files_changed: list[str]
-    tokens_in: int
-    tokens_out: int
-    cost_usd: float | None
+    usage: Usage
     error: str = ""
 
 
@@ -228,68 +239,63 @@ def fix_attempt(
     repo: Repository,
     settings: Settings,
     console: Console,
+    parent: Session,
     *,
     instruction: str,
     base: str,
     target: CommitSpec,
     system: str,
     model: str | None,
-    cache: bool,
     summary: str,
     body: str,
     meta: dict[str, Any],
 ) -> Fix:
-    """plan -> edit loop -> commit onto ``target`` (its message is made here), recorded as a
-    ``heal-attempt`` run. An attempt with no usable edit is a result, not an exception; a reply
-    with an unsafe path raises UnsafePathError."""
-    from ..llm import LLM, RunLog
-
+    """plan -> edit loop -> commit onto ``target`` (its message is made here), in a
+    ``heal-attempt`` child session of ``parent``. An attempt with no usable edit is a result,
+    not an exception (its usage counts in ``parent`` either way); a reply with an unsafe path
+    raises UnsafePathError."""
     planned = plan(repo, settings, instruction=instruction, base=base, system=system, model=model)
     warning = dirty_warning(planned, "the committed code is what runs and is edited")
     if warning:
         console.warn(warning)
     planned.check()
     console.info(f"sending {len(planned.selection.files)} file(s) from {base[:12]}")
-    state = repo.state_dir()
-    run = RunLog(state).start(
-        "heal-attempt", prompt=instruction, model=planned.model.name, base=base, meta=meta
+    session = parent.child(
+        "heal-attempt", prompt=instruction, base=base, model=planned.model, meta=meta
     )
-    llm = LLM(planned.model, settings, console=console, cache=cache, state_dir=state, run=run)
-
-    def spent(sha: str | None, files: list[str], error: str = "") -> Fix:
-        t = llm.totals
-        return Fix(run.id, sha, files, t.tokens_in, t.tokens_out, t.cost_usd, error)
-
     try:
-        with recorded(run):
+        with session:
+            llm = session.client(planned.model)
             files = CommitFiles(repo, base, planned.selection.files)
             edited = edit_loop(llm, planned, files, console)
             if not edited.changes:
                 nothing = edited.nothing_committed()
-                run.finish("refused" if edited.refused else "no-edits", detail=nothing.render())
+                session.finish(
+                    "refused" if edited.refused else "no-edits", detail=nothing.render()
+                )
                 raise nothing
             message = format_message(
                 summary_line(summary),
                 commit_body(body.strip("\n").splitlines(), edited),
-                [("Gpte-Run", run.id), ("Gpte-Model", planned.model.name)],
+                [("Gpte-Run", session.id), ("Gpte-Model", planned.model.name)],
             )
             sha = commit(repo, replace(target, message=message), edited.changes)
+            session.finish(
+                "partial" if edited.partial else "ok",
+                branch=target.branch,
+                commit=sha,
+                detail="; ".join(edited.refused + edited.problems)[:2000],
+            )
     except EditError as exc:
         # An unsafe path (UnsafePathError) is not a fix that failed: it stops the whole heal
         # with exit 7, nothing written, like improve and apply.
-        return spent(None, [], exc.message)
-    run.finish(
-        "partial" if edited.partial else "ok",
-        branch=target.branch,
-        commit=sha,
-        detail="; ".join(edited.refused + edited.problems)[:2000],
-    )
-    return spent(sha, sorted(c.path for c in edited.changes))
+        return Fix(session.id, None, [], session.usage, exc.message)
+    return Fix(session.id, sha, sorted(c.path for c in edited.changes), session.usage)
 
 
 # ---------------------------------------------------------------------------- the loop
 def _branch_for(repo: Repository, request: HealRequest, spec: str | None, base: str) -> str:
-    if request.branch:
+    if request.branch is not None:
         return require_new_branch(repo, request.branch)
     slug = slugify(spec.strip().splitlines()[0]) if spec and spec.strip() else base[:7]
     return unique_branch(repo, f"gpte/heal-{slug}")
@@ -304,6 +310,7 @@ def run_heal(
     on_output: OutputCallback | None = None,
     confirm: ConfirmCallback | None = None,
     after_run: Callable[[int], None] | None = None,
+    parent: Session | None = None,
 ) -> HealResult:
     """Run, fix, commit, run again — bounded. Failures of the program are results; exceptions
     are for what stops the loop itself (LLM errors keep their types, Ctrl-C is Interrupted).
@@ -312,10 +319,12 @@ def run_heal(
     refuses without --yes on a non-terminal); None runs without asking (the caller decided).
     ``after_run(attempt)`` is called when that execution has ended, whatever its outcome (the
     Action closes the log group of its output there).
+    ``parent``: the caller's session (the Action's, bench's), whose usage then includes heal's.
     """
-    from ..llm import RunLog, api_key, resolve_model
+    from ..llm import api_key, resolve_model
+    from ..llm.session import Session
     from ..prompts import system_prompt
-    from ..run import RunOptions, preview, run_commit
+    from ..run import RunOptions
 
     if request.attempts < 0:
         raise UsageError(f"attempts must be 0 or more, got {request.attempts}")
@@ -334,22 +343,68 @@ def run_heal(
     spec = request.prompt if request.prompt is not None else find_spec(repo, base)
     if spec is None:
         console.info("no specification found for this commit; healing from the failure alone")
+    else:
+        check_prompt(spec, "the specification")
     branch = request.continue_branch or _branch_for(repo, request, spec, base)
+    system = system_prompt("heal", repo.root)
+    meta = {"command": options.command.display, "attempts_allowed": request.attempts}
+    if parent is not None:
+        session = parent.child("heal", prompt=spec or "", base=base, model=model, meta=meta)
+    else:
+        session = Session(
+            repo.state_dir(),
+            "heal",
+            settings=settings,
+            console=console,
+            prompt=spec or "",
+            base=base,
+            model=model,
+            meta=meta,
+            cache=request.cache,
+        )
+    with session:
+        return _heal_loop(
+            repo,
+            settings,
+            request,
+            console,
+            session,
+            options=options,
+            base=base,
+            branch=branch,
+            spec=spec,
+            system=system,
+            identity=identity,
+            on_output=on_output,
+            confirm=confirm,
+            after_run=after_run,
+        )
+
+
+def _heal_loop(
+    repo: Repository,
+    settings: Settings,
+    request: HealRequest,
+    console: Console,
+    session: Session,
+    *,
+    options: RunOptions,
+    base: str,
+    branch: str,
+    spec: str | None,
+    system: str,
+    identity: tuple[str, str],
+    on_output: OutputCallback | None,
+    confirm: ConfirmCallback | None,
+    after_run: Callable[[int], None] | None,
+) -> HealResult:
+    from ..run import preview, run_commit
+
     # Continuing a branch: the first fix moves it from its tip, later ones from the last fix.
     start = base if request.continue_branch else None
-    system = system_prompt("heal", repo.root)
-
-    log = RunLog(repo.state_dir())
-    heal_run = log.start(
-        "heal",
-        prompt=spec or "",
-        model=model.name,
-        base=base,
-        meta={"command": options.command.display, "attempts_allowed": request.attempts},
-    )
+    assert session.model is not None
+    model = session.model
     runs: list[HealRun] = []
-    tokens_in = tokens_out = 0
-    cost: float | None = 0.0
     committed: str | None = None
     stop_reason = ""
 
@@ -375,7 +430,7 @@ def run_heal(
                 files_changed=files,
             )
         )
-        heal_run.update(meta=_meta(options, request, runs, branch))
+        session.update(meta=_meta(options, request, runs, branch))
         verdict = "passed" if result.success else "failed"
         console.info(f"{label}: {verdict}: {result.summary()}")
         return result
@@ -397,6 +452,7 @@ def run_heal(
                 repo,
                 settings,
                 console,
+                session,
                 instruction=heal_instruction(
                     spec, result.feedback_text(), runs, attempt, request.attempts
                 ),
@@ -411,14 +467,10 @@ def run_heal(
                 ),
                 system=system,
                 model=request.model,
-                cache=request.cache,
                 summary=f"heal: make `{options.command.display}` succeed (attempt {attempt})",
-                body=_commit_body(heal_run.id, attempt, result),
-                meta={"heal_run": heal_run.id, "attempt": attempt, "spec": spec or ""},
+                body=_commit_body(session.id, attempt, result),
+                meta={"heal_run": session.id, "attempt": attempt, "spec": spec or ""},
             )
-            tokens_in += fix.tokens_in
-            tokens_out += fix.tokens_out
-            cost = None if cost is None or fix.cost_usd is None else cost + fix.cost_usd
             if fix.commit is None:
                 stop_reason = f"attempt {attempt} produced no usable edit: {fix.error}"
                 console.info(stop_reason)
@@ -436,39 +488,36 @@ def run_heal(
                 break
         attempts = attempt
     except KeyboardInterrupt:
-        heal_run.finish("interrupted", branch=_exists(repo, branch), commit=committed)
+        session.finish("interrupted", branch=_exists(repo, branch), commit=committed)
         raise Interrupted(
             "interrupted" + (f"; attempts so far are on {branch}" if committed else "")
         ) from None
     except GpteError as exc:
         from ..llm import outcome_for
 
-        heal_run.finish(
+        session.finish(
             outcome_for(exc), branch=_exists(repo, branch), commit=committed, detail=exc.render()
         )
         raise
     success = bool(result.success)
     if success:
         stop_reason = "the program passed" + ("" if attempts else " at once; nothing to heal")
-    heal_run.finish(
+    session.finish(
         "ok" if success else "failed",
         branch=branch if committed else None,
         commit=committed,
         detail=f"{stop_reason}; last run: {result.summary()}",
     )
-    log.close()
     return HealResult(
         success=success,
         attempts=attempts,
         branch=branch if committed else None,
         commit=committed,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        cost_usd=cost,
+        usage=session.usage,
         last_output_tail=result.output_tail,
         runs=runs,
         stop_reason=stop_reason,
-        run_id=heal_run.id,
+        run_id=session.id,
         base=base,
         model=model.name,
     )

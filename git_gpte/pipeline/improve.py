@@ -11,13 +11,11 @@ index, HEAD and current branch are never touched.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import GpteError, Interrupted, UsageError
+from ..errors import BranchExists, Interrupted, RepoError, UsageError
 from ..git import (
     FileChange,
     Repository,
@@ -28,6 +26,8 @@ from ..git import (
     unique_branch,
 )
 from ..git.branch import require_new_branch
+from ..llm.usage import ZERO, Usage
+from ..prompts.messages import check_prompt
 from ..ui import Console
 from .chain import chained_instruction
 from .commit import CommitSpec, commit
@@ -37,7 +37,7 @@ from .plan import Plan, dirty_warning, plan
 from .selection import DEFAULT_MAX_FILE_BYTES
 
 if TYPE_CHECKING:
-    from ..llm import Run
+    from ..llm.session import Session
 
 __all__ = [
     "ImprovePlan",
@@ -45,7 +45,6 @@ __all__ = [
     "ImproveResult",
     "plan_improve",
     "python_problems",
-    "recorded",
     "run_improve",
 ]
 
@@ -81,14 +80,24 @@ class ImproveResult:
     applied: int
     refused: list[str]
     files_changed: list[str]
-    tokens_in: int
-    tokens_out: int
-    cost_usd: float | None
     exit_code: int
+    usage: Usage = ZERO
     problems: list[str] = field(default_factory=list)
     attempts: int = 1
     model: str = ""
     files_sent: list[str] = field(default_factory=list)  # the files the model was shown
+
+    @property
+    def tokens_in(self) -> int:
+        return self.usage.tokens_in
+
+    @property
+    def tokens_out(self) -> int:
+        return self.usage.tokens_out
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.usage.cost_usd
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -103,9 +112,7 @@ class ImproveResult:
             "problems": self.problems,
             "files_changed": self.files_changed,
             "attempts": self.attempts,
-            "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out,
-            "cost_usd": self.cost_usd,
+            **self.usage.to_json(),
             "exit_code": self.exit_code,
         }
 
@@ -119,25 +126,6 @@ class ImprovePlan:
     branch: str
     worktree_changes: list[FileChange] = field(default_factory=list)
     expect: str | None = None  # the branch's tip when continuing it; None: a new branch
-
-
-@contextmanager
-def recorded(run: Run) -> Iterator[None]:
-    """Finish ``run`` by how the block ends when it ends with an error (success is the
-    caller's to record, with its branch and commit); Ctrl-C becomes :class:`Interrupted`."""
-    from ..llm import outcome_for
-
-    try:
-        yield
-    except KeyboardInterrupt:
-        run.finish("interrupted", detail="interrupted by the user")
-        raise Interrupted("interrupted; nothing committed") from None
-    except GpteError as exc:
-        run.finish(outcome_for(exc), detail=exc.render())
-        raise
-    except Exception as exc:
-        run.finish("error", detail=f"{type(exc).__name__}: {exc}")
-        raise
 
 
 def resolve_base(repo: Repository, rev: str, console: Console) -> str:
@@ -170,6 +158,14 @@ def worktree_base(
     object (no ref points at it until the edit's branch does). Returns (base, changes)."""
     if base != repo.resolve_commit("HEAD"):
         raise UsageError("--from-worktree needs the base to be HEAD (your changes are on HEAD)")
+    conflicted = repo.unmerged_paths()
+    if conflicted:
+        shown = ", ".join(conflicted[:3]) + (" …" if len(conflicted) > 3 else "")
+        raise RepoError(
+            f"--from-worktree: {len(conflicted)} file(s) have unresolved merge conflicts "
+            f"({shown}); their conflict markers would be sent and committed",
+            hint="resolve the conflict (or git merge --abort) first",
+        )
     changes = _worktree_changes(repo, repo.dirty_paths())
     count = len(repo.untracked_files())
     if count:
@@ -193,15 +189,14 @@ def plan_improve(
     budget is in ``plan.over_budget`` (a dry run shows it, :func:`run_improve` refuses it)."""
     from ..prompts import system_prompt
 
-    if not request.prompt.strip():
-        raise UsageError("the prompt is empty")
+    check_prompt(request.prompt)
     base = resolve_base(repo, request.base, console)
     expect = None
     if request.continue_branch:
         if request.from_worktree:
             raise UsageError("--on and --from-worktree cannot be combined")
         branch, expect = request.continue_branch, base
-    elif request.branch:
+    elif request.branch is not None:
         branch = require_new_branch(repo, request.branch)
     else:
         branch = unique_branch(repo, branch_from_prompt(request.prompt))
@@ -237,10 +232,16 @@ def run_improve(
     prepared: ImprovePlan | None = None,
     *,
     command: str = "improve",
+    session: Session | None = None,
 ) -> ImproveResult:
     """Plan, ask, apply, retry, commit on the new branch. Raises a GpteError when nothing is
-    committed. ``command`` names the run in the log (the Action records its runs as its own)."""
-    from ..llm import LLM, RunLog, api_key
+    committed. ``command`` names the run in the log (the Action records its runs as its own).
+
+    Runs in ``session`` when the caller has one (the Action, bench), else in a session of its
+    own; either way the run is closed however this ends.
+    """
+    from ..llm import api_key
+    from ..llm.session import Session
 
     identity = request.identity or repo.identity()  # fail before spending tokens
     prepared = prepared or plan_improve(repo, settings, request, console)
@@ -248,58 +249,99 @@ def run_improve(
     planned.check()
     api_key(planned.model, settings)  # a missing key is one clear line, before anything is logged
     console.info(f"sending {len(planned.selection.files)} file(s) from {planned.base[:12]}")
-    state = repo.state_dir()
-    run = RunLog(state).start(
-        command=command, prompt=request.prompt, model=planned.model.name, base=planned.base
-    )
-    llm = LLM(
-        planned.model, settings, console=console, cache=request.cache, state_dir=state, run=run
-    )
-    with recorded(run):
+    if session is not None:
+        session.update(prompt=request.prompt, base=planned.base)
+        return _improve(repo, request, console, prepared, identity, session)
+    with Session(
+        repo.state_dir(),
+        command,
+        settings=settings,
+        console=console,
+        prompt=request.prompt,
+        base=planned.base,
+        model=planned.model,
+        cache=request.cache,
+    ) as own:
+        return _improve(repo, request, console, prepared, identity, own)
+
+
+def _improve(
+    repo: Repository,
+    request: ImproveRequest,
+    console: Console,
+    prepared: ImprovePlan,
+    identity: tuple[str, str],
+    session: Session,
+) -> ImproveResult:
+    planned = prepared.plan
+    llm = session.client(planned.model, cache=request.cache)
+    try:
         files = CommitFiles(repo, planned.base, planned.selection.files)
         edited = edit_loop(llm, planned, files, console, max_retries=request.max_retries)
         if not edited.changes:
             error = edited.nothing_committed()
-            run.finish("refused" if edited.refused else "no-edits", detail=error.render())
+            session.finish("refused" if edited.refused else "no-edits", detail=error.render())
             raise error
         message = format_message(
             summary_line(request.prompt),
             commit_body(prompt_section(request.prompt), edited),
-            [("Gpte-Run", run.id), ("Gpte-Model", planned.model.name)],
+            [("Gpte-Run", session.id), ("Gpte-Model", planned.model.name)],
         )
-        spec = CommitSpec(
-            prepared.branch,
-            planned.base,
-            message,
-            identity,
-            expect=prepared.expect,
-            reason=f"git-gpte {command}",
-        )
-        sha = commit(repo, spec, edited.changes)
-    run.finish(
-        outcome="partial" if edited.partial else "ok",
-        branch=prepared.branch,
+        branch, sha = _commit(repo, prepared, request, edited, message, identity, session.command)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; nothing committed") from None
+    session.finish(
+        "partial" if edited.partial else "ok",
+        branch=branch,
         commit=sha,
         detail="; ".join(edited.refused + edited.problems)[:2000],
     )
-    totals = llm.totals
     return ImproveResult(
-        run_id=run.id,
-        branch=prepared.branch,
+        run_id=session.id,
+        branch=branch,
         commit=sha,
         base=planned.base,
         applied=edited.applied,
         refused=edited.refused,
         problems=edited.other_problems,
         files_changed=sorted(c.path for c in edited.changes),
-        tokens_in=totals.tokens_in,
-        tokens_out=totals.tokens_out,
-        cost_usd=totals.cost_usd,
         exit_code=1 if edited.partial else 0,
+        usage=session.own_usage,
         attempts=edited.attempts,
         model=planned.model.name,
         files_sent=sorted(planned.selection.files),
     )
+
+
+def _commit(
+    repo: Repository,
+    prepared: ImprovePlan,
+    request: ImproveRequest,
+    edited: Edited,
+    message: str,
+    identity: tuple[str, str],
+    command: str,
+) -> tuple[str, str]:
+    """Commit onto the planned branch, created create-only. A default name another run took
+    while the model was answering becomes the next free one (``-2``, ``-3``...) rather than
+    losing the paid-for edit; a name the user chose is theirs, and its clash is an error."""
+    branch = prepared.branch
+    for _ in range(20):
+        spec = CommitSpec(
+            branch,
+            prepared.plan.base,
+            message,
+            identity,
+            expect=prepared.expect,
+            reason=f"git-gpte {command}",
+        )
+        try:
+            return branch, commit(repo, spec, edited.changes)
+        except BranchExists:
+            if request.branch is not None or prepared.expect is not None:
+                raise
+            branch = unique_branch(repo, branch_from_prompt(request.prompt))
+    raise BranchExists(f"branch {branch!r} already exists")
 
 
 def prompt_section(prompt: str) -> list[str]:

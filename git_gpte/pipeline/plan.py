@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..config import Settings
 from ..errors import UsageError
 from ..git import Repository
-from ..prompts.messages import improve_user_message
+from ..prompts.messages import check_prompt, improve_user_message
 from .selection import DEFAULT_MAX_FILE_BYTES, Selection, select_files
 
 if TYPE_CHECKING:
@@ -65,8 +65,7 @@ def plan(
     ``over_budget`` (see :meth:`Plan.check`)."""
     from ..llm import estimate_tokens, resolve_model
 
-    if not instruction.strip():
-        raise UsageError("the prompt is empty")
+    check_prompt(instruction)
     selection = select_files(repo, base, pathspecs, max_bytes=max_file_bytes)
     info = resolve_model(model, settings)
     if images and info.supports_images is False:

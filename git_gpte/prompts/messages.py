@@ -8,7 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..errors import UsageError
+
 _FENCE = "```"
+
+
+def check_prompt(text: str, what: str = "the prompt") -> str:
+    """The instruction, if a model can be sent it and a commit message can carry it: not empty,
+    no NUL byte (git cannot store one in a commit message). Checked before any model call."""
+    if not text.strip():
+        raise UsageError(f"{what} is empty")
+    if "\0" in text:
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise UsageError(
+            f"{what} contains a NUL byte (line {line}); is it a binary file?",
+            hint="give the instruction as text",
+        )
+    return text
 
 
 def numbered(text: str) -> str:

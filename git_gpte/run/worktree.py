@@ -12,10 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import stat
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from ..errors import GitCommandError, RunError
 from ..git.repo import Repository
 from ..git.worktree import add_worktree, prune_worktrees
 from ..git.worktree import remove_worktree as git_remove_worktree
+from ..signals import deferred
 
 
 @contextlib.contextmanager
@@ -42,7 +41,7 @@ def temporary_worktree(repo: Repository, commit: str) -> Iterator[Path]:
     try:
         yield path
     finally:
-        with _sigint_deferred():
+        with deferred():
             remove_worktree(repo, path)
             _remove_tree(parent)
 
@@ -72,24 +71,3 @@ def _remove_tree(path: Path) -> None:
 
     if path.exists() or path.is_symlink():
         shutil.rmtree(path, onerror=make_writable)
-
-
-@contextlib.contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """Hold a second Ctrl-C back until cleanup is done, then deliver it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[Any] = []
-    previous = signal.getsignal(signal.SIGINT)
-    try:
-        signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
-    except ValueError:  # pragma: no cover - not the main interpreter
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if pending:
-            raise KeyboardInterrupt

@@ -15,7 +15,12 @@ Replies are scripted with :meth:`LLMServer.queue`; each request takes the next i
 * :class:`Reply` — text plus a chosen finish reason and/or usage;
 * :class:`Fault` — an HTTP error in the provider's error shape (``Fault(429, headers={"retry-after":
   "1"})``);
-* :class:`Cut` — the reply starts (``text_so_far`` is sent) and the connection drops mid-body.
+* :class:`Cut` — the reply starts (``text_so_far`` is sent) and the connection drops mid-body;
+* :class:`Garbage` — HTTP 200 whose body is not JSON (an HTML error page from a proxy);
+* :class:`BrokenStream` — a streamed reply with one event whose JSON is cut short, after
+  ``text_so_far`` (for a non-streaming request: a JSON body cut short, complete otherwise);
+* :class:`Plain` — a complete reply sent as one plain JSON body even when the request asked
+  for a stream, as some OpenAI/Anthropic-compatible proxies do.
 
 With nothing queued the server answers 500 "no scripted reply", so a test that makes more calls
 than it scripted fails loudly. Every request is recorded in :attr:`LLMServer.requests`.
@@ -25,7 +30,8 @@ Standalone (for CI jobs that run the CLI against it)::
     python -m tests.helpers.llm_server --port 8123 --replies replies.json [--record requests.jsonl]
 
 where ``replies.json`` is a list of items: ``"text"``, ``{"status": 429, "headers": {...}}``,
-``{"cut": "partial text"}`` or ``{"text": "...", "finish_reason": "length", "usage": [IN, OUT],
+``{"cut": "partial text"}``, ``{"garbage": "<html>..."}``, ``{"broken": "partial text"}``,
+``{"plain": "text"}`` or ``{"text": "...", "finish_reason": "length", "usage": [IN, OUT],
 "delay": SECONDS_BETWEEN_PIECES}``.
 """
 
@@ -79,7 +85,31 @@ class Cut:
     text_so_far: str = ""
 
 
-Item = str | Reply | Fault | Cut
+@dataclass(frozen=True)
+class Garbage:
+    """HTTP 200 with a body that is not JSON."""
+
+    body: str = "<html><body>502 Bad Gateway</body></html>"
+    content_type: str = "text/html"
+
+
+@dataclass(frozen=True)
+class BrokenStream:
+    """Start the reply, send ``text_so_far``, then an event whose JSON is cut short, then end
+    the stream normally."""
+
+    text_so_far: str = ""
+
+
+@dataclass(frozen=True)
+class Plain:
+    """A complete reply as a plain JSON body, whatever the request asked for."""
+
+    text: str
+    finish_reason: str = "stop"
+
+
+Item = str | Reply | Fault | Cut | Garbage | BrokenStream | Plain
 
 
 @dataclass
@@ -189,8 +219,24 @@ class _Handler(BaseHTTPRequestHandler):
             else "unknown"
         )
         stream = isinstance(body, dict) and bool(body.get("stream"))
+        if isinstance(item, Plain):
+            item, stream = Reply(item.text, item.finish_reason), False
         if isinstance(item, Fault):
             self._fault(item, provider)
+        elif isinstance(item, Garbage):
+            data = item.body.encode()
+            self.send_response(200)
+            self.send_header("content-type", item.content_type)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        elif isinstance(item, BrokenStream) and not stream:
+            data = b'{"id": "x", "choices": [{"message": {"content": "' + item.text_so_far.encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
         elif provider == "anthropic":
             self._anthropic(item, body, model, stream)
         else:
@@ -250,7 +296,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(fault.status, payload, fault.headers)
 
     # ------------------------------------------------------------------ OpenAI / Azure
-    def _openai(self, item: Reply | Cut, body: dict[str, Any], model: str, stream: bool) -> None:
+    def _openai(
+        self, item: Reply | Cut | BrokenStream, body: dict[str, Any], model: str, stream: bool
+    ) -> None:
         ident = f"chatcmpl-{next(self.server.owner._ids)}"
         created = int(time.time())
         tokens_in = count_tokens(_prompt_text(body))
@@ -316,6 +364,11 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(item, Cut):
             self._drop()
             return
+        if isinstance(item, BrokenStream):
+            self._chunk(chunk({"content": "more"})[:40] + "\n\n")
+            self._chunk("data: [DONE]\n\n")
+            self._end_chunks()
+            return
         self._chunk(chunk({}, item.finish_reason))
         options = body.get("stream_options") or {}
         if options.get("include_usage"):
@@ -332,7 +385,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._end_chunks()
 
     # ------------------------------------------------------------------ Anthropic
-    def _anthropic(self, item: Reply | Cut, body: dict[str, Any], model: str, stream: bool) -> None:
+    def _anthropic(
+        self, item: Reply | Cut | BrokenStream, body: dict[str, Any], model: str, stream: bool
+    ) -> None:
         ident = f"msg_{next(self.server.owner._ids)}"
         text = item.text if isinstance(item, Reply) else item.text_so_far
         usage_in, usage_out = (
@@ -415,6 +470,12 @@ class _Handler(BaseHTTPRequestHandler):
             )
         if isinstance(item, Cut):
             self._drop()
+            return
+        if isinstance(item, BrokenStream):
+            broken = event("content_block_delta", {"type": "content_block_delta", "index": 0})
+            self._chunk(broken[: broken.index("data: ") + 20] + "\n\n")
+            self._chunk(event("message_stop", {"type": "message_stop"}))
+            self._end_chunks()
             return
         self._chunk(event("content_block_stop", {"type": "content_block_stop", "index": 0}))
         self._chunk(
@@ -544,6 +605,12 @@ def items_from_json(data: Iterable[Any]) -> Iterator[Item]:
             )
         elif "cut" in entry:
             yield Cut(str(entry["cut"]))
+        elif "garbage" in entry:
+            yield Garbage(str(entry["garbage"]))
+        elif "broken" in entry:
+            yield BrokenStream(str(entry["broken"]))
+        elif "plain" in entry:
+            yield Plain(str(entry["plain"]))
         else:
             usage = entry.get("usage")
             yield Reply(
