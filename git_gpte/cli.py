@@ -23,6 +23,7 @@ from .signals import interrupts_as_keyboard_interrupt
 COMMANDS: dict[str, tuple[str, str]] = {
     "action": ("action", "Run as a GitHub Action: issue or comment -> PR; pre-merge heal check."),
     "apply": ("apply", "Apply an LLM reply's edits: each hunk applied, corrected or refused."),
+    "context": ("context", "Show what would be sent for a request: ranked files and excerpts."),
     "bench": ("bench", "Run improve (and heal) on a task file; report solved %, tokens, cost."),
     "heal": ("heal", "Run the entrypoint; while it fails, commit an LLM fix and run again."),
     "improve": ("improve", "Ask the LLM for edits and commit them on a new branch."),

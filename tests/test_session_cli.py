@@ -184,10 +184,10 @@ def test_unexpected_exception_is_one_line_and_closes_the_run(
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(
-        "import git_gpte.pipeline.improve as improve\n"
+        "import git_gpte.pipeline.edit_loop as loop\n"
         "def broken(*args, **kwargs):\n"
         "    raise RuntimeError('a bug\\nover two lines')\n"
-        "improve.python_problems = broken\n"
+        "loop.python_problems = broken\n"
     )
     llm_server.queue(DIFF)
     result = improve(project, llm_server, "greet politely", PYTHONPATH=str(hook))

@@ -2,18 +2,23 @@
 
 Public API (everything a pipeline needs; importing this package does not import any SDK)::
 
-    from git_gpte.llm import resolve_model, LLM, RunLog, estimate_tokens
+    from git_gpte.llm import resolve_model, estimate_tokens
+    from git_gpte.llm.session import Session
 
     info = resolve_model(flag_or_None, settings)   # ModelInfo; ConfigError for an unknown model
     n, exact = estimate_tokens(messages, info.name) # exact=False: a character-based estimate
-    log = RunLog(repo.state_dir())                  # .git/gpte/runs.sqlite
-    with log.start("improve", prompt=p, model=info.name, base=sha) as run:
-        llm = LLM(info, settings, console=console, cache=False, state_dir=repo.state_dir(), run=run)
+    with Session(repo.state_dir(), "improve", settings=settings, console=console,
+                 prompt=p, base=sha, model=info) as session:   # opens the run-log row
+        llm = session.client(info)                  # an LLM recording into this run
         reply = llm.ask([{"role": "system", "content": s}, {"role": "user", "content": u}],
                         images=["shot.png"])
-        reply.text, reply.tokens_in, reply.tokens_out, reply.cost_usd, reply.finish_reason
-        llm.usage  # Usage(tokens_in, tokens_out, cost_usd, exact): every call so far, summed
-        run.finish("ok", branch="gpte/x", commit=sha, detail="...")
+        reply.text, reply.usage, reply.finish_reason
+        session.finish("ok", branch="gpte/x", commit=sha, detail="...")
+    session.usage  # Usage(tokens_in, tokens_out, cost_usd, exact): its calls and its children's
+
+Every command that calls a model does it inside one :class:`~.session.Session`, which closes
+the run on every way out (see its module). ``Usage`` (:mod:`.usage`) is the one value for what
+calls spent: ``+`` adds, ``ZERO`` is nothing, ``describe()`` is how every command shows it.
 
 - ``ModelInfo``: ``name``, ``provider`` (openai | azure | anthropic | openai-compatible),
   ``supports_images`` (None = unknown), ``context_tokens``, ``max_output_tokens``, ``price``
@@ -29,6 +34,9 @@ Public API (everything a pipeline needs; importing this package does not import 
   ``.partial``) when the reply hit the output limit, ``UsageError`` for unusable images.
   KeyboardInterrupt propagates after the exchange is logged and ``run`` is finished as
   ``interrupted``.
+- ``Session(state_dir, command, *, settings, console, prompt, base, model, meta, cache)``:
+  ``client(info)``, ``child(command, ...)``, ``update(**fields)``, ``finish(outcome, ...)``,
+  ``usage``, ``own_usage``, ``id``.
 - ``RunLog(state_dir)``: ``start(command, *, prompt, model, provider, base, meta) -> Run``;
   ``list(limit=None)``; ``get(id_or_prefix) -> RunRecord`` (with ``exchanges``); ``latest()``.
 - ``Run``: ``id`` (12 hex), ``update(**fields)``, ``record(Exchange)``, ``finish(outcome, *,
