@@ -190,7 +190,15 @@ def test_unexpected_exception_is_one_line_and_closes_the_run(
         "loop.python_problems = broken\n"
     )
     llm_server.queue(DIFF)
-    result = improve(project, llm_server, "greet politely", PYTHONPATH=str(hook))
+    result = run_gpte(
+        "improve",
+        "greet politely",
+        "--model",
+        "gpt-4o-mini",
+        cwd=project,
+        env=env_for(llm_server, PYTHONPATH=str(hook)),
+        process=True,
+    )
     assert result.returncode == 70, result.stderr
     line = one_error_line(result.stderr)
     assert line.startswith("git-gpte: internal error: RuntimeError: a bug over two lines")
