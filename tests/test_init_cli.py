@@ -84,6 +84,10 @@ def test_init_in_a_repository_with_history(repo: Path, llm_server: LLMServer) ->
     assert message.startswith("a greeter that prints hello world\n")
     assert "Gpte-Run: " in message and "Gpte-Model: gpt-4o-mini" in message
     assert f"branch {branch}" in proc.stdout and "run.sh" in proc.stdout
+    # the files are on the new branch, not on HEAD: the hint runs that branch
+    assert f"then:  git gpte run --base {branch}   (or: git gpte heal --base {branch})" in (
+        proc.stdout
+    )
     # generate: roadmap + generate + philosophy; entrypoint: the generated files
     system = llm_server.requests[0].body["messages"][0]["content"]
     assert "experienced software engineer" in system and "Write the whole program" in system

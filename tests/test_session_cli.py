@@ -234,9 +234,7 @@ def _wait_for_request(server: LLMServer, proc: subprocess.Popen[str]) -> None:
 
 
 @pytest.mark.parametrize("gap", [0.001, 0.005, 0.02])
-def test_double_sigint_is_one_interrupt(
-    project: Path, llm_server: LLMServer, gap: float
-) -> None:
+def test_double_sigint_is_one_interrupt(project: Path, llm_server: LLMServer, gap: float) -> None:
     # git forwards a Ctrl-C to git-gpte, which has it from the terminal too: two SIGINTs a
     # few milliseconds apart, straight to git-gpte here, so its own exit status is seen.
     llm_server.queue(Reply(DIFF * 20, delay=0.05))
@@ -377,9 +375,10 @@ def test_default_branch_taken_meanwhile_becomes_the_next_name(
     assert proc.returncode == 0, err
     assert "branch gpte/greet-politely-2" in out
     assert "Hello, " in git(project, "show", "gpte/greet-politely-2:app.py")
-    assert git(project, "rev-parse", "gpte/greet-politely").strip() == git(
-        project, "rev-parse", "main"
-    ).strip()
+    assert (
+        git(project, "rev-parse", "gpte/greet-politely").strip()
+        == git(project, "rev-parse", "main").strip()
+    )
     run = only_run(project)
     assert run["branch"] == "gpte/greet-politely-2"
 
@@ -402,9 +401,7 @@ def test_from_worktree_refuses_during_a_conflicted_merge(
     assert not llm_server.requests
 
 
-def test_run_log_has_the_provider_and_usage_exactness(
-    project: Path, llm_server: LLMServer
-) -> None:
+def test_run_log_has_the_provider_and_usage_exactness(project: Path, llm_server: LLMServer) -> None:
     llm_server.queue(DIFF)
     result = improve(project, llm_server, "greet politely", model="claude-sonnet-4-5")
     assert result.returncode == 0, result.stderr
@@ -414,3 +411,102 @@ def test_run_log_has_the_provider_and_usage_exactness(
     usage = f"{run['tokens_in']:,} tokens in, {run['tokens_out']:,} out, cost $"
     assert usage in result.stdout
 
+
+# ---------------------------------------------------------------------------- heal, apply, action
+BROKEN = "def greet(name):\n    return 'hello ' + nmae\n\nprint(greet('x'))\n"
+
+
+def test_heal_attempts_are_child_runs_and_a_bad_setting_closes_both(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(tmp_path / "heal", {"app.py": BROKEN, "run.sh": "python3 app.py\n"})
+    result = run_gpte(
+        "heal",
+        "--yes",
+        "--model",
+        "gpt-4o-mini",
+        "-p",
+        "greet",
+        cwd=repo,
+        env=env_for(llm_server, GPTE_TEMPERATURE="hot"),
+    )
+    assert result.returncode == 4, result.stderr
+    assert "GPTE_TEMPERATURE must be a number" in one_error_line(result.stderr)
+    assert not llm_server.requests
+    recorded = {str(run["command"]): run for run in runs(repo)}
+    assert set(recorded) == {"heal", "heal-attempt"}
+    assert recorded["heal"]["outcome"] == "config-error"
+    attempt = recorded["heal-attempt"]
+    assert attempt["outcome"] == "config-error"
+    assert isinstance(attempt["meta"], dict)
+    assert attempt["meta"]["parent_run"] == recorded["heal"]["id"]
+
+
+def test_heal_usage_is_the_sum_of_its_attempts(tmp_path: Path, llm_server: LLMServer) -> None:
+    repo = make_repo(tmp_path / "heal", {"app.py": BROKEN, "run.sh": "python3 app.py\n"})
+    fix = BROKEN.replace("nmae", "name")
+    llm_server.queue(f"app.py\n```python\n{fix}```\n")
+    result = run_gpte(
+        "heal",
+        "--yes",
+        "--json",
+        "--model",
+        "gpt-4o-mini",
+        "-p",
+        "greet",
+        cwd=repo,
+        env=env_for(llm_server),
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    recorded = {str(run["command"]): run for run in runs(repo)}
+    attempt = recorded["heal-attempt"]
+    assert data["tokens_in"] == attempt["tokens_in"] > 0
+    assert data["cost_usd"] == pytest.approx(attempt["cost_usd"])
+    assert recorded["heal"]["outcome"] == "ok" and recorded["heal"]["tokens_in"] == 0
+
+
+def test_apply_refuses_a_name_the_file_system_cannot_store(project: Path, tmp_path: Path) -> None:
+    name = "n" * 300 + ".py"
+    reply = tmp_path / "reply.md"
+    reply.write_text(f"```diff\n--- /dev/null\n+++ {name}\n@@ -0,0 +1 @@\n+x = 1\n```\n")
+    result = run_gpte("apply", str(reply), cwd=project)
+    assert result.returncode == 7, result.stderr
+    assert "longer than 255 bytes" in one_error_line(result.stderr)
+    assert git(project, "status", "--porcelain") == ""
+
+
+def test_apply_refuses_files_inside_a_submodule(project: Path, tmp_path: Path) -> None:
+    inner = make_repo(project / "vendor" / "lib", {"lib.py": "x = 1\n"})
+    assert (inner / ".git").exists()
+    reply = tmp_path / "reply.md"
+    reply.write_text(
+        "```diff\n--- vendor/lib/lib.py\n+++ vendor/lib/lib.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```\n"
+    )
+    result = run_gpte("apply", str(reply), cwd=project)
+    assert result.returncode == 7, result.stderr
+    assert "inside 'vendor/lib', a submodule or another repository" in one_error_line(result.stderr)
+    assert (inner / "lib.py").read_text() == "x = 1\n"
+
+
+@pytest.mark.parametrize("number", ["seven", 1.5, None, True])
+def test_action_event_with_a_bad_issue_number(
+    project: Path, tmp_path: Path, number: object
+) -> None:
+    event = tmp_path / "event.json"
+    issue = {"number": number, "title": "t", "body": "b", "labels": [{"name": "gpte"}]}
+    event.write_text(json.dumps({"action": "labeled", "label": {"name": "gpte"}, "issue": issue}))
+    result = run_gpte(
+        "action",
+        cwd=project,
+        env={
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": "issues",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": "octo/demo",
+            "GITHUB_WORKSPACE": str(project),
+            "GITHUB_TOKEN": "ghs_test",
+        },
+    )
+    assert result.returncode == 2, result.stderr
+    assert "the event's issue number is not a whole number" in one_error_line(result.stderr)

@@ -76,7 +76,7 @@ class Usage:
         return {
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
-            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
+            "cost_usd": self.cost_usd,
             "usage_exact": self.exact,
         }
 
