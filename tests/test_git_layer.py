@@ -239,3 +239,47 @@ def test_summary_line() -> None:
     assert summary_line("add logging\nmore") == "add logging"
     long = summary_line("word " * 30)
     assert len(long) <= 72 and long.endswith("…")
+
+
+def test_blobs_in_bulk_through_one_cat_file(tmp_path: Path) -> None:
+    """More blobs than one request window, in order, byte for byte (a NUL, no final newline);
+    an id that is not a blob is a clear GitCommandError, and the reader still works after it."""
+    from git_gpte.errors import GitCommandError
+
+    files: dict[str, str | bytes] = {f"f{i:03}.txt": f"file {i}\n" * (i + 1) for i in range(150)}
+    files["bin.dat"] = b"\x00\x01no newline at the end"
+    root = make_repo(tmp_path / "bulk", files)
+    repo = Repository.discover(root)
+    entries = repo.tree_entries("HEAD")
+    read = dict(repo.read_blobs([e.sha for e in entries]))
+    assert len(read) == len(entries) == 151
+    for entry in entries:
+        assert read[entry.sha] == (root / entry.path).read_bytes()
+    head = git(root, "rev-parse", "HEAD").strip()
+    with pytest.raises(GitCommandError, match="not a blob"):
+        repo.read_blob(head)  # a commit, not a blob
+    with pytest.raises(GitCommandError, match="not a blob"):
+        repo.read_blob("0" * 40)
+    assert repo.read_blob(entries[0].sha) == (root / entries[0].path).read_bytes()
+    repo.close()
+
+
+def test_git_variables_of_the_caller_do_not_redirect_the_plumbing(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GIT_INDEX_FILE or GIT_OBJECT_DIRECTORY inherited from a hook must not send commits to
+    another index or object store: the one list in git/env.py strips them."""
+    from git_gpte.git.env import STRIPPED, git_environment
+
+    stray = tmp_path / "stray-index"
+    monkeypatch.setenv("GIT_INDEX_FILE", str(stray))
+    monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(tmp_path / "elsewhere"))
+    env = git_environment()
+    assert not set(STRIPPED) & set(env)
+    handle = Repository.discover(repo)
+    head = handle.resolve_commit("HEAD")
+    commit = build_commit(handle, head, [FileChange("new.txt", b"x\n")], "add\n")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    monkeypatch.delenv("GIT_OBJECT_DIRECTORY")
+    assert git(repo, "cat-file", "-t", commit).strip() == "commit"  # in the repository's store
+    assert not stray.exists()

@@ -105,8 +105,8 @@ def encode_path(path: str) -> bytes:
 def _locate(cwd: str | os.PathLike[str], not_a_repo: NotARepository) -> tuple[str, str | None]:
     """(absolute git dir, work-tree root or None for a bare repository) as git resolves them
     from ``cwd`` and, when set, GIT_DIR/GIT_WORK_TREE (relative to ``cwd``, as for git)."""
-    env = dict(os.environ)
-    env["GIT_OPTIONAL_LOCKS"] = "0"
+    # The repository's location is the one thing taken from the caller's GIT_* variables.
+    env = git_environment({k: os.environ[k] for k in _LOCATION_ENV if os.environ.get(k)})
     if not os.path.isdir(cwd):
         raise not_a_repo
     try:
