@@ -14,6 +14,7 @@ import contextlib
 import os
 import subprocess
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -93,6 +94,9 @@ class BlobReader:
                 )
             except OSError as exc:
                 raise GitCommandError(f"cannot run git cat-file: {exc.strerror or exc}") from None
+            # Ended with its reader, so a process that opens many repositories (the tests, a
+            # bench run) does not keep one idle git per repository.
+            weakref.finalize(self, _shutdown, self._proc)
         return self._proc
 
     def read(self, shas: Sequence[str]) -> list[bytes]:
@@ -126,15 +130,19 @@ class BlobReader:
 
     def close(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+        if proc is not None:
+            _shutdown(proc)
+
+
+def _shutdown(proc: subprocess.Popen[bytes]) -> None:
+    """End a ``cat-file --batch``: EOF on its input is its signal to exit."""
+    if proc.stdin is not None:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
