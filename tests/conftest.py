@@ -26,6 +26,9 @@ def _shared() -> Path:
 
 SHARED = _shared()
 
+# Read before the hermetic fixture removes every GPTE_* variable from the tests' environment.
+_ALL_AS_PROCESSES = os.environ.get("GPTE_TEST_PROCESS") == "1"
+
 _LEAKY_PREFIXES = ("OPENAI_", "ANTHROPIC_", "AZURE_OPENAI_", "GITHUB_", "GIT_", "GPTE_", "RUNNER_")
 _LEAKY_NAMES = ("MODEL_NAME", "LOCAL_MODEL", "GH_TOKEN", "EDITOR", "VISUAL", "CI")
 
@@ -89,7 +92,7 @@ def run_gpte(
     boundary (git finding the subcommand, signals, the installed script). ``GPTE_TEST_PROCESS=1``
     runs every call that way.
     """
-    if process or os.environ.get("GPTE_TEST_PROCESS") == "1":
+    if process or _ALL_AS_PROCESSES:
         return _run_process(args, cwd, input, env, timeout)
     return _run_in_process(args, cwd, input, env)
 
