@@ -365,3 +365,17 @@ def test_diff_whose_lines_lost_indentation_is_reindented_too(tmp_path: Path) -> 
     proc = run_gpte("apply", reply(tmp_path, deep), cwd=repo2)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "        return round(self.balance, 2)\n" in (repo2 / "acct.py").read_text()
+
+
+def test_context_that_lost_the_diffs_leading_space_moves_no_added_line(tmp_path: Path) -> None:
+    # Every context line lacks the diff's leading space, so it reads one space short of the
+    # file; the added line kept its '+' and is right as written.
+    repo = make_repo(tmp_path / "r", {"acct.py": ACCOUNT})
+    text = "```diff\n--- acct.py\n+++ acct.py\n@@ -8,3 +8,4 @@\n    def withdraw(self, amount):\n        self.balance -= amount\n+        self.log(amount)\n        return self.balance\n```\n"
+    proc = run_gpte("apply", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "indented" not in proc.stdout
+    assert (repo / "acct.py").read_text() == ACCOUNT.replace(
+        "-= amount\n        return self.balance\n",
+        "-= amount\n        self.log(amount)\n        return self.balance\n",
+    )

@@ -125,6 +125,26 @@ def test_an_exact_diff_always_applies_byte_for_byte(
 
 
 @SETTINGS
+@given(data=st.data())
+def test_an_exact_diff_whose_context_lost_its_leading_space_still_applies(
+    data: st.DataObject,
+) -> None:
+    lines = data.draw(files(unique=True))
+    # Lines that would read as diff syntax once the space in front is gone are out of scope.
+    assume(not any(line.lstrip(" ").startswith(("+", "-", "\\", "@")) for line in lines))
+    a = text_of(lines, True)
+    b = text_of(data.draw(edited(lines)), True)
+    assume(a != b and a)
+    diff, ranges = unified(a, b)
+    assume(max(copies(a, i1, i2) for i1, i2, _, _ in ranges) == 1)
+    body = "\n".join(
+        row[1:] if row.startswith(" ") and row[1:].strip() else row for row in diff.split("\n")
+    )
+    result = apply_reply({"f.txt": a}, parse_reply(f"```diff\n{body}```\n"), known_paths=["f.txt"])
+    assert result.files.get("f.txt", a) == b or (result.refused and "f.txt" not in result.files)
+
+
+@SETTINGS
 @given(data=st.data(), shift=st.integers(-40, 40), unique=st.booleans())
 def test_shifted_line_numbers_apply_the_same_or_are_refused(
     data: st.DataObject, shift: int, unique: bool
@@ -362,7 +382,7 @@ def test_a_search_without_its_indentation_lands_at_the_files_depth_or_is_refused
     at = data.draw(st.sampled_from([k for k, (_, t) in enumerate(chunk) if t]))
     new[at] = (chunk[at][0], chunk[at][1] + "  # edited")
     if data.draw(st.booleans()):
-        k = data.draw(st.integers(0, len(new) - 1))
+        k = data.draw(st.sampled_from([j for j, (_, t) in enumerate(new) if t]))
         depth = new[k][0] + (1 if new[k][1].rstrip().endswith(":") else 0)
         new.insert(k + 1, (depth, "inserted()"))
     base = min(d for d, t in chunk if t)

@@ -36,8 +36,13 @@ def lead(line: str) -> str:
 
 
 def shift_between(reply_line: str, file_line: str) -> Shift:
+    """How ``reply_line``'s indentation relates to ``file_line``'s.
+
+    One space short counts as the same: that is a diff's context line that lost its leading
+    space (the ``+`` lines kept theirs and are right as written), not lost indentation.
+    """
     mine, theirs = lead(reply_line), lead(file_line)
-    if mine == theirs:
+    if mine == theirs or theirs == " " + mine:
         return SAME
     if theirs.endswith(mine):
         return ("+", theirs[: len(theirs) - len(mine)])

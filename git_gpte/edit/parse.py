@@ -89,9 +89,12 @@ def _parse_all(lines: list[str]) -> _Found:
     """
     readers = [_parse_diffs(lines), _parse_search_replace(lines)]
     claims = sorted(
-        (start, end, k, edit)
-        for k, found in enumerate(readers)
-        for start, end, edit in [*found.edits, *((a, b, None) for a, b in found.spans)]
+        (
+            (start, end, k, edit)
+            for k, found in enumerate(readers)
+            for start, end, edit in [*found.edits, *((a, b, None) for a, b in found.spans)]
+        ),
+        key=lambda claim: claim[:3],
     )
     out = _Found(problems=[p for found in readers for p in found.problems])
     owned: list[tuple[int, int, int]] = []
