@@ -365,3 +365,58 @@ def test_cold_build_reports_progress_in_one_line_without_a_terminal(tmp_path: Pa
     assert len(lines) <= 1  # only shown when the build takes over a second, then once
     res = run_gpte("-q", "context", "func_7", cwd=root)
     assert res.returncode == 0 and res.stderr == ""
+
+
+def test_a_path_named_in_the_request_comes_first(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, PY_FILES)
+    sel = select(repo, repo.resolve_commit("HEAD"), "tidy up shop/shipping.py please", 4000)
+    assert _paths(sel)[0] == "shop/shipping.py"
+    assert any("named in the request" in r for r in sel.picks[0].reasons)
+
+
+def test_a_rename_reaches_the_files_that_use_the_name(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, PY_FILES)
+    sel = select(repo, repo.resolve_commit("HEAD"), "rename apply_discount to discounted", 4000)
+    paths = _paths(sel)
+    assert paths[0] == "shop/pricing.py"
+    assert {"shop/cart.py", "shop/__init__.py"} <= set(paths)
+
+
+def test_map_lists_further_files_with_their_definitions(tmp_path: Path) -> None:
+    files = dict(PY_FILES)
+    for i in range(12):
+        body = "".join(f"def step_{i}_{j}(order):\n    return order\n\n\n" for j in range(40))
+        files[f"shop/flow{i}.py"] = "import shop\n\n\n" + body
+    repo = _repo(tmp_path, files)
+    sel = select(repo, repo.resolve_commit("HEAD"), "order step flow", 1500, map_share=0.3)
+    assert sel.map and sel.tokens <= 1500
+    sent = set(_paths(sel))
+    assert all(entry.path not in sent for entry in sel.map)
+    flows = [e for e in sel.map if e.path.startswith("shop/flow")]
+    assert flows and all(e.signatures[0].text.startswith("def step_") for e in flows)
+    text = context_render_map(sel)
+    assert flows[0].path in text and "def step_" in text
+
+
+def context_render_map(sel: object) -> str:
+    from git_gpte.context import render_map
+
+    return render_map(sel)  # type: ignore[arg-type]
+
+
+def test_whole_pick_segment_is_the_file(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, PY_FILES)
+    sel = select(repo, repo.resolve_commit("HEAD"), "shipping cost", 4000)
+    pick = next(p for p in sel.picks if p.path == "shop/shipping.py")
+    assert pick.whole
+    (segment,) = pick_segments(repo, pick)
+    assert segment.text == PY_FILES["shop/shipping.py"]
+    assert (segment.start, segment.end) == (1, 4)
+
+
+def test_bad_budget_in_git_config_is_one_line(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "r", PY_FILES)
+    git(root, "config", "gpte.contextTokens", "lots")
+    res = run_gpte("context", "discount", cwd=root)
+    assert res.returncode != 0 and len(res.stderr.strip().splitlines()) == 1
+    assert "lots" in res.stderr
