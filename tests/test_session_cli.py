@@ -510,3 +510,31 @@ def test_action_event_with_a_bad_issue_number(
     )
     assert result.returncode == 2, result.stderr
     assert "the event's issue number is not a whole number" in one_error_line(result.stderr)
+
+
+def test_double_sigint_while_heal_runs_the_program(tmp_path: Path, llm_server: LLMServer) -> None:
+    # Ctrl-C while run.sh runs: the program's group is killed, its worktree removed, and the heal
+    # run closed as interrupted, even with the second SIGINT landing in that cleanup.
+    repo = make_repo(tmp_path / "slow", {"run.sh": "echo started\nsleep 60\n"})
+    env = {**os.environ, **env_for(llm_server)}
+    proc = subprocess.Popen(
+        ["git-gpte", "heal", "--yes", "--model", "gpt-4o-mini", "-p", "wait"],
+        cwd=repo,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "started"
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.003)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert _messages(err) == ["git-gpte: interrupted"]
+    assert only_run(repo)["outcome"] == "interrupted"
+    assert len(git(repo, "worktree", "list").splitlines()) == 1  # the temporary one is gone
