@@ -538,3 +538,14 @@ def test_double_sigint_while_heal_runs_the_program(tmp_path: Path, llm_server: L
     assert _messages(err) == ["git-gpte: interrupted"]
     assert only_run(repo)["outcome"] == "interrupted"
     assert len(git(repo, "worktree", "list").splitlines()) == 1  # the temporary one is gone
+
+
+def test_run_log_that_cannot_be_opened(project: Path, llm_server: LLMServer) -> None:
+    # What a read-only or otherwise unwritable .git/gpte looks like to SQLite (as root, a
+    # read-only directory is still writable, so the file's place is taken by a directory).
+    (project / ".git" / "gpte" / "runs.sqlite").mkdir(parents=True)
+    result = improve(project, llm_server, "greet politely")
+    assert result.returncode == 3, result.stderr
+    line = one_error_line(result.stderr)
+    assert "cannot write" in line and "writable directory" in line
+    assert not llm_server.requests
