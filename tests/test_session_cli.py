@@ -549,3 +549,38 @@ def test_run_log_that_cannot_be_opened(project: Path, llm_server: LLMServer) -> 
     line = one_error_line(result.stderr)
     assert "cannot write" in line and "writable directory" in line
     assert not llm_server.requests
+
+
+def test_end_of_input_at_a_clarifying_question_closes_the_init_run(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    from tests.test_init_cli import _read_until
+
+    repo = make_repo(tmp_path / "p")
+    llm_server.queue("Which language should the greeter be written in?")
+    master, slave = os.openpty()
+    env = dict(os.environ, **env_for(llm_server), TERM="dumb")
+    proc = subprocess.Popen(
+        ["git-gpte", "init", "--clarify", "--model", "gpt-4o-mini", "a greeter"],
+        cwd=repo,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    output: list[str] = []
+    try:
+        assert _read_until(master, "Your answer", output, time.monotonic() + 60), output
+        os.write(master, b"\x04")  # Ctrl-D: end of input
+        _read_until(master, "git-gpte: interrupted", output, time.monotonic() + 30)
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert code == 130, "".join(output)
+    assert "Traceback" not in "".join(output)
+    run = only_run(repo)
+    assert run["outcome"] == "interrupted" and "clarifying question" in str(run["detail"])

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..cli import AppContext
-from ..errors import NotARepository, UsageError
+from ..errors import Interrupted, NotARepository, UsageError
 from .options import cache_option, model_option
 
 PROMPT_FILE = "prompt"  # gpt-engineer projects keep their prompt in a file of this name
@@ -78,12 +78,15 @@ def command(
     def ask(question: str) -> str:
         if not console.live:
             click.echo(question.strip(), err=True)
-        answer: str = click.prompt(
-            "Your answer (Enter to stop the questions)",
-            default="",
-            show_default=False,
-            err=True,
-        )
+        try:
+            answer: str = click.prompt(
+                "Your answer (Enter to stop the questions)",
+                default="",
+                show_default=False,
+                err=True,
+            )
+        except click.Abort:  # Ctrl-C or end of input at the question: the run is interrupted
+            raise Interrupted("interrupted at a clarifying question; nothing committed") from None
         return answer
 
     request = GenerateRequest(
