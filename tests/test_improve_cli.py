@@ -406,7 +406,9 @@ def test_selection_over_the_context_budget_is_refused_with_sizes(
     write_files(project, {"data/big.py": "VALUES = [\n" + "    12345678,\n" * 6000 + "]\n"})
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "big")
-    result = run_gpte("improve", "x", "--model", "gpt-4", cwd=project, env=env_for(llm_server))
+    result = run_gpte(
+        "improve", "x", "--context", "all", "--model", "gpt-4", cwd=project, env=env_for(llm_server)
+    )
     assert result.returncode == 2, result.stderr
     assert "over gpt-4's budget" in result.stderr and "data/big.py" in result.stderr
     assert "pathspec" in result.stderr
@@ -421,7 +423,9 @@ def test_dry_run_over_the_budget_shows_the_plan_and_says_a_real_run_would_refuse
     write_files(project, {"data/big.py": "VALUES = [\n" + "    12345678,\n" * 6000 + "]\n"})
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "big")
-    result = run_gpte("improve", "--dry-run", "x", "--model", "gpt-4", cwd=project)
+    result = run_gpte(
+        "improve", "--dry-run", "--context", "all", "x", "--model", "gpt-4", cwd=project
+    )
     assert result.returncode == 0, result.stderr
     assert "data/big.py" in result.stdout and "src/app.py" in result.stdout
     assert "a real run would refuse this" in result.stdout

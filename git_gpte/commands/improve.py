@@ -85,7 +85,26 @@ def pick_files_in_editor(paths: list[str]) -> tuple[str, ...]:
 @click.option("--image", "images", multiple=True, type=click.Path(exists=True, dir_okay=False))
 @cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
-@click.option("--select", is_flag=True, help="Pick the files to send in $EDITOR.")
+@click.option("--select", is_flag=True, help="Pick the files to send in $EDITOR (sent whole).")
+@click.option(
+    "--context",
+    "context_mode",
+    type=click.Choice(["auto", "all"]),
+    default=None,
+    help="auto: select what to send within --context-tokens (default); all: every file, whole.",
+)
+@click.option(
+    "--context-tokens",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Token budget of the selected context (default: gpte.contextTokens, or 16384).",
+)
+@click.option(
+    "--context-rounds",
+    type=click.IntRange(0, 10),
+    metavar="N",
+    help="Times the model may ask for more files or symbols (default: gpte.contextRounds, or 2).",
+)
 @click.option(
     "--from-worktree",
     is_flag=True,
@@ -113,13 +132,18 @@ def command(
     from_worktree: bool,
     on: str | None,
     force_branch: bool,
+    context_mode: str | None,
+    context_tokens: int | None,
+    context_rounds: int | None,
 ) -> int:
     """Ask the LLM for edits to the tracked files and commit them on a new branch.
 
-    The files at --base (default HEAD), narrowed by PATHSPECs, are sent with line numbers; the
-    reply's diffs are validated, corrected or refused, refused hunks are sent back up to
-    --max-retries times, and the result is one commit on a new branch. Your working tree, index
-    and current branch are untouched.
+    What is sent is selected from the files at --base (default HEAD), narrowed by PATHSPECs,
+    within a token budget: the most relevant files whole, parts of further files as excerpts
+    with their line numbers, and a map of the next ones; the model may ask for more. With
+    --context all every file is sent whole. The reply's diffs are validated, corrected or
+    refused, refused hunks are sent back up to --max-retries times, and the result is one
+    commit on a new branch. Your working tree, index and current branch are untouched.
 
     --on BRANCH continues a branch git-gpte made ("-": the latest run's branch): the edit is
     based on its tip, the model is told the branch's earlier requests and commits, and the new
@@ -129,6 +153,7 @@ def command(
     from ..git.config import load_settings
     from ..pipeline.improve import ImproveRequest, plan_improve, run_improve
     from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
+    from ..pipeline.shown import resolve_context
     from ..ui import Console
 
     if prompt_file is not None and prompt is not None:
@@ -157,6 +182,10 @@ def command(
 
         offered = select_files(repo, repo.resolve_commit(base), specs)
         specs = pick_files_in_editor(list(offered.files))
+        context_mode = "all"  # the files picked are the ones to send
+    context = resolve_context(
+        settings, mode=context_mode, tokens=context_tokens, rounds=context_rounds
+    )
     request = ImproveRequest(
         prompt=text,
         pathspecs=specs,
@@ -171,6 +200,7 @@ def command(
         max_file_bytes=settings.get_int(git="gpte.maxFileBytes", default=DEFAULT_MAX_FILE_BYTES),
         continue_branch=chain.branch if chain else None,
         history=history_text(chain) if chain else "",
+        context=context,
     )
     if dry_run and from_worktree:
         raise UsageError("--dry-run and --from-worktree cannot be combined")
@@ -205,16 +235,19 @@ def command(
 
 
 def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
+    from ..context import describe
     from ..git.repo import display_path
     from ..llm import Usage, format_tokens
 
     plan = prepared.plan
+    shown = plan.shown
     sizes = {p: len(t.encode("utf-8")) for p, t in plan.selection.files.items()}
     skipped = {display_path(p): why for p, why in plan.selection.skipped.items()}
     data: dict[str, object] = {
         "base": plan.base,
         "branch": prepared.branch,
         "model": plan.model.name,
+        "context": "all" if shown is None else "selected",
         "files": sizes,
         "skipped": skipped,
         "tokens_in_estimate": plan.tokens_estimate,
@@ -222,19 +255,34 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         "cost_estimate_usd": plan.cost_estimate,
         "over_budget": plan.over_budget.render() if plan.over_budget else None,
     }
+    if shown is not None and shown.selection is not None:
+        data["selection"] = shown.selection.to_json()
+        data["sent"] = shown.summary()
+        data["context_rounds"] = plan.rounds
     if as_json:
         if app.verbose:
             data["messages"] = plan.messages
         click.echo(json.dumps(data, indent=2))
         return 0
     click.echo(f"dry run: nothing sent. Base {plan.base[:12]}, branch would be {prepared.branch}")
-    click.echo(f"files to send ({len(plan.selection.files)}):")
-    for path, size in sizes.items():
-        click.echo(f"  {path}  ({size:,} bytes)")
-    if plan.selection.skipped:
-        click.echo(f"left out ({len(plan.selection.skipped)}):")
-        for path, reason in skipped.items():
-            click.echo(f"  {path}  ({reason})")
+    if shown is not None and shown.selection is not None:
+        for line in describe(shown.selection):
+            click.echo(line)
+        extra = [p for p in shown.parts if p not in {k.path for k in shown.selection.picks}]
+        for path in extra:
+            part = shown.parts[path]
+            what = "whole" if part.whole else ", ".join(f"{s}-{e}" for s, e in part.ranges)
+            click.echo(f"  {path}  [{what}]  (named by the request)")
+        if plan.rounds:
+            click.echo(f"the model may ask for more, up to {plan.rounds} time(s)")
+    else:
+        click.echo(f"files to send ({len(plan.selection.files)}):")
+        for path, size in sizes.items():
+            click.echo(f"  {path}  ({size:,} bytes)")
+        if plan.selection.skipped:
+            click.echo(f"left out ({len(plan.selection.skipped)}):")
+            for path, reason in skipped.items():
+                click.echo(f"  {path}  ({reason})")
     click.echo(f"model: {plan.model.name}")
     click.echo(f"to send: {format_tokens(plan.tokens_estimate, plan.tokens_exact)}")
     input_cost = Usage(plan.tokens_estimate, 0, plan.cost_estimate, plan.tokens_exact)

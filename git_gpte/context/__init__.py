@@ -115,9 +115,13 @@ def locate(
 
 
 def candidates(
-    repo: Repository, commit: str, *, max_file_bytes: int | None = None
+    repo: Repository,
+    commit: str,
+    pathspecs: Sequence[str] = (),
+    *,
+    max_file_bytes: int | None = None,
 ) -> tuple[frozenset[str], dict[str, str]]:
-    """The paths ``select`` may send at ``commit`` (no pathspec), and those left out with why.
+    """The paths ``select`` may send at ``commit`` for ``pathspecs``, and those left out with why.
 
     Lists the tree only (no blob is read), so it is cheap enough to check a path a model asks
     for against the same rules as the selection.
@@ -125,7 +129,9 @@ def candidates(
     from .index import list_candidates
     from .rules import DEFAULT_MAX_FILE_BYTES
 
-    found = list_candidates(repo, commit, (), max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES)
+    found = list_candidates(
+        repo, commit, pathspecs, max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES
+    )
     return frozenset(c.path for c in found.files), dict(found.skipped)
 
 

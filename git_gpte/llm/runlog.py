@@ -223,6 +223,13 @@ class Run:
         sets = ", ".join(f"{name} = ?" for name in fields)
         self.log.conn.execute(f"UPDATE runs SET {sets} WHERE id = ?", (*fields.values(), self.id))
 
+    def note(self, key: str, value: Any) -> None:
+        """Set ``meta[key]`` to ``value`` (JSON), keeping the rest of ``meta``."""
+        self.log.conn.execute(
+            "UPDATE runs SET meta = json_set(COALESCE(meta, '{}'), ?, json(?)) WHERE id = ?",
+            (f'$."{key}"', json.dumps(value, sort_keys=True, default=str), self.id),
+        )
+
     def record(self, exchange: Exchange) -> None:
         """Log one model call and add what it cost to the run's totals."""
         self._seq += 1

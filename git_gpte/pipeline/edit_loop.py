@@ -10,18 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ..edit import UnreadableFile
+from ..edit.render import retry_prompt
 from ..errors import EditError
 from ..git import FileChange
+from ..prompts.context import parse_need
 from ..prompts.messages import retry_user_message
 from ..ui import Console
 from .files import CommitFiles
+from .more_context import MoreContext, retry_parts
 from .plan import Plan
 
 if TYPE_CHECKING:
     from ..edit import HunkReport
-    from ..llm import LLM
+    from ..llm import LLM, Reply
 
 
 @dataclass
@@ -107,27 +111,34 @@ def edit_loop(
     llm: LLM, plan: Plan, files: CommitFiles, console: Console, *, max_retries: int = 2
 ) -> Edited:
     """Ask with the plan's messages, apply each answer to ``files`` (in memory), retry up to
-    ``max_retries`` times while hunks are refused or Python stops compiling."""
-    from ..edit import apply_reply, parse_reply
-    from ..edit.render import retry_prompt
+    ``max_retries`` times while hunks are refused or Python stops compiling.
 
-    before = plan.selection.files
+    With a selected context, a reply that is a need block instead of edits is answered with
+    what it asks for (at most ``plan.rounds`` times in all), and each round is noted in the
+    run's log (``meta.context``)."""
+    from ..edit import apply_reply, parse_reply
+
+    sent = plan.selection.files
     known = list(files.entries)
     messages = plan.messages
     edited = Edited(files=files, changes=[])
-    # Refusals not yet fixed, per file: a retry that leaves a file's failed hunks out
-    # does not make them disappear; only a retry that edits that file clears them.
-    outstanding: dict[str, list[HunkReport]] = {}
+    asking = _Asking(llm, plan, files, console)
+    # Refusals not yet fixed, per file, with the text each hunk was applied to: a retry that
+    # leaves a file's failed hunks out does not make them disappear; only a retry that edits
+    # that file clears them.
+    outstanding: dict[str, list[tuple[HunkReport, str]]] = {}
     for attempt in range(max_retries + 1):
         edited.attempts = attempt + 1
         if attempt:
             console.info(f"retry {attempt}/{max_retries}: asking for what failed")
         reply = llm.ask(messages, images=plan.images if attempt == 0 else ())
+        messages, reply = asking.answer_needs(messages, reply)
         parsed = parse_reply(reply.text, "auto")
         problems = []
         if not parsed.edits:
             problems.append("Your reply contained no edits in the requested format.")
         else:
+            earlier = dict(files.changes)
             result = apply_reply(files, parsed, known_paths=known)
             edited.reports.extend(result.reports)
             for report in result.reports:
@@ -136,35 +147,116 @@ def edit_loop(
             for path in {r.path for r in result.reports if r.status != "refused"}:
                 outstanding.pop(path, None)
             for path in {r.path for r in result.refused}:
-                outstanding[path] = [r for r in result.refused if r.path == path]
-        still_refused = [r for mine in outstanding.values() for r in mine]
+                prior = earlier.get(path) if path in earlier else _original(files, path)
+                outstanding[path] = [(r, prior or "") for r in result.refused if r.path == path]
+        still_refused = [r for mine in outstanding.values() for r, _ in mine]
         edited.refused = [_report_line(r) for r in still_refused]
         if still_refused:
-            problems.append(retry_prompt([_unseen(r, files, before) for r in still_refused]))
-        problems += python_problems(before, files.changes)
+            problems.append(retry_prompt([_unseen(r, files, sent) for r in still_refused]))
+        syntax = python_problems(_originals(files), files.changes)
+        problems += syntax
         edited.problems = problems
         if not problems or attempt == max_retries:
             break
-        failed_paths = sorted(
-            set(outstanding)
-            | {
-                path
-                for path, text in files.changes.items()
-                if text is not None and python_problems(before, {path: text})
-            }
+        broken = {
+            p
+            for p, text in files.changes.items()
+            if text is not None and any(line.startswith(f"{p}:") for line in syntax)
+        }
+        failed_paths = sorted(set(outstanding) | broken)
+        parts = retry_parts(
+            [p for p in failed_paths if _may_show(p, files, sent)],
+            files,
+            plan.shown,
+            outstanding,
+            syntax,
         )
-        shown = {p: files[p] for p in failed_paths if _may_show(p, files, before)}
         messages = [
             messages[0],
             {
                 "role": "user",
                 "content": retry_user_message(
-                    shown, plan.instruction, "\n\n".join(problems), attempt + 1
+                    parts, plan.instruction, "\n\n".join(problems), attempt + 1
                 ),
             },
         ]
     edited.changes = files.file_changes()
     return edited
+
+
+def _original(files: CommitFiles, path: str) -> str | None:
+    try:
+        return files.original(path)
+    except (KeyError, UnreadableFile):
+        return None
+
+
+def _originals(files: CommitFiles) -> dict[str, str]:
+    """The base text of every edited file that had one (what "compiled before" is checked on)."""
+    out = {}
+    for path in files.changes:
+        text = _original(files, path) if path in files.entries else None
+        if text is not None:
+            out[path] = text
+    return out
+
+
+class _Asking:
+    """The rounds in which the model asks for more context instead of editing."""
+
+    def __init__(self, llm: LLM, plan: Plan, files: CommitFiles, console: Console) -> None:
+        self.llm = llm
+        self.plan = plan
+        self.console = console
+        self.used = 0
+        self.more = MoreContext(plan, plan.shown, files) if plan.shown is not None else None
+        self.log: dict[str, Any] = context_record(plan)
+        self._note()
+
+    def _note(self) -> None:
+        if self.llm.run is not None:
+            self.llm.run.note("context", self.log)
+
+    def answer_needs(
+        self, messages: list[dict[str, str]], reply: Reply
+    ) -> tuple[list[dict[str, str]], Reply]:
+        """Answer need blocks while rounds are left; returns the conversation and last reply."""
+        from ..edit import parse_reply
+        from ..llm import estimate_tokens
+
+        while self.more is not None and self.used < self.plan.rounds:
+            items = parse_need(reply.text)
+            if items is None or parse_reply(reply.text, "auto").edits:
+                break
+            self.used += 1
+            asked = [*messages, {"role": "assistant", "content": reply.text}]
+            used, _ = estimate_tokens(asked, self.plan.model.name)
+            text, record = self.more.answer(items, used, self.used, self.plan.rounds - self.used)
+            self.console.info(
+                f"round {self.used}/{self.plan.rounds}: the model asked for "
+                f"{', '.join(record.asked) or 'more (nothing readable)'}; given "
+                f"{', '.join(record.given) or 'nothing'}"
+            )
+            self.log["rounds"].append(record.to_json())
+            self._note()
+            messages = [*asked, {"role": "user", "content": text}]
+            reply = self.llm.ask(messages)
+        return messages, reply
+
+
+def context_record(plan: Plan) -> dict[str, Any]:
+    """What the run log keeps about the context sent: the mode, budget, parts and the map."""
+    if plan.shown is None:
+        return {"mode": "all", "files": sorted(plan.selection.files), "rounds": []}
+    selection = plan.shown.selection
+    return {
+        "mode": "selected",
+        "budget": plan.context_budget,
+        "sent": plan.shown.summary(),
+        "map": [entry.path for entry in selection.map] if selection else [],
+        "rounds_allowed": plan.rounds,
+        "rounds": [],
+    }
 
 
 def _report_line(report: HunkReport) -> str:

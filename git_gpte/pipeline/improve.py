@@ -35,6 +35,7 @@ from .edit_loop import Edited, edit_loop, python_problems
 from .files import CommitFiles
 from .plan import Plan, dirty_warning, plan
 from .selection import DEFAULT_MAX_FILE_BYTES
+from .shown import ContextChoice
 
 if TYPE_CHECKING:
     from ..llm.session import Session
@@ -69,6 +70,7 @@ class ImproveRequest:
     # branch moves: a compare-and-swap), telling the model what came before (``history``).
     continue_branch: str | None = None
     history: str = ""
+    context: ContextChoice | None = None  # None: a selection within the default budget
 
 
 @dataclass
@@ -187,6 +189,7 @@ def plan_improve(
 ) -> ImprovePlan:
     """Base, branch and plan for ``request``. No LLM call; a selection over the model's
     budget is in ``plan.over_budget`` (a dry run shows it, :func:`run_improve` refuses it)."""
+    from ..context.index import terminal_progress
     from ..prompts import system_prompt
 
     check_prompt(request.prompt)
@@ -216,6 +219,8 @@ def plan_improve(
         model=request.model,
         images=request.images,
         max_file_bytes=request.max_file_bytes,
+        context=request.context,
+        progress=None if console.quiet else terminal_progress(),
     )
     if not request.from_worktree:
         warning = dirty_warning(planned, "use --from-worktree to include them")

@@ -6,7 +6,8 @@ writes back) a way to say *where*; they are the placement hint, never the whole 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from ..errors import UsageError
 
@@ -28,8 +29,8 @@ def check_prompt(text: str, what: str = "the prompt") -> str:
 
 
 def numbered(text: str) -> str:
-    """``text`` with each line prefixed by its 1-based number and a space."""
-    lines = text.splitlines()
+    """``text`` with each line prefixed by its 1-based number (as git counts) and a space."""
+    lines = file_lines(text)
     width = len(str(len(lines))) if lines else 1
     return "\n".join(f"{i:>{width}} {line}" for i, line in enumerate(lines, 1))
 
@@ -49,6 +50,58 @@ def render_file(path: str, text: str) -> str:
     return f"File: {path}{note}\n{fence}\n{body}\n{fence}"
 
 
+def file_lines(text: str) -> list[str]:
+    """Lines as git numbers them (``\\n`` ends a line; a final newline makes no extra line)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+@dataclass(frozen=True)
+class Part:
+    """A file, or some line ranges of it, to show. ``ranges`` empty: the whole file."""
+
+    path: str
+    text: str
+    ranges: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def whole(self) -> bool:
+        return not self.ranges
+
+
+def render_part(part: Part) -> str:
+    """The file (or its ranges) with the file's own line numbers, in a fence nothing closes."""
+    lines = file_lines(part.text)
+    width = len(str(len(lines))) if lines else 1
+    if part.whole:
+        body_lines = [f"{i:>{width}} {line}" for i, line in enumerate(lines, 1)]
+        heading = f"File: {part.path}" + ("" if lines else " (empty file)")
+    else:
+        body_lines = []
+        shown = []
+        last = 0
+        for start, end in part.ranges:
+            start, end = max(1, start), min(end, len(lines))
+            if start > end:
+                continue
+            if start > last + 1:
+                body_lines.append(f"⋮ (lines {last + 1}-{start - 1} not shown)")
+            body_lines += [f"{i:>{width}} {lines[i - 1]}" for i in range(start, end + 1)]
+            shown.append(f"{start}-{end}")
+            last = end
+        if last < len(lines):
+            body_lines.append(f"⋮ (lines {last + 1}-{len(lines)} not shown)")
+        heading = (
+            f"File: {part.path} (excerpt: lines {', '.join(shown)} of {len(lines)}; "
+            "the numbers are the file's own)"
+        )
+    body = "\n".join(body_lines)
+    fence = fence_for(body)
+    return f"{heading}\n{fence}\n{body}\n{fence}"
+
+
 def render_files(files: Mapping[str, str]) -> str:
     return "\n\n".join(render_file(path, text) for path, text in files.items())
 
@@ -64,18 +117,22 @@ def improve_user_message(files: Mapping[str, str], instruction: str) -> str:
 
 
 def retry_user_message(
-    files: Mapping[str, str], instruction: str, problems: str, attempt: int
+    files: Mapping[str, str] | Sequence[Part], instruction: str, problems: str, attempt: int
 ) -> str:
-    """A follow-up carrying only what failed: the problem report and those files as they are now.
+    """A follow-up carrying only what failed: the problem report and those files as they are now
+    (whole, or the regions around what failed when the model saw the file only in part).
 
     Edits that applied are already in the files shown, so the model is asked only for the
     changes that are still missing or broken.
     """
+    if isinstance(files, Mapping):
+        files = [Part(path, text) for path, text in files.items()]
+    rendered = "\n\n".join(render_part(part) for part in files)
     return (
         f"Some of your edits could not be used (attempt {attempt}). The files below are shown as "
         "they are now, with every edit that did apply already in them (line numbers are not part "
         "of the files):\n\n"
-        f"{render_files(files)}\n\n"
+        f"{rendered}\n\n"
         f"What went wrong:\n{problems.strip()}\n\n"
         f"Original request:\n{instruction.strip()}\n\n"
         "Reply with diffs for the missing or broken changes only, against the files exactly as "

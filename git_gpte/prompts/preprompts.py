@@ -27,6 +27,7 @@ NAMES: dict[str, str] = {
     "file_format": "whole-file blocks: path line + fenced code (init)",
     "file_format_diff": "unified diffs against line-numbered files (improve)",
     "file_format_search_replace": "SEARCH/REPLACE blocks (improve --edit-format search-replace)",
+    "context": "what a selected context holds and how to ask for more (improve, heal)",
     "entrypoint": "how to write run.sh",
     "clarify": "asking one clarifying question before generating (init --clarify)",
     "philosophy": "coding conventions appended to every generating prompt",

@@ -1,0 +1,188 @@
+"""What the model is shown of the base commit when the context is selected, not sent whole.
+
+A :class:`Shown` starts as the context selection's picks (whole files and excerpts, read at the
+base) plus its map, grows when the model asks for more, and tells the retry step which files the
+model saw whole (a refused hunk in a file it saw only in part is answered with the region around
+the hunk, not the whole file). :class:`ContextChoice` is how much to select, resolved with the
+usual precedence: flag > environment > ``git config gpte.*`` > TOML > default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Settings
+from ..context import DEFAULT_BUDGET, ContextSelection, render_map
+from ..context.rules import explicit_paths, secret_content_reason
+from ..errors import ConfigError
+from ..git import Repository, decode_text
+from ..prompts.messages import Part, file_lines
+
+DEFAULT_ROUNDS = 2
+MAX_ROUNDS = 10
+# Lines shown on each side of a line the failing output points at (heal).
+PIN_MARGIN = 15
+
+
+@dataclass(frozen=True)
+class ContextChoice:
+    """How the context is chosen: everything (``all``) or a selection within ``tokens``.
+
+    ``rounds``: how many times the model may ask for more. ``pins``: (path, line) places that
+    are shown whatever the ranking says (heal's failing output names them).
+    """
+
+    all: bool = False
+    tokens: int = DEFAULT_BUDGET
+    rounds: int = DEFAULT_ROUNDS
+    pins: tuple[tuple[str, int], ...] = ()
+
+
+def resolve_context(
+    settings: Settings,
+    *,
+    mode: str | None = None,
+    tokens: int | None = None,
+    rounds: int | None = None,
+    pins: Sequence[tuple[str, int]] = (),
+) -> ContextChoice:
+    """The choice from the flags given (None: not given) and the configuration."""
+    value = settings.get(
+        flag=mode, env=("GPTE_CONTEXT",), git="gpte.context", toml=("context", "mode")
+    )
+    chosen = str(value or "auto").strip().lower()
+    if chosen not in ("auto", "all"):
+        raise ConfigError(f"gpte.context must be 'auto' or 'all', got {value!r}")
+    budget = _whole(
+        settings, "gpte.contextTokens", tokens, "GPTE_CONTEXT_TOKENS", "tokens", DEFAULT_BUDGET
+    )
+    if budget < 1:
+        raise ConfigError(f"gpte.contextTokens must be a positive number, got {budget}")
+    asks = _whole(
+        settings, "gpte.contextRounds", rounds, "GPTE_CONTEXT_ROUNDS", "rounds", DEFAULT_ROUNDS
+    )
+    if not 0 <= asks <= MAX_ROUNDS:
+        raise ConfigError(f"gpte.contextRounds must be 0 to {MAX_ROUNDS}, got {asks}")
+    return ContextChoice(chosen == "all", budget, asks, tuple(pins))
+
+
+def _whole(
+    settings: Settings, key: str, flag: int | None, env: str, toml: str, default: int
+) -> int:
+    try:
+        return settings.get_int(
+            flag=flag, env=(env,), git=key, toml=("context", toml), default=default
+        )
+    except ConfigError:
+        value = settings.get(flag=flag, env=(env,), git=key, toml=("context", toml))
+        raise ConfigError(f"{key} ({env}) must be a whole number, got {value!r}") from None
+
+
+def merge_ranges(ranges: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Sorted ranges with overlapping and adjacent ones joined."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return tuple(merged)
+
+
+@dataclass
+class Shown:
+    """The parts of files shown so far (path -> part, in the order shown) and the map."""
+
+    parts: dict[str, Part] = field(default_factory=dict)
+    map_text: str = ""
+    selection: ContextSelection | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def seen_whole(self, path: str) -> bool:
+        part = self.parts.get(path)
+        return part is not None and part.whole
+
+    def add(self, part: Part) -> Part:
+        """Show ``part`` too: a whole file replaces its excerpts; ranges join those shown."""
+        old = self.parts.get(part.path)
+        if old is not None and not part.whole and not old.whole:
+            part = Part(part.path, part.text, merge_ranges(old.ranges + part.ranges))
+        elif old is not None and old.whole:
+            part = old
+        self.parts[part.path] = part
+        return part
+
+    @property
+    def texts(self) -> dict[str, str]:
+        """The whole text at the base of every file shown in whole or in part."""
+        return {path: part.text for path, part in self.parts.items()}
+
+    def summary(self) -> list[dict[str, Any]]:
+        """What was shown, for the run log and reports: path, whole or ranges."""
+        return [
+            {"path": p.path, "whole": p.whole, "ranges": [list(r) for r in p.ranges]}
+            for p in self.parts.values()
+        ]
+
+
+def shown_from_selection(
+    repo: Repository, selection: ContextSelection, pathspecs: Sequence[str] = ()
+) -> Shown:
+    """The selection's picks read at the base. A file holding a key is left out (the selection
+    ranks by path; this is the content check the whole-file selection makes too) unless a
+    pathspec named it."""
+    named = explicit_paths(pathspecs)
+    shown = Shown(map_text=render_map(selection), selection=selection)
+    shown.skipped.update(selection.skipped)
+    for pick in selection.picks:
+        text = decode_text(repo.read_blob(pick.blob))
+        if text is None:
+            shown.skipped[pick.path] = "binary or not UTF-8"
+            continue
+        held = secret_content_reason(text) if pick.path not in named else None
+        if held is not None:
+            shown.skipped[pick.path] = held
+            continue
+        ranges = () if pick.whole else tuple((r.start, r.end) for r in pick.ranges)
+        shown.add(Part(pick.path, text, ranges))
+    return shown
+
+
+def add_pins(
+    repo: Repository,
+    base: str,
+    shown: Shown,
+    pins: Sequence[tuple[str, int]],
+    allowed: frozenset[str],
+) -> list[str]:
+    """Show the lines around each pinned (path, line) not shown yet; returns what was added.
+
+    Only paths the selection's rules allow are read (the pins come from program output)."""
+    from ..git.repo import TreeEntry
+
+    entries: dict[str, TreeEntry] | None = None
+    added: list[str] = []
+    for path, line in pins:
+        if path not in allowed or shown.seen_whole(path):
+            continue
+        part = shown.parts.get(path)
+        if part is None:
+            if entries is None:
+                entries = {e.path: e for e in repo.tree_entries(base)}
+            entry = entries.get(path)
+            text = decode_text(repo.read_blob(entry.sha)) if entry is not None else None
+            if text is None or secret_content_reason(text) is not None:
+                continue
+        else:
+            text = part.text
+        count = len(file_lines(text))
+        if not 1 <= line <= count:
+            continue
+        start, end = max(1, line - PIN_MARGIN), min(count, line + PIN_MARGIN)
+        if part is not None and any(s <= line <= e for s, e in part.ranges):
+            continue
+        shown.add(Part(path, text, ((start, end),)))
+        added.append(f"{path}:{start}-{end}")
+    return added
