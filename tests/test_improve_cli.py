@@ -430,8 +430,14 @@ def test_dry_run_over_the_budget_shows_the_plan_and_says_a_real_run_would_refuse
     assert "data/big.py" in result.stdout and "src/app.py" in result.stdout
     assert "a real run would refuse this" in result.stdout
     assert "over gpt-4's budget" in result.stdout
-    as_json = run_gpte("improve", "-n", "x", "--model", "gpt-4", "--json", cwd=project)
+    as_json = run_gpte(
+        "improve", "-n", "x", "--model", "gpt-4", "--json", "--context", "all", cwd=project
+    )
     assert "over gpt-4's budget" in json.loads(as_json.stdout)["over_budget"]
+    # without --context all the same repository is sent as a selection that fits
+    selected = run_gpte("improve", "-n", "x", "--model", "gpt-4", "--json", cwd=project)
+    data = json.loads(selected.stdout)
+    assert data["over_budget"] is None and data["context"] == "selected"
 
 
 def test_select_and_images_are_refused_clearly(project: Path, llm_server: LLMServer) -> None:

@@ -16,8 +16,15 @@ from .event import (
 )
 from .gate import check_state
 from .remote import Remote
-from .report import Outcome, pr_head, pr_title, summary_markdown, usage_line
-from .sanitize import build_prompt
+from .report import (
+    Outcome,
+    context_section,
+    pr_head,
+    pr_title,
+    summary_markdown,
+    usage_line,
+)
+from .sanitize import build_prompt, clean
 from .status import StatusComment
 from .story import iteration, with_iteration
 
@@ -106,6 +113,7 @@ class IssueFlow:
             base=base_commit,
             branch=local,
             identity=who,
+            context_request="\n\n".join(clean(text) for text in (t.title, t.body, t.extra) if text),
         )
         session = Session(
             repo.state_dir(),
@@ -119,6 +127,7 @@ class IssueFlow:
         try:
             with session:
                 result = run_improve(repo, settings, request, self.ctx.console, session=session)
+                o.context = result.context
                 o.commit = result.commit
                 o.files_changed = list(result.files_changed)
                 o.files_sent = list(result.files_sent)
@@ -214,6 +223,8 @@ class IssueFlow:
                 f"after {o.attempts} attempt(s) "
                 f"of at most {o.max_attempts}."
             )
+        if o.context:
+            lines += ["", *context_section(o)]
         self.status.update("\n".join(lines))
         self.ctx.cmds.notice(f"git-gpte {verb} {o.pr_url}", title="git-gpte")
         self._outputs()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..llm.usage import ZERO, Usage
 from .markdown import cell, code, fence
@@ -41,6 +41,7 @@ class Outcome:
     model: str = ""
     run_url: str | None = None
     truncated_prompt: bool = False
+    context: dict[str, Any] = field(default_factory=dict)  # what the model was sent
 
     @property
     def success(self) -> bool:
@@ -83,6 +84,44 @@ def heal_section(o: Outcome) -> list[str]:
     if o.heal_tail:
         lines += ["<details><summary>output</summary>", "", fence(o.heal_tail), "", "</details>"]
     return lines
+
+
+# Lines of the "context sent" list shown at most (a map can name hundreds of files).
+CONTEXT_LINES = 150
+
+
+def context_section(o: Outcome) -> list[str]:
+    """What the model was sent, collapsed: the summary line holds only counts, and every path
+    (untrusted: a file name can hold markup) is inside a code fence nothing can close."""
+    c = o.context
+    if not c:
+        return []
+    rows: list[str] = []
+    if c.get("mode") == "all":
+        files = [str(f) for f in c.get("files", [])]
+        summary = f"Context sent to the model: all {len(files)} file(s), whole"
+        rows = files
+    else:
+        sent = list(c.get("sent", []))
+        whole = sum(1 for s in sent if s.get("whole"))
+        mapped = [str(m) for m in c.get("map", [])]
+        rounds = list(c.get("rounds", []))
+        summary = (
+            f"Context sent to the model: {whole} whole file(s), {len(sent) - whole} excerpted, "
+            f"a map of {len(mapped)} more"
+        )
+        if rounds:
+            summary += f"; it asked for more {len(rounds)} time(s)"
+        for s in sent:
+            ranges = ", ".join(f"{a}-{b}" for a, b in s.get("ranges", []))
+            rows.append(f"{s.get('path')}  {'whole' if s.get('whole') else 'lines ' + ranges}")
+        rows += [f"{path}  (map)" for path in mapped]
+        for r in rounds:
+            rows.append(f"round {r.get('round')}: asked {', '.join(map(str, r.get('asked', [])))}")
+            rows.append(f"  given {', '.join(map(str, r.get('given', []))) or 'nothing'}")
+    if len(rows) > CONTEXT_LINES:
+        rows = [*rows[:CONTEXT_LINES], f"... and {len(rows) - CONTEXT_LINES} more line(s)"]
+    return [f"<details><summary>{summary}</summary>", "", fence("\n".join(rows)), "", "</details>"]
 
 
 def pr_head(o: Outcome) -> str:

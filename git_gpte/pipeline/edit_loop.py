@@ -38,6 +38,8 @@ class Edited:
     refused: list[str] = field(default_factory=list)  # refusals still standing, one line each
     problems: list[str] = field(default_factory=list)  # what the last answer left unsolved
     attempts: int = 0
+    # What the model was sent and asked for (see context_record), as the run log keeps it.
+    context: dict[str, Any] = field(default_factory=dict)
 
     @property
     def applied(self) -> int:
@@ -181,6 +183,7 @@ def edit_loop(
             },
         ]
     edited.changes = files.file_changes()
+    edited.context = asking.log
     return edited
 
 

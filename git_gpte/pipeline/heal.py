@@ -33,7 +33,9 @@ from .commit import CommitSpec, commit
 from .edit_loop import edit_loop
 from .files import CommitFiles
 from .improve import commit_body
+from .places import output_places
 from .plan import dirty_warning, plan
+from .shown import ContextChoice, resolve_context
 
 if TYPE_CHECKING:
     from ..llm.session import Session
@@ -249,12 +251,21 @@ def fix_attempt(
     summary: str,
     body: str,
     meta: dict[str, Any],
+    context: ContextChoice | None = None,
 ) -> Fix:
     """plan -> edit loop -> commit onto ``target`` (its message is made here), in a
     ``heal-attempt`` child session of ``parent``. An attempt with no usable edit is a result,
     not an exception (its usage counts in ``parent`` either way); a reply with an unsafe path
     raises UnsafePathError."""
-    planned = plan(repo, settings, instruction=instruction, base=base, system=system, model=model)
+    planned = plan(
+        repo,
+        settings,
+        instruction=instruction,
+        base=base,
+        system=system,
+        model=model,
+        context=context or resolve_context(settings),
+    )
     warning = dirty_warning(planned, "the committed code is what runs and is edited")
     if warning:
         console.warn(warning)
@@ -270,9 +281,7 @@ def fix_attempt(
             edited = edit_loop(llm, planned, files, console)
             if not edited.changes:
                 nothing = edited.nothing_committed()
-                session.finish(
-                    "refused" if edited.refused else "no-edits", detail=nothing.render()
-                )
+                session.finish("refused" if edited.refused else "no-edits", detail=nothing.render())
                 raise nothing
             message = format_message(
                 summary_line(summary),
@@ -291,6 +300,14 @@ def fix_attempt(
         # with exit 7, nothing written, like improve and apply.
         return Fix(session.id, None, [], session.usage, exc.message)
     return Fix(session.id, sha, sorted(c.path for c in edited.changes), session.usage)
+
+
+def heal_context(repo: Repository, settings: Settings, base: str, output: str) -> ContextChoice:
+    """The configured context choice, with the places the failing output names pinned: the
+    lines around each are sent whatever the ranking says (the output is also in the request,
+    so the paths it names rank high)."""
+    tracked = [entry.path for entry in repo.tree_entries(base)]
+    return resolve_context(settings, pins=output_places(output, tracked))
 
 
 # ---------------------------------------------------------------------------- the loop
@@ -470,6 +487,7 @@ def _heal_loop(
                 summary=f"heal: make `{options.command.display}` succeed (attempt {attempt})",
                 body=_commit_body(session.id, attempt, result),
                 meta={"heal_run": session.id, "attempt": attempt, "spec": spec or ""},
+                context=heal_context(repo, settings, committed or base, result.feedback_text()),
             )
             if fix.commit is None:
                 stop_reason = f"attempt {attempt} produced no usable edit: {fix.error}"

@@ -35,7 +35,7 @@ from .edit_loop import Edited, edit_loop, python_problems
 from .files import CommitFiles
 from .plan import Plan, dirty_warning, plan
 from .selection import DEFAULT_MAX_FILE_BYTES
-from .shown import ContextChoice
+from .shown import ContextChoice, resolve_context
 
 if TYPE_CHECKING:
     from ..llm.session import Session
@@ -70,7 +70,10 @@ class ImproveRequest:
     # branch moves: a compare-and-swap), telling the model what came before (``history``).
     continue_branch: str | None = None
     history: str = ""
-    context: ContextChoice | None = None  # None: a selection within the default budget
+    context: ContextChoice | None = None  # None: as configured (gpte.context, ...)
+    # The text the context is ranked by, when not the prompt (the Action's issue text without
+    # the wrapping that tells the model how to treat it).
+    context_request: str | None = None
 
 
 @dataclass
@@ -88,6 +91,8 @@ class ImproveResult:
     attempts: int = 1
     model: str = ""
     files_sent: list[str] = field(default_factory=list)  # the files the model was shown
+    # What the model was sent: mode, budget, files whole or in part, the map, the rounds.
+    context: dict[str, Any] = field(default_factory=dict)
 
     @property
     def tokens_in(self) -> int:
@@ -116,6 +121,7 @@ class ImproveResult:
             "attempts": self.attempts,
             **self.usage.to_json(),
             "exit_code": self.exit_code,
+            "context": self.context,
         }
 
 
@@ -219,7 +225,8 @@ def plan_improve(
         model=request.model,
         images=request.images,
         max_file_bytes=request.max_file_bytes,
-        context=request.context,
+        context=request.context or resolve_context(settings),
+        request=request.context_request,
         progress=None if console.quiet else terminal_progress(),
     )
     if not request.from_worktree:
@@ -314,7 +321,8 @@ def _improve(
         usage=session.own_usage,
         attempts=edited.attempts,
         model=planned.model.name,
-        files_sent=sorted(planned.selection.files),
+        files_sent=sent_labels(planned),
+        context=edited.context,
     )
 
 
@@ -347,6 +355,17 @@ def _commit(
                 raise
             branch = unique_branch(repo, branch_from_prompt(request.prompt))
     raise BranchExists(f"branch {branch!r} already exists")
+
+
+def sent_labels(planned: Plan) -> list[str]:
+    """What the model was shown, one entry per file: ``PATH`` when whole, ``PATH:A-B,C-D`` for
+    excerpts (as ``git gpte context --format lines`` names ranges), in the order shown."""
+    if planned.shown is None:
+        return sorted(planned.selection.files)
+    return [
+        part.path if part.whole else part.path + ":" + ",".join(f"{a}-{b}" for a, b in part.ranges)
+        for part in planned.shown.parts.values()
+    ]
 
 
 def prompt_section(prompt: str) -> list[str]:

@@ -1,0 +1,47 @@
+"""Where a failing program's output points: (path, line) pairs naming tracked files.
+
+Tracebacks and compiler, linter and test-runner messages name the failing places as
+``File "/tmp/.../wt-1a2b/src/app.py", line 12`` (Python), ``src/app.py:12:5`` (most tools) or
+``at main (src/app.js:12:5)`` (JavaScript). Those are the strongest hints heal has of what to
+show the model, so each is matched to a tracked file (an absolute path in a temporary worktree
+ends with the tracked path) and shown whatever the ranking says. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# Places taken from one output: the last ones (the innermost frames of a traceback) count most.
+MAX_PLACES = 8
+
+_PLACE = re.compile(
+    r"""(?P<path>[\w.@+~/\\-]*[\w-]\.[A-Za-z][\w]{0,7})["']?(?:,\s*line\s+|:|\()(?P<line>\d+)"""
+)
+
+
+def output_places(output: str, tracked: Iterable[str]) -> list[tuple[str, int]]:
+    """The (tracked path, line) pairs ``output`` names, innermost (last) first, at most
+    :data:`MAX_PLACES`."""
+    paths = set(tracked)
+    by_name: dict[str, list[str]] = {}
+    for known in paths:
+        by_name.setdefault(known.rsplit("/", 1)[-1], []).append(known)
+    found: list[tuple[str, int]] = []
+    for match in _PLACE.finditer(output):
+        named = match.group("path").replace("\\", "/").lstrip("./")
+        line = int(match.group("line"))
+        tracked_path = _tracked(named, paths, by_name)
+        if tracked_path is not None and line > 0 and (tracked_path, line) not in found:
+            found.append((tracked_path, line))
+    return list(reversed(found))[:MAX_PLACES]
+
+
+def _tracked(named: str, paths: set[str], by_name: dict[str, list[str]]) -> str | None:
+    if named in paths:
+        return named
+    matches = [p for p in by_name.get(named.rsplit("/", 1)[-1], []) if named.endswith("/" + p)]
+    if not matches and "/" not in named:
+        only = by_name.get(named, [])
+        return only[0] if len(only) == 1 else None
+    return max(matches, key=len) if matches else None
