@@ -535,3 +535,49 @@ def test_pull_request_refused_by_github_says_where_the_push_went(
     assert "not permitted to create pull requests" in status
     assert "pushed to `gpte/issue-32`" in status
     assert "Allow GitHub Actions to create and approve pull requests" in status
+
+
+def test_a_repository_over_the_context_budget_gets_a_pull_request_listing_what_was_sent(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    from tests.helpers.bigrepo import big_project, billing_module, line_of
+
+    hostile = "docs/</details><img src=x>`.md"
+    files = big_project()
+    files[hostile] = "Notes on compute_invoice_total and invoice rounding.\n"
+    world = make_world(tmp_path, gh, llm_server, files, repository=REPO)
+    gh.set_permission(REPO, "alice", "write")
+    title, body = "Invoice totals are not rounded", "compute_invoice_total should round to cents."
+    issue = issue_payload(21, title, body)
+    gh.add_issue(REPO, 21, title, body, user="alice", labels=("gpte",))
+    start = line_of(billing_module(), "def compute_invoice_total") + 2
+    world.llm.queue(
+        f"```diff\n--- shop/billing.py\n+++ shop/billing.py\n@@ -{start},3 +{start},3 @@\n"
+        "     subtotal = sum(price for _, price in items)\n"
+        "     total = subtotal + subtotal * tax_rate\n"
+        "-    return total\n+    return round(total, 2)\n```\n"
+    )
+
+    run = world.run("issues", labeled_event(issue, REPO), GPTE_CONTEXT_TOKENS="1500")
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    sent = prompt_of(world.llm)
+    assert sum(len(str(t)) for t in files.values()) > 4 * len(sent)  # a selection, not all
+    assert "shop/billing.py (excerpt: lines" in sent
+    commit = world.remote_refs()["refs/heads/gpte/issue-21"]
+    assert "return round(total, 2)" in git(world.origin, "show", f"{commit}:shop/billing.py")
+    [pr] = gh.pulls(REPO)
+    pr_text = gh.repos[REPO].issues[pr["number"]]["body"]
+    [status] = status_comments(gh, 21)
+    for text in (pr_text, status):
+        lines = text.splitlines()
+        opening = next(i for i, line in enumerate(lines) if "Context sent to the model:" in line)
+        assert lines[opening].startswith("<details><summary>Context sent to the model: ")
+        fence_open = opening + 2
+        assert lines[fence_open].startswith("```")
+        fence_close = lines.index(lines[fence_open].removesuffix("text"), fence_open + 1)
+        inside = lines[fence_open + 1 : fence_close]
+        assert any(line.startswith("shop/billing.py  lines ") for line in inside)
+        assert any(hostile in line for line in inside)  # the hostile name only inside the fence
+        assert "</details>" not in "\n".join(lines[opening + 1 : fence_open])
+        assert lines[fence_close + 2] == "</details>"

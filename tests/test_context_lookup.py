@@ -51,3 +51,48 @@ def test_candidates_apply_the_selection_rules(tmp_path: Path) -> None:
     allowed, skipped = candidates(repo, commit)
     assert allowed == {"src/lib.py", "src/app.py"}
     assert ".env" in skipped and "secret" in skipped[".env"]
+
+
+def test_failing_output_places_are_matched_to_tracked_files() -> None:
+    from git_gpte.pipeline.places import output_places
+
+    output = (
+        "Traceback (most recent call last):\n"
+        '  File "/tmp/gpte-run-x/wt-1a2b/src/app.py", line 12, in <module>\n'
+        '  File "/tmp/gpte-run-x/wt-1a2b/src/lib/util.py", line 40, in main\n'
+        "tests/test_app.py:7: AssertionError\n"
+        "    at main (web/index.js:3:5)\n"
+        "/usr/lib/python3.11/json/decoder.py:337\n"
+    )
+    tracked = ["src/app.py", "src/lib/util.py", "tests/test_app.py", "web/index.js", "x.md"]
+    assert output_places(output, tracked) == [
+        ("web/index.js", 3),
+        ("tests/test_app.py", 7),
+        ("src/lib/util.py", 40),
+        ("src/app.py", 12),
+    ]
+
+
+def test_need_blocks_are_read_leniently_and_prose_is_not_a_path() -> None:
+    from git_gpte.prompts.context import NeedItem, parse_need
+
+    assert parse_need("```diff\n--- a\n```\n") is None
+    reply = (
+        "I need more.\n\n```need\n- `src/a.py`\nsrc/b.py:30-10\nsymbol: Session.send\n"
+        "class Foo\nplease show me everything\n# a comment\n```\n"
+    )
+    assert parse_need(reply) == [
+        NeedItem("file", path="src/a.py"),
+        NeedItem("lines", path="src/b.py", start=10, end=30),
+        NeedItem("symbol", name="Session.send"),
+        NeedItem("symbol", name="Foo"),
+    ]
+
+
+def test_a_line_is_carried_over_edits_above_it() -> None:
+    from git_gpte.pipeline.more_context import map_line
+
+    old = ["a", "b", "c", "d", "e"]
+    new = ["a", "x", "y", "b", "c", "e"]
+    assert map_line(old, new, 3) == 5  # "c" moved down by the two added lines
+    assert map_line(old, new, 4) == 6  # "d" was deleted: its nearest place

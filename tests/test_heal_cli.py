@@ -261,3 +261,41 @@ def test_attempts_zero_only_runs(broken: Path, llm_server: LLMServer) -> None:
     code, _out, err = heal(broken, llm_server, "--attempts", "0")
     assert code == 8 and "no fix attempted" in err
     assert llm_server.requests == []
+
+
+def test_heal_sends_the_lines_the_failing_output_points_at(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    from tests.helpers.bigrepo import big_project, line_of
+
+    files = big_project()
+    violin = str(files["shop/violin.py"])
+    failing = line_of(violin, "violin_total = value * factor + 20")
+    files["main.py"] = "from shop import violin\n\nprint(violin.violin_step_20('x'))\n"
+    files["run.sh"] = "python3 main.py\n"
+    repo = make_repo(tmp_path / "shop", files)
+    fixed = """\
+```diff
+--- main.py
++++ main.py
+@@ -3 +3 @@
+-print(violin.violin_step_20('x'))
++print(violin.violin_step_20(2))
+```
+"""
+    llm_server.queue(fixed)
+    proc = run_gpte(
+        "heal",
+        "--yes",
+        "--model",
+        "gpt-4o-mini",
+        cwd=repo,
+        env={**env_for(llm_server), "GPTE_CONTEXT_TOKENS": "700"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    sent = "\n".join(m["content"] for m in llm_server.requests[0].body["messages"][1:])
+    assert f'shop/violin.py", line {failing}' in sent  # the traceback, in the request
+    assert "File: shop/violin.py (excerpt: lines" in sent
+    assert f"{failing}     violin_total = value * factor + 20" in sent  # its lines, shown
+    last = line_of(violin, "def violin_step_23(")
+    assert f"{last} def violin_step_23(" not in sent  # not the whole file

@@ -327,3 +327,26 @@ def test_init_then_heal_end_to_end(tmp_path: Path, llm_server: LLMServer, empty:
     )
     assert 'return "hello " + name' in git(repo, "show", f"{branch}:app/greet.py")
     assert git(repo, "rev-parse", f"{branch}^").strip() == git(repo, "rev-parse", base).strip()
+
+
+def test_init_in_an_existing_project_is_shown_the_files_it_concerns(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    from tests.helpers.bigrepo import big_project
+
+    repo = make_repo(tmp_path / "shop", big_project())
+    llm_server.queue(generated(), RUN_SH)
+    proc = init(repo, llm_server, "a command line tool around compute_invoice_total")
+    assert proc.returncode == 0, proc.stderr
+    sent = llm_server.requests[0].body["messages"][-1]["content"]
+    assert sent.startswith("The repository already has files.")
+    assert "File: shop/billing.py\n" in sent and "def compute_invoice_total" in sent
+    assert "excerpt" not in sent  # init writes whole files: only whole files are shown
+    assert sent.count("File: ") < len(big_project())  # a selection, not the repository
+    assert sent.rstrip().endswith("a command line tool around compute_invoice_total")
+    branch = git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/gpte/").strip()
+    run_id = git(repo, "log", "-1", "--format=%(trailers:key=Gpte-Run,valueonly)", branch)
+    shown = run_gpte("log", "show", "--json", run_id.strip(), cwd=repo)
+    context = json.loads(shown.stdout)["meta"]["context"]
+    assert context["mode"] == "existing files"
+    assert {"path": "shop/billing.py", "whole": True, "ranges": []} in context["sent"]

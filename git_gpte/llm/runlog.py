@@ -220,7 +220,12 @@ class Run:
             raise TypeError(f"cannot update {sorted(unknown)}")
         if "meta" in fields:
             fields["meta"] = json.dumps(fields["meta"], sort_keys=True, default=str)
-        sets = ", ".join(f"{name} = ?" for name in fields)
+        # meta is merged into what is there (JSON merge patch), so keys noted meanwhile
+        # (``note``) are kept.
+        sets = ", ".join(
+            "meta = json_patch(COALESCE(meta, '{}'), ?)" if name == "meta" else f"{name} = ?"
+            for name in fields
+        )
         self.log.conn.execute(f"UPDATE runs SET {sets} WHERE id = ?", (*fields.values(), self.id))
 
     def note(self, key: str, value: Any) -> None:

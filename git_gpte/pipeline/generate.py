@@ -202,6 +202,43 @@ def _render_files(files: dict[str, str]) -> str:
     return "\n\n".join(parts)
 
 
+def _with_existing_files(
+    repo: Repository,
+    settings: Settings,
+    model: Any,
+    base: str,
+    prompt: str,
+    instruction: str,
+    session: Session,
+) -> str:
+    """The request with the existing files it concerns (a selection within the context budget,
+    whole files only, and a map of the others); noted in the run log as ``meta.context``."""
+    from ..context import select
+    from ..prompts.context import existing_files_message
+    from .plan import REPLY_RESERVE_TOKENS
+    from .shown import resolve_context, shown_from_selection
+
+    choice = resolve_context(settings)
+    budget = choice.tokens
+    if model.context_tokens:
+        budget = min(budget, model.context_tokens // 2 - REPLY_RESERVE_TOKENS)
+    if budget < 256:
+        return instruction
+    selection = select(repo, base, prompt, budget)
+    if not selection.picks and not selection.map:
+        return instruction
+    shown = shown_from_selection(repo, selection)
+    whole = {p: part for p, part in shown.parts.items() if part.whole}
+    context = {
+        "mode": "existing files",
+        "budget": budget,
+        "sent": [{"path": p, "whole": True, "ranges": []} for p in whole],
+        "map": [e.path for e in selection.map],
+    }
+    session.update(meta={"context": context})
+    return existing_files_message(list(whole.values()), shown.map_text, instruction)
+
+
 def _with_clarifications(prompt: str, qa: list[dict[str, str]]) -> str:
     if not qa:
         return prompt
@@ -283,9 +320,14 @@ def _generate(
         system = (
             load("file_format", repo.root) if request.lite else system_prompt("generate", repo.root)
         )
+        user = _with_clarifications(request.prompt, qa)
+        if base is not None:
+            user = _with_existing_files(
+                repo, session.settings, model, base, request.prompt, user, session
+            )
         messages = [
             {"role": "system", "content": system},
-            {"role": "user", "content": _with_clarifications(request.prompt, qa)},
+            {"role": "user", "content": user},
         ]
         console.info(f"generating the project with {model.name}")
         reply = llm.ask(messages)

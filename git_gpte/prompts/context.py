@@ -65,6 +65,28 @@ def context_user_message(
     return "\n\n".join(out)
 
 
+def existing_files_message(parts: Sequence[Part], map_text: str, instruction: str) -> str:
+    """``init`` in a repository with files: the relevant ones whole, the map, then the request.
+
+    Only whole files are shown: init writes whole files, and a file rewritten from an excerpt
+    would lose the lines not shown."""
+    out = [
+        "The repository already has files. The ones most relevant to the request are shown "
+        "below, whole (each line starts with its line number, which is not part of the file). "
+        "A file you write replaces the file of that path entirely; leave out files you do not "
+        "change.",
+        *[render_part(p) for p in parts if p.whole],
+    ]
+    if map_text.strip():
+        fence = fence_for(map_text)
+        out.append(
+            "Other files of the repository (not shown; each path, then the line and first line "
+            f"of its definitions):\n{fence}\n{map_text.rstrip()}\n{fence}"
+        )
+    out.append(f"Request:\n{instruction.strip()}\n")
+    return "\n\n".join(out)
+
+
 # ---------------------------------------------------------------------------- the need block
 NeedKind = Literal["file", "lines", "symbol"]
 
