@@ -540,6 +540,7 @@ def test_pull_request_refused_by_github_says_where_the_push_went(
 def test_a_repository_over_the_context_budget_gets_a_pull_request_listing_what_was_sent(
     tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
 ) -> None:
+    from git_gpte.action.markdown import code
     from tests.helpers.bigrepo import big_project, billing_module, line_of
 
     hostile = "docs/</details><img src=x>`.md"
@@ -568,16 +569,23 @@ def test_a_repository_over_the_context_budget_gets_a_pull_request_listing_what_w
     assert "return round(total, 2)" in git(world.origin, "show", f"{commit}:shop/billing.py")
     [pr] = gh.pulls(REPO)
     pr_text = gh.repos[REPO].issues[pr["number"]]["body"]
+    # the pull request's story lists what was sent (excerpts with their ranges), collapsed, each
+    # path a code span nothing can close
+    sent = pr_text[pr_text.index("**Sent:**") :]
+    sent = sent[: sent.index("</details>\n")]
+    assert "<details><summary>" in sent and "`shop/billing.py:" in sent
+    assert code(hostile) in sent
+    # the status comment has the whole account (map, rounds) in a fence
     [status] = status_comments(gh, 21)
-    for text in (pr_text, status):
-        lines = text.splitlines()
-        opening = next(i for i, line in enumerate(lines) if "Context sent to the model:" in line)
-        assert lines[opening].startswith("<details><summary>Context sent to the model: ")
-        fence_open = opening + 2
-        assert lines[fence_open].startswith("```")
-        fence_close = lines.index(lines[fence_open].removesuffix("text"), fence_open + 1)
-        inside = lines[fence_open + 1 : fence_close]
-        assert any(line.startswith("shop/billing.py  lines ") for line in inside)
-        assert any(hostile in line for line in inside)  # the hostile name only inside the fence
-        assert "</details>" not in "\n".join(lines[opening + 1 : fence_open])
-        assert lines[fence_close + 2] == "</details>"
+    lines = status.splitlines()
+    opening = next(i for i, line in enumerate(lines) if "Context sent to the model:" in line)
+    assert lines[opening].startswith("<details><summary>Context sent to the model: ")
+    fence_open = opening + 2
+    assert lines[fence_open].startswith("```")
+    fence_close = lines.index(lines[fence_open].removesuffix("text"), fence_open + 1)
+    inside = lines[fence_open + 1 : fence_close]
+    assert any(line.startswith("shop/billing.py  lines ") for line in inside)
+    assert any(line.endswith("(map)") for line in inside)
+    assert any(hostile in line for line in inside)  # the hostile name only inside the fence
+    assert "</details>" not in "\n".join(lines[opening + 1 : fence_open])
+    assert lines[fence_close + 2] == "</details>"
