@@ -10,7 +10,7 @@ usual precedence: flag > environment > ``git config gpte.*`` > TOML > default.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import Settings
@@ -147,6 +147,12 @@ def shown_from_selection(
             continue
         ranges = () if pick.whole else tuple((r.start, r.end) for r in pick.ranges)
         shown.add(Part(pick.path, text, ranges))
+    # What is described (dry run, run log) is what is sent: without the picks left out here.
+    shown.selection = replace(
+        selection,
+        picks=tuple(p for p in selection.picks if p.path in shown.parts),
+        skipped=dict(shown.skipped),
+    )
     return shown
 
 
