@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RunError
+from ..signals import deferred
 from .capture import DEFAULT_MAX_OUTPUT_BYTES, TailBuffer
 
 OutputCallback = Callable[[bytes], None]
@@ -81,24 +82,17 @@ def run_process(
     marker = f"{RUN_MARKER}={token}".encode()  # as it appears in /proc/<pid>/environ
     full_env = {**env, RUN_MARKER: token}
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=Path(cwd),
-            env=full_env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError as exc:
-        raise RunError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    pgid = proc.pid  # session leader: its pid is the group id
+    proc: subprocess.Popen[bytes] | None = None
     timed_out = False
     try:
+        # An interrupt that lands while Popen is still returning (the program may already be
+        # running: under load it often is) waits until ``proc`` is known, so the cleanup below
+        # always knows which group to stop.
+        with deferred():
+            proc = _start(argv, cwd, full_env)
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        pgid = proc.pid  # session leader: its pid is the group id
         deadline = start + timeout
         eof = False
         while True:
@@ -124,16 +118,19 @@ def run_process(
             _drain(fd, capture, on_output)
         exit_code = proc.wait()
     except BaseException:
+        if proc is None:
+            raise  # it never started (RunError), or an interrupt came before fork
         if on_kill is not None:
             with contextlib.suppress(Exception):  # best effort while already failing
                 on_kill()
-        _signal_group(pgid, signal.SIGKILL)
+        _signal_group(proc.pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
-            _stop_leftovers(marker, pgid, proc.pid, before, 0.0)
+            _stop_leftovers(marker, proc.pid, proc.pid, before, 0.0)
         proc.wait()
         raise
     finally:
-        proc.stdout.close()
+        if proc is not None and proc.stdout is not None:
+            proc.stdout.close()
     duration = time.monotonic() - start
     text, omitted = capture.result()
     return ProcessOutcome(
@@ -145,6 +142,25 @@ def run_process(
         truncated=capture.truncated,
         omitted_lines=omitted,
     )
+
+
+def _start(
+    argv: Sequence[str], cwd: str | os.PathLike[str], env: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    """The program in a session of its own (so its whole group can be signalled), output merged."""
+    try:
+        return subprocess.Popen(
+            list(argv),
+            cwd=Path(cwd),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        raise RunError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
 
 
 def _deliver(capture: TailBuffer, chunk: bytes, on_output: OutputCallback | None) -> None:
