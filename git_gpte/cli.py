@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     # Ctrl-C, a CI cancel (SIGTERM) or a closed terminal (SIGHUP) ends the command once: runs
     # are recorded as interrupted and temporary files are removed, and a second signal (git
     # forwards Ctrl-C to its child too) cannot break that cleanup or the last message.
-    with interrupts_as_keyboard_interrupt():
+    with interrupts_as_keyboard_interrupt(exiting=argv is None):
         streams = install()
         try:
             code = _run(argv)

@@ -65,9 +65,18 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+def _quiet(signum: int, frame: FrameType | None) -> None:
+    """After the interrupt, while the process exits: later signals change nothing."""
+
+
 @contextlib.contextmanager
-def interrupts_as_keyboard_interrupt() -> Iterator[None]:
-    """Install the handler for the duration of a command (a no-op off the main thread)."""
+def interrupts_as_keyboard_interrupt(*, exiting: bool = False) -> Iterator[None]:
+    """Install the handler for the duration of a command (a no-op off the main thread).
+
+    ``exiting``: the process ends after the block (the console script). Once interrupted, the
+    handlers are then not restored but made quiet, so a second Ctrl-C arriving while the
+    interpreter shuts down cannot turn the clean exit 130 into death by signal.
+    """
     if not _main_thread():
         yield
         return
@@ -81,7 +90,7 @@ def interrupts_as_keyboard_interrupt() -> Iterator[None]:
         yield
     finally:
         for sig, old in previous.items():
-            signal.signal(sig, old)
+            signal.signal(sig, _quiet if exiting and _State.first is not None else old)
 
 
 @contextlib.contextmanager
