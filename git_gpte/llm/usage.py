@@ -8,6 +8,7 @@ usages: a cost stays known only while every paid call had a price.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,7 +85,7 @@ class Usage:
 ZERO = Usage()
 
 
-def total(usages: Any) -> Usage:
+def total(usages: Iterable[Usage]) -> Usage:
     """The sum of an iterable of :class:`Usage` (``ZERO`` for none)."""
     result = ZERO
     for usage in usages:

@@ -44,6 +44,7 @@ from .commit import CommitSpec
 from .commit import commit as make_commit
 
 if TYPE_CHECKING:
+    from ..llm import ModelInfo
     from ..llm.session import Session
 
 ENTRYPOINT = "run.sh"
@@ -205,7 +206,7 @@ def _render_files(files: dict[str, str]) -> str:
 def _with_existing_files(
     repo: Repository,
     settings: Settings,
-    model: Any,
+    model: ModelInfo,
     base: str,
     prompt: str,
     instruction: str,
