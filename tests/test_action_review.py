@@ -392,6 +392,42 @@ def test_refused_hunks_are_named_in_the_thread(world: World, gh: GitHubServer) -
     assert 'return "Hello, " + name + "!"' in git(world.origin, "show", "feature:src/app.py")
 
 
+def test_the_lines_commented_on_are_sent_in_a_repository_over_the_budget(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    from tests.helpers.bigrepo import big_project, line_of
+
+    files = big_project()
+    violin = str(files["shop/violin.py"])
+    line = line_of(violin, "violin_total = value * factor + 17")
+    world = make_world(
+        tmp_path, gh, llm_server, files, repository=REPO, other_branches=("feature",)
+    )
+    gh.set_permission(REPO, "alice", "write")
+    gh.add_pull(REPO, 5, "feature", "main", "Violin work", user="bob")
+    ask = gh.add_review_comment(
+        REPO, 5, "/gpte add one more", user="alice", path="shop/violin.py", line=line
+    )
+    world.llm.queue(
+        f"```diff\n--- shop/violin.py\n+++ shop/violin.py\n@@ -{line},1 +{line},1 @@\n"
+        "-    violin_total = value * factor + 17\n+    violin_total = value * factor + 18\n```\n"
+    )
+
+    run = world.run(
+        "pull_request_review_comment",
+        comment_event(gh, ask),
+        GPTE_SELF_HEAL="false",
+        GPTE_CONTEXT_TOKENS="700",
+    )
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    sent = prompt_of(world.llm)
+    assert "File: shop/violin.py (excerpt: lines" in sent
+    assert f"{line}     violin_total = value * factor + 17" in sent  # numbered as in the file
+    assert "def violin_step_23(" not in sent.split("Request:")[0]  # not the whole file
+    assert "factor + 18" in git(world.origin, "show", "feature:shop/violin.py")
+
+
 # ---------------------------------------------------------------------- pure parts
 def _comment(**overrides: Any) -> ReviewComment:
     base: dict[str, Any] = {

@@ -194,6 +194,7 @@ class ReviewFlow:
 
         from ..llm.session import Session
         from ..pipeline.improve import ImproveRequest, run_improve
+        from ..pipeline.shown import resolve_context
 
         settings = load_settings(s.workspace, repo.root)
         request = ImproveRequest(
@@ -202,6 +203,11 @@ class ReviewFlow:
             base=head,
             branch=unique_branch(repo, f"gpte/review-{t.number}"),
             identity=who,
+            # The lines commented on are sent whatever the ranking says.
+            context=resolve_context(
+                settings,
+                pins=[(c.path, n) for c in self.comments for n in (c.start_line, c.line) if n],
+            ),
         )
         session = Session(
             repo.state_dir(),
