@@ -65,17 +65,14 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _quiet(signum: int, frame: FrameType | None) -> None:
-    """After the interrupt, while the process exits: later signals change nothing."""
-
-
 @contextlib.contextmanager
 def interrupts_as_keyboard_interrupt(*, exiting: bool = False) -> Iterator[None]:
     """Install the handler for the duration of a command (a no-op off the main thread).
 
     ``exiting``: the process ends after the block (the console script). Once interrupted, the
-    handlers are then not restored but made quiet, so a second Ctrl-C arriving while the
-    interpreter shuts down cannot turn the clean exit 130 into death by signal.
+    signals are then ignored instead of restored (SIG_IGN, which the interpreter keeps while it
+    shuts down, unlike a Python handler), so a second Ctrl-C arriving during shutdown cannot
+    turn the clean exit 130 into death by signal.
     """
     if not _main_thread():
         yield
@@ -90,7 +87,7 @@ def interrupts_as_keyboard_interrupt(*, exiting: bool = False) -> Iterator[None]
         yield
     finally:
         for sig, old in previous.items():
-            signal.signal(sig, _quiet if exiting and _State.first is not None else old)
+            signal.signal(sig, signal.SIG_IGN if exiting and _State.first is not None else old)
 
 
 @contextlib.contextmanager
