@@ -281,6 +281,24 @@ def test_budget_from_git_config(tmp_path: Path) -> None:
     assert data["budget"] == 50 and data["tokens"] <= 50
 
 
+def test_budget_from_the_environment_wins_over_git_config(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "r", PY_FILES)
+    git(root, "config", "gpte.contextTokens", "5000")
+    res = run_gpte("context", "--json", "discount", cwd=root, env={"GPTE_CONTEXT_TOKENS": "40"})
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["budget"] == 40
+    res = run_gpte(
+        "context",
+        "--json",
+        "--tokens",
+        "60",
+        "discount",
+        cwd=root,
+        env={"GPTE_CONTEXT_TOKENS": "40"},
+    )
+    assert json.loads(res.stdout)["budget"] == 60
+
+
 def test_select_stays_the_function_after_use(tmp_path: Path) -> None:
     import git_gpte.context as context
 

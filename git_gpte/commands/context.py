@@ -18,7 +18,7 @@ from ..errors import UsageError
     "--tokens",
     type=click.IntRange(min=1),
     metavar="N",
-    help="Token budget (default: gpte.contextTokens, or 16384).",
+    help="Token budget (default: GPTE_CONTEXT_TOKENS, gpte.contextTokens, or 16384).",
 )
 @click.option("--base", default="HEAD", show_default=True, help="Commit to select from.")
 @click.option("--json", "as_json", is_flag=True, help="Print the selection as JSON.")
@@ -49,11 +49,12 @@ def command(
     classes, with the module header), and a map names the next ones. PATHSPECs narrow the
     candidates. The index is kept in .git/gpte/ and updated incrementally.
     """
-    from ..context import DEFAULT_BUDGET, format_lines, select
+    from ..context import format_lines, select
     from ..context.index import terminal_progress
     from ..git import Repository
     from ..git.config import load_settings
     from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
+    from ..pipeline.shown import resolve_context
     from .improve import read_prompt
 
     if as_json and fmt == "lines":
@@ -68,9 +69,7 @@ def command(
         raise UsageError("the request is empty")
     repo = Repository.discover(app.cwd)
     settings = load_settings(app.cwd, repo.root)
-    budget = tokens or settings.get_int(git="gpte.contextTokens", default=DEFAULT_BUDGET)
-    if budget < 1:
-        raise UsageError(f"gpte.contextTokens must be a positive number, got {budget}")
+    budget = resolve_context(settings, tokens=tokens).tokens  # the same budget improve uses
     max_bytes = settings.get_int(git="gpte.maxFileBytes", default=DEFAULT_MAX_FILE_BYTES)
     commit = repo.resolve_commit(base)
     specs = tuple(to_top_pathspecs(repo, app.cwd, pathspecs))
