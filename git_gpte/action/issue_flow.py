@@ -103,6 +103,7 @@ class IssueFlow:
 
         from ..llm.session import Session
         from ..pipeline.improve import ImproveRequest, run_improve
+        from ..pipeline.shown import resolve_context
 
         settings = load_settings(s.workspace, repo.root)
         # The remote branch may exist locally already (a re-run): the local name gets a suffix.
@@ -113,7 +114,10 @@ class IssueFlow:
             base=base_commit,
             branch=local,
             identity=who,
-            context_request="\n\n".join(clean(text) for text in (t.title, t.body, t.extra) if text),
+            context=resolve_context(
+                settings,
+                ranked_by="\n\n".join(clean(text) for text in (t.title, t.body, t.extra) if text),
+            ),
         )
         session = Session(
             repo.state_dir(),

@@ -71,9 +71,6 @@ class ImproveRequest:
     continue_branch: str | None = None
     history: str = ""
     context: ContextChoice | None = None  # None: as configured (gpte.context, ...)
-    # The text the context is ranked by, when not the prompt (the Action's issue text without
-    # the wrapping that tells the model how to treat it).
-    context_request: str | None = None
 
 
 @dataclass
@@ -215,6 +212,7 @@ def plan_improve(
     instruction = request.prompt
     if request.continue_branch:
         instruction = chained_instruction(request.prompt, request.history, branch)
+    choice = request.context or resolve_context(settings)
     planned = plan(
         repo,
         settings,
@@ -225,8 +223,8 @@ def plan_improve(
         model=request.model,
         images=request.images,
         max_file_bytes=request.max_file_bytes,
-        context=request.context or resolve_context(settings),
-        request=request.context_request,
+        context=choice,
+        request=choice.ranked_by,
         progress=None if console.quiet else terminal_progress(),
     )
     if not request.from_worktree:

@@ -31,13 +31,16 @@ class ContextChoice:
     """How the context is chosen: everything (``all``) or a selection within ``tokens``.
 
     ``rounds``: how many times the model may ask for more. ``pins``: (path, line) places that
-    are shown whatever the ranking says (heal's failing output names them).
+    are shown whatever the ranking says (heal's failing output names them). ``ranked_by``: the
+    text the selection is ranked by when it is not the prompt (the Action ranks by the issue's
+    own words, not by the wrapping that tells the model how to treat them).
     """
 
     all: bool = False
     tokens: int = DEFAULT_BUDGET
     rounds: int = DEFAULT_ROUNDS
     pins: tuple[tuple[str, int], ...] = ()
+    ranked_by: str | None = None
 
 
 def resolve_context(
@@ -47,6 +50,7 @@ def resolve_context(
     tokens: int | None = None,
     rounds: int | None = None,
     pins: Sequence[tuple[str, int]] = (),
+    ranked_by: str | None = None,
 ) -> ContextChoice:
     """The choice from the flags given (None: not given) and the configuration."""
     value = settings.get(
@@ -65,7 +69,7 @@ def resolve_context(
     )
     if not 0 <= asks <= MAX_ROUNDS:
         raise ConfigError(f"gpte.contextRounds must be 0 to {MAX_ROUNDS}, got {asks}")
-    return ContextChoice(chosen == "all", budget, asks, tuple(pins))
+    return ContextChoice(chosen == "all", budget, asks, tuple(pins), ranked_by)
 
 
 def _whole(
