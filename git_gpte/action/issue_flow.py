@@ -35,9 +35,8 @@ from .steps import (
     Context,
     Finished,
     add_to_story,
-    default_heal_command,
+    edit_and_heal,
     gate,
-    heal_the_edit,
     identity,
     skip,
 )
@@ -102,7 +101,7 @@ class IssueFlow:
         )
 
         from ..llm.session import Session
-        from ..pipeline.improve import ImproveRequest, run_improve
+        from ..pipeline.improve import ImproveRequest
         from ..pipeline.shown import resolve_context
 
         settings = load_settings(s.workspace, repo.root)
@@ -128,35 +127,7 @@ class IssueFlow:
             base=base_commit,
             meta={"issue": t.number},
         )
-        try:
-            with session:
-                result = run_improve(repo, settings, request, self.ctx.console, session=session)
-                o.context = result.context
-                o.commit = result.commit
-                o.files_changed = list(result.files_changed)
-                o.files_sent = list(result.files_sent)
-                o.applied = result.applied
-                o.refused = list(result.refused)
-                o.problems = list(result.problems)
-                o.model = result.model
-                if s.self_heal:
-                    command = default_heal_command(repo, result.commit, s.heal_command)
-                    if command:
-                        heal_the_edit(
-                            self.ctx,
-                            o,
-                            repo,
-                            settings,
-                            self.status,
-                            command=command,
-                            who=who,
-                            prompt=prompt,
-                            session=session,
-                        )
-                    else:
-                        self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
-        finally:
-            o.usage = session.usage  # also when it failed: the status comment says what it cost
+        edit_and_heal(self.ctx, o, repo, settings, self.status, request, session, who, prompt)
 
         self.status.update(f"pushing {md.code(target)}.")
         remote.push(o.commit, target, expect=expect)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..errors import EXIT_OK, GitHubError, GpteError, RunError
 from ..git import Repository
 from ..git.config import load_settings
@@ -17,12 +15,8 @@ from .gate import check_state
 from .remote import Remote
 from .report import Outcome, summary_markdown, usage_line
 from .status import StatusComment
-from .story import iteration
-
-if TYPE_CHECKING:
-    pass
-
 from .steps import Context, Finished, add_to_story, default_heal_command, gate, heal, identity, skip
+from .story import iteration
 
 
 class PullRequestFlow:

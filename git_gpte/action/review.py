@@ -27,9 +27,8 @@ from .status import StatusComment
 from .steps import (
     Context,
     add_to_story,
-    default_heal_command,
+    edit_and_heal,
     gate,
-    heal_the_edit,
     identity,
     skip,
 )
@@ -193,7 +192,7 @@ class ReviewFlow:
         self.status.update(f"editing: asking the model for changes to {md.code(t.head_ref)}.")
 
         from ..llm.session import Session
-        from ..pipeline.improve import ImproveRequest, run_improve
+        from ..pipeline.improve import ImproveRequest
         from ..pipeline.shown import resolve_context
 
         settings = load_settings(s.workspace, repo.root)
@@ -218,31 +217,7 @@ class ReviewFlow:
             base=head,
             meta={"pull_request": t.number},
         )
-        try:
-            with session:
-                result = run_improve(repo, settings, request, self.ctx.console, session=session)
-                o.commit, o.model = result.commit, result.model
-                o.files_changed, o.applied = list(result.files_changed), result.applied
-                o.files_sent = list(result.files_sent)
-                o.refused, o.problems = list(result.refused), list(result.problems)
-                if s.self_heal:
-                    command = default_heal_command(repo, result.commit, s.heal_command)
-                    if command:
-                        heal_the_edit(
-                            self.ctx,
-                            o,
-                            repo,
-                            settings,
-                            self.status,
-                            command=command,
-                            who=who,
-                            prompt=prompt,
-                            session=session,
-                        )
-                    else:
-                        self.ctx.say("self-heal: no heal-command and no run.sh; skipped")
-        finally:
-            o.usage = session.usage  # also when it failed: the status comment says what it cost
+        edit_and_heal(self.ctx, o, repo, settings, self.status, request, session, who, prompt)
 
         self.status.update(f"pushing onto {md.code(t.head_ref)}.")
         pushed_or_moved(remote, o.commit, t.head_ref, head)

@@ -29,6 +29,7 @@ from .story import Iteration, has_story, story_head, with_iteration
 if TYPE_CHECKING:
     from ..llm.session import Session
     from ..pipeline.heal import HealResult
+    from ..pipeline.improve import ImproveRequest
 
 TAIL_CHARS = 3000
 
@@ -196,6 +197,51 @@ def heal_the_edit(
     )
     if healed.success and healed.commit:
         o.commit = healed.commit
+
+
+def edit_and_heal(
+    ctx: Context,
+    o: Outcome,
+    repo: Repository,
+    settings: Settings,
+    status: StatusComment,
+    request: ImproveRequest,
+    session: Session,
+    who: tuple[str, str],
+    prompt: str,
+) -> None:
+    """The edit every flow that answers a request makes: improve in ``session``, its result
+    noted in ``o``, then self-heal when configured. ``o.usage`` is set however it ends, so the
+    status comment can say what a failed run cost."""
+    from ..pipeline.improve import run_improve
+
+    try:
+        with session:
+            result = run_improve(repo, settings, request, ctx.console, session=session)
+            o.context = result.context
+            o.commit, o.model = result.commit, result.model
+            o.files_changed, o.applied = list(result.files_changed), result.applied
+            o.files_sent = list(result.files_sent)
+            o.refused, o.problems = list(result.refused), list(result.problems)
+            if not ctx.settings.self_heal:
+                return
+            command = default_heal_command(repo, result.commit, ctx.settings.heal_command)
+            if command:
+                heal_the_edit(
+                    ctx,
+                    o,
+                    repo,
+                    settings,
+                    status,
+                    command=command,
+                    who=who,
+                    prompt=prompt,
+                    session=session,
+                )
+            else:
+                ctx.say("self-heal: no heal-command and no run.sh; skipped")
+    finally:
+        o.usage = session.usage
 
 
 @dataclass
