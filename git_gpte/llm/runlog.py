@@ -310,7 +310,8 @@ class Run:
         self.outcome = outcome
 
     def interrupted(self) -> None:
-        self.finish("interrupted", detail="interrupted by the user (Ctrl-C)")
+        outcome, detail = ending(KeyboardInterrupt())
+        self.finish(outcome, detail=detail)
 
     # ------------------------------------------------------------------ context manager
     def __enter__(self) -> Run:
@@ -322,16 +323,24 @@ class Run:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self.finished:
-            return
-        if exc is None:
-            self.finish("ok")
-        elif isinstance(exc, (KeyboardInterrupt, Interrupted)):
-            self.interrupted()
-        elif isinstance(exc, GpteError):
-            self.finish(outcome_for(exc), detail=exc.render())
-        else:
-            self.finish("error", detail=f"{type(exc).__name__}: {exc}")
+        if not self.finished:
+            outcome, detail = ending(exc)
+            self.finish(outcome, detail=detail)
+
+
+def ending(exc: BaseException | None) -> tuple[str, str | None]:
+    """The outcome and detail recorded for a run whose block ended with ``exc`` (None: it
+    succeeded): one mapping for the run log's own blocks and for sessions."""
+    if exc is None:
+        return "ok", None
+    if isinstance(exc, (KeyboardInterrupt, Interrupted)):
+        if isinstance(exc, Interrupted) and exc.message:
+            return "interrupted", exc.render()
+        return "interrupted", "interrupted (Ctrl-C, SIGTERM or SIGHUP)"
+    if isinstance(exc, GpteError):
+        return outcome_for(exc), exc.render()
+    text = " ".join(str(exc).split())
+    return "error", f"{type(exc).__name__}: {text}"[:2000]
 
 
 def outcome_for(error: BaseException) -> str:

@@ -31,12 +31,11 @@ from types import TracebackType
 from typing import Any
 
 from ..config import Settings
-from ..errors import GpteError, Interrupted
 from ..signals import blocked
 from ..ui import Console
 from .client import LLM
 from .models import ModelInfo
-from .runlog import Run, RunLog, outcome_for
+from .runlog import Run, RunLog, ending
 from .usage import ZERO, Usage
 
 
@@ -109,15 +108,8 @@ class Session:
     ) -> None:
         with blocked():
             try:
-                if exc is None:
-                    self.finish("ok")
-                elif isinstance(exc, (KeyboardInterrupt, Interrupted)):
-                    self.finish("interrupted", detail=_interrupt_detail(exc))
-                elif isinstance(exc, GpteError):
-                    self.finish(outcome_for(exc), detail=exc.render())
-                else:
-                    text = " ".join(str(exc).split())
-                    self.finish("error", detail=f"{type(exc).__name__}: {text}"[:2000])
+                outcome, detail = ending(exc)
+                self.finish(outcome, detail=detail)
             finally:
                 if self.parent is None and self._log is not None:
                     self._log.close()
@@ -219,7 +211,3 @@ class Session:
         return result
 
 
-def _interrupt_detail(exc: BaseException) -> str:
-    if isinstance(exc, Interrupted) and exc.message:
-        return exc.render()
-    return "interrupted (Ctrl-C, SIGTERM or SIGHUP)"
