@@ -85,6 +85,25 @@ class Usage:
 ZERO = Usage()
 
 
+class Spent:
+    """A result that carries a ``usage``, with its parts readable as attributes (what the
+    results' JSON and older callers name ``tokens_in``, ``tokens_out`` and ``cost_usd``)."""
+
+    usage: Usage
+
+    @property
+    def tokens_in(self) -> int:
+        return self.usage.tokens_in
+
+    @property
+    def tokens_out(self) -> int:
+        return self.usage.tokens_out
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.usage.cost_usd
+
+
 def total(usages: Iterable[Usage]) -> Usage:
     """The sum of an iterable of :class:`Usage` (``ZERO`` for none)."""
     result = ZERO

@@ -37,7 +37,7 @@ from ..git import (
 from ..git.branch import check_branch_name, require_new_branch
 from ..git.checkout import check_out_first_commit
 from ..git.paths import paths_in_the_way
-from ..llm.usage import Usage
+from ..llm.usage import Spent, Usage
 from ..prompts.messages import check_prompt, fence_for
 from ..ui import Console
 from .commit import CommitSpec
@@ -71,7 +71,7 @@ class GenerateRequest:
 
 
 @dataclass
-class GenerateResult:
+class GenerateResult(Spent):
     run_id: str
     branch: str
     commit: str
@@ -88,18 +88,6 @@ class GenerateResult:
     # A first commit of the current branch left out of the work tree: the files that are in the
     # way there (the user's, kept as they are); the others can be restored safely.
     in_the_way: list[str] = field(default_factory=list)
-
-    @property
-    def tokens_in(self) -> int:
-        return self.usage.tokens_in
-
-    @property
-    def tokens_out(self) -> int:
-        return self.usage.tokens_out
-
-    @property
-    def cost_usd(self) -> float | None:
-        return self.usage.cost_usd
 
     def to_json(self) -> dict[str, Any]:
         return {

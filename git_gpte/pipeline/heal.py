@@ -26,7 +26,7 @@ from ..config import Settings
 from ..errors import EditError, GpteError, Interrupted, UsageError
 from ..git import Repository, format_message, slugify, summary_line, unique_branch
 from ..git.branch import require_new_branch
-from ..llm.usage import Usage
+from ..llm.usage import Spent, Usage
 from ..prompts.messages import check_prompt
 from ..ui import Console
 from .commit import CommitSpec, commit
@@ -87,7 +87,7 @@ class HealRun:
 
 
 @dataclass
-class HealResult:
+class HealResult(Spent):
     success: bool
     attempts: int
     branch: str | None
@@ -99,18 +99,6 @@ class HealResult:
     run_id: str = ""
     base: str = ""
     model: str = ""
-
-    @property
-    def tokens_in(self) -> int:
-        return self.usage.tokens_in
-
-    @property
-    def tokens_out(self) -> int:
-        return self.usage.tokens_out
-
-    @property
-    def cost_usd(self) -> float | None:
-        return self.usage.cost_usd
 
     def to_json(self) -> dict[str, Any]:
         return {

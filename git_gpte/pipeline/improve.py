@@ -26,7 +26,7 @@ from ..git import (
     unique_branch,
 )
 from ..git.branch import require_new_branch
-from ..llm.usage import ZERO, Usage
+from ..llm.usage import ZERO, Spent, Usage
 from ..prompts.messages import check_prompt
 from ..ui import Console
 from .chain import chained_instruction
@@ -74,7 +74,7 @@ class ImproveRequest:
 
 
 @dataclass
-class ImproveResult:
+class ImproveResult(Spent):
     run_id: str
     branch: str
     commit: str
@@ -90,18 +90,6 @@ class ImproveResult:
     files_sent: list[str] = field(default_factory=list)  # the files the model was shown
     # What the model was sent: mode, budget, files whole or in part, the map, the rounds.
     context: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def tokens_in(self) -> int:
-        return self.usage.tokens_in
-
-    @property
-    def tokens_out(self) -> int:
-        return self.usage.tokens_out
-
-    @property
-    def cost_usd(self) -> float | None:
-        return self.usage.cost_usd
 
     def to_json(self) -> dict[str, Any]:
         return {
