@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 
 from git_gpte.context import pick_segments, select
-from git_gpte.context.index import ensure_indexed, list_candidates
+from git_gpte.context.index import Candidate, ensure_indexed, list_candidates
+from git_gpte.context.pack import pack
 from git_gpte.context.parse import parse_file
+from git_gpte.context.rank import ChunkScore, FileScore, Ranking
 from git_gpte.context.store import FILENAME, IndexStore
+from git_gpte.context.tokens import token_rate
 from git_gpte.git import Repository
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import commit_all, git, make_repo, write_files
@@ -438,3 +441,61 @@ def test_bad_budget_in_git_config_is_one_line(tmp_path: Path) -> None:
     res = run_gpte("context", "discount", cwd=root)
     assert res.returncode != 0 and len(res.stderr.strip().splitlines()) == 1
     assert "lots" in res.stderr
+
+
+def test_an_excerpt_of_a_top_file_comes_with_its_module_header(tmp_path: Path) -> None:
+    # Every function matches the request better than the header does; the header (imports,
+    # constants) is sent with the first excerpt all the same.
+    header = '"""Redirect helpers."""\nimport os\nimport re\nimport sys\n\nLIMIT = 3\n\n\n'
+    body = "".join(
+        f"def redirect_step_{i}(url):\n    '''Follow one redirect.'''\n"
+        f"    return url.replace('http', 'https') * {i}\n\n\n"
+        for i in range(40)
+    )
+    repo = _repo(tmp_path, {"web/redirects.py": header + body})
+    sel = select(repo, repo.resolve_commit("HEAD"), "redirect steps loop", 300)
+    pick = sel.picks[0]
+    assert not pick.whole and pick.tokens <= 300
+    assert pick.ranges[0].start == 1
+    text = "\n".join(s.text for s in pick_segments(repo, pick))
+    assert "import re" in text and "LIMIT = 3" in text and "def redirect_step_" in text
+
+
+def test_a_good_file_sent_in_part_is_completed_before_lesser_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Ranked: top.py (sent whole up front), two chunks of a.py, then many chunks of lesser
+    # files, then the rest of a.py. The first round of chunks ends at three quarters of the
+    # budget; a.py's rest is then cheap against what is left, so a.py goes whole before the
+    # lesser chunks take the rest.
+    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
+    token_rate.cache_clear()
+
+    def source(prefix: str, count: int, pad: int) -> str:
+        return "".join(
+            f"def {prefix}_{i}(value):\n    return value + {i}  # {'x' * pad}\n\n\n"
+            for i in range(count)
+        )
+
+    def scored(path: str, text: str, score: float) -> FileScore:
+        record = parse_file(path, text)
+        cand = Candidate(path, "0" * 40, len(text.encode()))
+        return FileScore(cand, record, score=score)
+
+    top = scored("top.py", source("main", 2, 20), 1.0)
+    part = scored("a.py", "import os\n\n\n" + source("step", 8, 200), 0.4)
+    others = [scored(f"o{n}.py", source(f"other{n}", 20, 150), 0.3) for n in range(4)]
+    assert part.record is not None and top.record is not None
+    chunks = [ChunkScore(part, i, 0.9 - 0.01 * i, []) for i in range(3)]
+    chunks += [
+        ChunkScore(f, i, 0.5 - 0.001 * (20 * n + i), [])
+        for n, f in enumerate(others)
+        for i in range(len(f.record.chunks) if f.record else 0)
+    ]
+    chunks += [ChunkScore(part, i, 0.05, []) for i in range(3, len(part.record.chunks))]
+    ranking = Ranking([top, part, *others], chunks)
+    picks, _ = pack(ranking, 4000)
+    by_path = {p.path: p for p in picks}
+    assert by_path["top.py"].whole and by_path["a.py"].whole
+    assert sum(p.tokens for p in picks) <= 4000
+    token_rate.cache_clear()

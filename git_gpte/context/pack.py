@@ -2,10 +2,16 @@
 
 Order of spending: the best files whole while each fits in a share of what is left (a whole
 file is the safest context: nothing the edit needs can be missing from it); then the best
-chunks of further files as excerpts, each with its file's module header (imports are where a
-change often starts) and the declaration line of its enclosing class; a file whose excerpts
-come close to its whole size is sent whole instead. What is left of the map's share names the
-next files with their definitions. A chunk is taken whole or not at all.
+chunks of further files as excerpts, in two rounds. The first round takes chunks in rank order
+up to a share of the budget; then the best files sent in part are completed to whole files
+while the rest of each is cheap against what is left (a top file sent densely covers more
+edits than scattered chunks of lesser files: the ranking of files is surer than that of
+chunks); the second round spends the rest on further chunks, and whatever remains completes
+more files. Each excerpt comes with the declaration line of its enclosing class, and the
+excerpts of a file ranked near the best also with its module header (imports change with the
+code that uses them; the model needs them to read the excerpt). A file whose excerpts come
+close to its whole size is sent whole instead. What is left of the map's share names the next
+files with their definitions. A chunk is taken whole or not at all.
 
 Token counts are estimates from byte sizes (``tokens.py``), on the high side: a selection that
 overshoots the real count loses its last lines.
@@ -32,6 +38,7 @@ MAP_SIGNATURES = 12
 # functions, a decorator above one) is then inside what was sent.
 PAD_BEFORE = 1
 PAD_AFTER = 1
+FIRST_ROUND_SHARE = 0.75  # the first round of chunks: this share of the budget
 
 
 @dataclass
@@ -109,20 +116,17 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
         plan.whole = True
         spent += tokens
 
-    for cs in ranking.chunks:
-        if budget - spent < EXCERPT_OVERHEAD * 3:
-            break
-        spent = _add_chunk(plan_for_existing(plans, cs), cs, plans, order, budget, spent)
-
-    # What is left buys whole files for those sent in part, best first.
-    for path in order:
-        plan = plans[path]
-        if plan.whole or not plan.chunks:
-            continue
-        current = plan.cost()
-        if spent - current + plan.file_tokens <= budget:
-            spent += plan.file_tokens - current
-            plan.whole = True
+    # Chunks in two rounds (see the module's docstring), each followed by whole files for the
+    # best files sent in part.
+    for limit in (int(FIRST_ROUND_SHARE * budget), budget):
+        for cs in ranking.chunks:
+            if limit - spent < EXCERPT_OVERHEAD * 3:
+                break
+            spent = _add_chunk(plan_for_existing(plans, cs), cs, plans, order, limit, spent, top)
+            got = plans.get(cs.file.cand.path)
+            if limit < budget and (got is None or not (got.whole or cs.index in got.chunks)):
+                break  # the first round is the best chunks in order, none skipped
+        spent = _upgrade(plans, order, budget, spent, WHOLE_SHARE if limit < budget else 1.0)
 
     picks = [_to_pick(plans[p]) for p in order if plans[p].whole or plans[p].chunks]
     chosen = {p.path for p in picks}
@@ -140,6 +144,23 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
     return picks, entries
 
 
+def _upgrade(
+    plans: dict[str, _FilePlan], order: list[str], budget: int, spent: int, share: float = 1.0
+) -> int:
+    """Whole files, best first, for files sent in part, each while the rest of it costs at most
+    ``share`` of the budget left."""
+    for path in sorted(order, key=lambda p: -plans[p].fs.score):
+        plan = plans[path]
+        if plan.whole or not plan.chunks:
+            continue
+        current = plan.cost()
+        extra = plan.file_tokens - current
+        if extra <= share * (budget - spent):
+            spent += plan.file_tokens - current
+            plan.whole = True
+    return spent
+
+
 def plan_for_existing(plans: dict[str, _FilePlan], cs: ChunkScore) -> _FilePlan | None:
     return plans.get(cs.file.cand.path)
 
@@ -151,6 +172,7 @@ def _add_chunk(
     order: list[str],
     budget: int,
     spent: int,
+    top: float = 0.0,
 ) -> int:
     """Try to add one chunk (with its file's header and its class line); returns the spend."""
     if plan is not None and (plan.whole or cs.index in plan.chunks):
@@ -169,6 +191,18 @@ def _add_chunk(
     if spent + cost > budget:
         trial.chunks, trial.lines = saved
         return spent
+    if (
+        cs.file.score >= WHOLE_MIN_RATIO * top
+        and rec.chunks[0].kind == "header"
+        and 0 not in trial.chunks
+    ):
+        # A file ranked near the best: its module header goes with its first excerpt.
+        trial.chunks.add(0)
+        with_header = trial.cost() - before
+        if spent + with_header > budget:
+            trial.chunks.discard(0)
+        else:
+            cost = with_header
     spent += cost
     label = rec.chunks[cs.index].name or rec.chunks[cs.index].kind
     trial.reasons.append(f"{label}: {'; '.join(cs.reasons) or 'in a relevant file'}")
