@@ -5,14 +5,36 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from ..git.repo import Repository
 from .index import ensure_indexed, list_candidates
 from .model import ContextSelection, SymbolLocation
 from .pack import pack
-from .rank import rank
+from .parse import FileRecord
+from .rank import Ranking, rank
 from .rules import DEFAULT_MAX_FILE_BYTES
 from .store import IndexStore
+
+T = TypeVar("T")
+
+
+def _with_index(repo: Repository, work: Callable[[IndexStore], T]) -> T:
+    """``work`` on the repository's index; an index SQLite cannot read is moved aside and
+    ``work`` runs once more on a fresh one (a broken index is rebuilt, never fatal)."""
+    directory = repo.state_dir()
+    for attempt in range(2):
+        store = IndexStore(directory)
+        try:
+            return work(store)
+        except sqlite3.DatabaseError:
+            if attempt:
+                raise
+            store.close()
+            IndexStore.discard(directory)
+        finally:
+            store.close()
+    raise AssertionError("unreachable: the second attempt returns or raises")
 
 
 def run_select(
@@ -30,21 +52,12 @@ def run_select(
         repo, commit, pathspecs, max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES
     )
     map_budget = int(budget * max(0.0, min(map_share, 0.5)))
-    directory = repo.state_dir()
-    for attempt in range(2):
-        store = IndexStore(directory)
-        try:
-            ensure_indexed(repo, store, candidates.files, progress)
-            ranking = rank(store, candidates.files, request)
-        except sqlite3.DatabaseError:
-            store.close()
-            if attempt:
-                raise
-            IndexStore.discard(directory)
-            continue
-        finally:
-            store.close()
-        break
+
+    def work(store: IndexStore) -> Ranking:
+        ensure_indexed(repo, store, candidates.files, progress)
+        return rank(store, candidates.files, request)
+
+    ranking = _with_index(repo, work)
     skipped = dict(candidates.skipped)
     for path in ranking.binary:
         skipped[path] = "binary or not UTF-8"
@@ -74,22 +87,13 @@ def run_locate(
     )
     by_key = {c.key: c for c in candidates.files}
     simple = sorted({name.rsplit(".", 1)[-1] for name in names if name})
-    directory = repo.state_dir()
-    for attempt in range(2):
-        store = IndexStore(directory)
-        try:
-            ensure_indexed(repo, store, candidates.files)
-            definers = store.definers(simple, set(by_key))
-            records = store.records(sorted({k for keys in definers.values() for k in keys}))
-        except sqlite3.DatabaseError:
-            store.close()
-            if attempt:
-                raise
-            IndexStore.discard(directory)
-            continue
-        finally:
-            store.close()
-        break
+
+    def work(store: IndexStore) -> tuple[dict[str, list[str]], dict[str, FileRecord]]:
+        ensure_indexed(repo, store, candidates.files)
+        definers = store.definers(simple, set(by_key))
+        return definers, store.records(sorted({k for keys in definers.values() for k in keys}))
+
+    definers, records = _with_index(repo, work)
     found: dict[str, list[SymbolLocation]] = {}
     for name in names:
         short = name.rsplit(".", 1)[-1]
