@@ -395,6 +395,16 @@ def test_a_path_named_in_the_request_comes_first(tmp_path: Path) -> None:
     assert any("named in the request" in r for r in sel.picks[0].reasons)
 
 
+def test_a_quoted_word_naming_a_module_comes_first(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, PY_FILES)
+    sel = select(repo, repo.resolve_commit("HEAD"), "add type hints in `shipping`", 4000)
+    assert _paths(sel)[0] == "shop/shipping.py"
+    assert "named in the request (shipping)" in sel.picks[0].reasons
+    # unquoted, the same word is only a word
+    plain = select(repo, repo.resolve_commit("HEAD"), "add type hints in shipping", 4000)
+    assert not any("named in the request" in r for r in plain.picks[0].reasons)
+
+
 def test_a_rename_reaches_the_files_that_use_the_name(tmp_path: Path) -> None:
     repo = _repo(tmp_path, PY_FILES)
     sel = select(repo, repo.resolve_commit("HEAD"), "rename apply_discount to discounted", 4000)

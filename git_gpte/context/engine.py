@@ -7,12 +7,15 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from ..errors import GitCommandError
+from ..git.history import RecentChanges
 from ..git.repo import Repository
 from .index import ensure_indexed, list_candidates
 from .model import ContextSelection, SymbolLocation
 from .pack import pack
 from .parse import FileRecord
 from .rank import Ranking, rank
+from .recency import DEPTH, file_weights
 from .rules import DEFAULT_MAX_FILE_BYTES
 from .store import IndexStore
 
@@ -37,6 +40,15 @@ def _with_index(repo: Repository, work: Callable[[IndexStore], T]) -> T:
     raise AssertionError("unreachable: the second attempt returns or raises")
 
 
+def _history(repo: Repository, commit: str) -> RecentChanges:
+    """What the latest commits changed; nothing when git cannot tell (a shallow or odd
+    history is no reason to fail a selection)."""
+    try:
+        return repo.recent_changes(commit, DEPTH)
+    except GitCommandError:
+        return RecentChanges()
+
+
 def run_select(
     repo: Repository,
     commit: str,
@@ -53,9 +65,13 @@ def run_select(
     )
     map_budget = int(budget * max(0.0, min(map_share, 0.5)))
 
+    history = _history(repo, commit)
+
     def work(store: IndexStore) -> Ranking:
         ensure_indexed(repo, store, candidates.files, progress)
-        return rank(store, candidates.files, request)
+        return rank(
+            store, candidates.files, request, file_weights(history.commits), history.lines
+        )
 
     ranking = _with_index(repo, work)
     skipped = dict(candidates.skipped)

@@ -7,9 +7,11 @@
    every version of every file ever seen, and its tokenizer does not split identifiers. Why not
    bm25s: importing it and numpy costs ~0.16 s per run, a third of the per-request time target,
    for a few hundred multiplications.)
-2. **Direct mentions**: a path, file name or dotted module named in the request, and
-   identifiers the request names that the repository defines (exact spelling), lift their file
-   and the defining chunk.
+2. **Direct mentions**: a path, file name or dotted module named in the request (or a
+   module's name in backticks), and identifiers the request names that the repository defines
+   (exact spelling), lift their file and the defining chunk.
+   **History**: files the latest commits changed get a lift that fades with age, and chunks
+   holding the lines they wrote a bonus; a request often continues that work (recency.py).
 3. **Symbol links**: files are linked by imports (resolved to files) and by use of a name
    another file defines (rare names weigh more); relevance spreads over these links by
    personalised PageRank seeded with the lexical scores, so a caller, a callee or an
@@ -28,7 +30,7 @@ import math
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from . import terms as T
@@ -68,6 +70,8 @@ MEMBER_SPREAD = 0.3  # share of a class header's relevance given to each of its 
 IN_FILE_NORM = 0.6  # share of a chunk's relevance measured against its file's best chunk
 CHUNK_MIX = 0.5  # weight of a chunk's own relevance regardless of its file's
 MAX_DEFINERS = 4  # names defined in more files than this link nothing
+RECENT_BOOST = 1.0  # times a file's recency weight (recency.py): changed by the latest commits
+CHUNK_RECENT_BONUS = 1.0  # bonus (in BM25 units) of a chunk holding lines they wrote
 
 _PATHLIKE = re.compile(r"[\w./\\-]*\w\.\w{1,5}\b|[\w-]+(?:/[\w.-]+)+")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
@@ -128,6 +132,8 @@ def analyse_request(request: str) -> Query:
             weak.add(ident)
     paths = [m.group(0).strip("./\\") for m in _PATHLIKE.finditer(request)]
     paths += [m.group(0) for m in _DOTTED.finditer(request)]
+    # A single quoted word names a module when a file has that stem (`exceptions`).
+    paths += [q + "." for q in quoted if re.fullmatch(r"[A-Za-z_]\w*", q)]
     terms = T.query_terms(request)
     lowered = set(terms)
     lines = [ln for ln in request.strip().splitlines() if ln.strip()]
@@ -150,8 +156,13 @@ def _bm25(tf: float, length: float, avg: float, idf: float) -> float:
 def _mentioned(path: str, mentions: Sequence[str]) -> str | None:
     lower = path.lower()
     no_ext = posixpath.splitext(lower)[0]
+    stem_of = posixpath.basename(no_ext)
     for mention in mentions:
         m = mention.lower().replace("\\", "/")
+        if m.endswith(".") and "/" not in m:
+            if stem_of == m[:-1] and posixpath.splitext(lower)[1] in FILE_EXTENSIONS:
+                return mention[:-1]
+            continue
         if ("/" in m or posixpath.splitext(m)[1]) and (lower == m or lower.endswith("/" + m)):
             return mention
         dotted = m.replace(".", "/")
@@ -290,8 +301,18 @@ def _link_graph(files: list[FileScore]) -> tuple[dict[str, dict[str, float]], di
     return {k: dict(v) for k, v in edges.items()}, why
 
 
-def rank(store: IndexStore, files: Sequence[Candidate], request: str) -> Ranking:
-    """Score every candidate file and the chunks of the best ones."""
+def rank(
+    store: IndexStore,
+    files: Sequence[Candidate],
+    request: str,
+    recent: Mapping[str, float] | None = None,
+    recent_lines: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+) -> Ranking:
+    """Score every candidate file and the chunks of the best ones.
+
+    ``recent`` weighs the files the latest commits changed and ``recent_lines`` gives the
+    lines they wrote (both empty: no history signal).
+    """
     query = analyse_request(request)
     stats = store.stats([c.key for c in files])
     texts = [c for c in files if c.key in stats and stats[c.key].status == "ok"]
@@ -366,6 +387,10 @@ def rank(store: IndexStore, files: Sequence[Candidate], request: str) -> Ranking
             boosts[path] += NAME_BOOST
             fs.reasons.append(f"its name is in the request ({stem})")
 
+    for path, w in (recent or {}).items():
+        if path in scored:
+            boosts[path] += RECENT_BOOST * w
+            scored[path].reasons.append("changed recently")
     for path, fs in scored.items():
         fs.prior = prior(path)
         fs.score = (fs.lexical / top_lex + boosts[path]) * fs.prior
@@ -413,7 +438,7 @@ def rank(store: IndexStore, files: Sequence[Candidate], request: str) -> Ranking
         for f in ordered[:CHUNK_FILES]:
             if f.record is None:
                 f.record = more.get(f.cand.key)
-    chunks = _rank_chunks(ordered[:CHUNK_FILES], query, idf, ident_chunks)
+    chunks = _rank_chunks(ordered[:CHUNK_FILES], query, idf, ident_chunks, recent_lines or {})
     binary = [c.path for c in files if c.key in stats and stats[c.key].status != "ok"]
     return Ranking(ordered, chunks, binary)
 
@@ -423,6 +448,7 @@ def _rank_chunks(
     query: Query,
     file_idf: dict[str, float],
     ident_chunks: dict[str, set[str]],
+    recent_lines: Mapping[str, Sequence[tuple[int, int]]],
 ) -> list[ChunkScore]:
     rows: list[tuple[FileScore, int, float, list[str]]] = []
     all_chunks = [c for f in files if f.record for c in f.record.chunks]
@@ -467,6 +493,10 @@ def _rank_chunks(
                 if used:
                     bonus = CHUNK_USE_BONUS
                     reasons.append(f"uses {min(used)}")
+            spans = recent_lines.get(f.cand.path)
+            if spans and any(s <= chunk.end and chunk.start <= e for s, e in spans):
+                bonus += CHUNK_RECENT_BONUS
+                reasons.append("changed recently")
             rows.append((f, i, lex + bonus, reasons))
     # A class's relevance reaches its members and a member's reaches its class, damped.
     by_key = {(id(f), i): lex for f, i, lex, _ in rows}

@@ -29,6 +29,7 @@ from ..errors import (
 from . import _process
 from ._process import BLOB_WINDOW, BlobReader
 from .env import git_environment
+from .history import RecentChanges, parse_log, parse_new_lines
 
 # Git's own rule for "binary": a NUL byte in the first 8000 bytes.
 BINARY_SNIFF_BYTES = 8000
@@ -320,6 +321,24 @@ class Repository:
             files = tuple(n.strip("\n") for n in names.split("\0") if n.strip("\n"))
             found.append((sha, subject, files))
         return found
+
+    def recent_changes(self, commit: str, depth: int) -> RecentChanges:
+        """What ``commit`` and its first-parent ancestors (at most ``depth`` commits) changed:
+        the paths per commit, and the lines of ``commit`` they wrote (see :mod:`.history`)."""
+        log = self._git(
+            "log", "--first-parent", f"-n{depth}", "--no-renames", "--name-only", "-z",
+            "--diff-merges=first-parent", "--format=%x01%P", commit, "--",
+        )  # fmt: skip
+        commits = parse_log(log)
+        chain = self._git("rev-list", "--first-parent", f"-n{depth + 1}", commit, "--").split()
+        if len(chain) < 2 or not commits:
+            return RecentChanges(commits)
+        diff = self._git(
+            "-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff",
+            "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", chain[-1], commit, "--",
+            strip=False,
+        )  # fmt: skip
+        return RecentChanges(commits, parse_new_lines(diff))
 
     def trailer_values(self, rev: str, key: str, depth: int) -> list[list[str]]:
         """For ``rev`` and its first-parent ancestors (newest first, at most ``depth``): the
