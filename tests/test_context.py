@@ -164,6 +164,53 @@ def test_chunks_partition_the_file_and_never_split_a_definition() -> None:
     assert "decimal" in "\n".join(text.split("\n")[: record.chunks[0].end])
 
 
+def _compat_module() -> str:
+    body = "".join(f"        value = value * {i}\n" for i in range(30))
+    return (
+        "import sys\n\nPY2 = sys.version_info[0] == 2\n\n"
+        "if PY2:\n"
+        "    def to_text(value):\n        return value.decode('utf-8')\n\n"
+        f"    def scale(value):\n{body}        return value\n"
+        "else:\n"
+        "    def to_text(value):\n        return str(value)\n\n"
+        "    def open_stream(name):\n        return open(name, 'rb')\n\n\n"
+        "def after():\n    return None\n"
+    )
+
+
+def test_a_long_statement_holding_definitions_is_chunked_by_them() -> None:
+    text = _compat_module()
+    record = parse_file("compat.py", text)
+    lines = text.split("\n")
+    by_name = {c.name: c for c in record.chunks if c.name}
+    assert {"to_text", "scale", "open_stream", "after"} <= set(by_name)
+    block = record.chunks[by_name["scale"].parent or 0]
+    assert block.kind == "block" and block.signature == "if PY2:"
+    opener = lines.index("    def open_stream(name):") + 1
+    assert by_name["open_stream"].start <= opener <= by_name["open_stream"].end
+    starts = [c.start for c in record.chunks]
+    ends = [c.end for c in record.chunks]
+    assert all(s == e + 1 for s, e in zip(starts[1:], ends[:-1], strict=True))
+    # the same in C: functions inside #ifdef
+    c_body = "".join(f"    x += {i};\n" for i in range(40))
+    c_text = (
+        "#include <stdio.h>\n\n#ifdef _WIN32\n"
+        f"static int win_width(void) {{\n    int x = 0;\n{c_body}    return x;\n}}\n\n"
+        "static int win_height(void) {\n    return 24;\n}\n#endif\n"
+    )
+    c_names = {c.name for c in parse_file("term.c", c_text).chunks}
+    assert {"win_width", "win_height"} <= c_names
+
+
+def test_an_edit_inside_a_compat_block_costs_one_function(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"pkg/compat.py": _compat_module(), **PY_FILES})
+    sel = select(repo, repo.resolve_commit("HEAD"), "open_stream should open text", 150)
+    pick = next(p for p in sel.picks if p.path == "pkg/compat.py")
+    assert not pick.whole
+    opener = _compat_module().split("\n").index("    def open_stream(name):") + 1
+    assert any(r.start <= opener <= r.end for r in pick.ranges)
+
+
 def test_small_budget_sends_excerpts_with_the_file_line_numbers(tmp_path: Path) -> None:
     body = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(60))
     body += "def parse_header_links(value):\n    return value.split(',')\n"

@@ -3,7 +3,9 @@
 Chunks partition the file into pieces that can be sent on their own without cutting a
 definition in half: a module header (docstring, imports, constants before the first
 definition), each top-level function or class, and for a large class or impl block its own
-header (the declaration, docstring and attributes) and each member. Blank lines and comments
+header (the declaration, docstring and attributes) and each member; a long top-level statement
+holding definitions (``if PY2:``, ``try:`` ... ``except ImportError:``, ``#ifdef``) likewise
+(its opening lines, then each definition). Blank lines and comments
 above a definition belong to it (an insertion just before a function lands in that function's
 chunk). Statements between definitions join the next definition when short, or form blocks of
 their own. Languages without a tree-sitter grammar here are cut into paragraphs.
@@ -21,7 +23,8 @@ from typing import Any
 from . import terms as T
 from .languages import SPECS, LanguageSpec, language_of
 
-# A class/impl/module longer than this is split into its header and members.
+# A class/impl/module (or a statement holding definitions) longer than this is split into its
+# header and members.
 SPLIT_CONTAINER_LINES = 40
 # Statements between definitions longer than this (non-blank lines) stand as a block.
 GAP_BLOCK_LINES = 12
@@ -235,6 +238,40 @@ def _unit(node: Any, spec: LanguageSpec, lines: list[str], floor: int, top: bool
     return _Unit(start, end, kind, name, _first_line(lines, sig_line), sig_line, members)
 
 
+def _nested_definitions(node: Any, spec: LanguageSpec, depth: int = 0) -> list[Any]:
+    """Definitions inside a statement (``if``/``try``/``#ifdef`` bodies), not inside others."""
+    found: list[Any] = []
+    for child in node.named_children:
+        if _definition(child, spec) is not None:
+            found.append(child)
+        elif depth < 3 and child.named_child_count:
+            found.extend(_nested_definitions(child, spec, depth + 1))
+    return found
+
+
+def _compound_unit(node: Any, spec: LanguageSpec, lines: list[str], floor: int) -> _Unit | None:
+    """A long top-level statement that holds definitions (``if PY2: def ...``, ``try: ...
+    except ImportError: def ...``, ``#ifdef``) as a block whose definitions are chunks of
+    their own, like a class's methods: otherwise the whole statement is one chunk that no
+    small budget can take."""
+    start = node.start_point[0] + 1
+    end = node.end_point[0] + 1
+    if node.end_point[1] == 0 and end > start:
+        end -= 1
+    if start <= floor or end - start + 1 <= SPLIT_CONTAINER_LINES:
+        return None
+    members: list[_Unit] = []
+    prev_end = start
+    for child in _nested_definitions(node, spec):
+        sub = _unit(child, spec, lines, prev_end, top=False)
+        if sub is not None and sub.start > prev_end and sub.end <= end:
+            members.append(sub)
+            prev_end = sub.end
+    if not members:
+        return None
+    return _Unit(start, end, "block", "", _first_line(lines, start), start, members)
+
+
 def _chunk(
     lines: list[str],
     start: int,
@@ -288,7 +325,7 @@ def _tree_chunks(lines: list[str], root: Any, spec: LanguageSpec) -> list[Chunk]
     statements: list[tuple[int, int]] = []  # top-level non-definition spans
     floor = 0
     for node in root.named_children:
-        unit = _unit(node, spec, lines, floor, top=True)
+        unit = _unit(node, spec, lines, floor, top=True) or _compound_unit(node, spec, lines, floor)
         if unit is not None and unit.start > floor:
             units.append(unit)
             floor = unit.end
@@ -361,7 +398,7 @@ def _tree_chunks(lines: list[str], root: Any, spec: LanguageSpec) -> list[Chunk]
                         sub_cursor,
                         m_end,
                         member.kind,
-                        f"{unit.name}.{member.name}",
+                        f"{unit.name}.{member.name}" if unit.name else member.name,
                         parent,
                         member.signature,
                         member.line,
