@@ -60,9 +60,12 @@ GRAPH_FILE_LIMIT = 3000  # above this, only the best lexical files and their lin
 CHUNK_FILES = 40  # files whose chunks are scored
 # A chunk's score: (file score / best file score) ** FILE_EXPONENT * (BASE + chunk relevance),
 # relevance being the chunk's BM25 over the best chunk's; a file's module header gets a
-# higher BASE (imports change with the code that uses them).
+# higher BASE (imports change with the code that uses them). A chunk that matches nothing keeps
+# only a trace of its file's score: it orders such chunks by file, but the matching chunks of
+# other good files come first (a top file's unrelated functions are not worth its neighbours'
+# relevant ones; whole files, not stray chunks, serve a vague request).
 FILE_EXPONENT = 1.0
-CHUNK_BASE = 0.1
+CHUNK_BASE = 0.01
 HEADER_BASE = 0.35
 CHUNK_IDF = True
 CHUNK_USE_BONUS = 0.5  # bonus (in BM25 units) of a chunk using a named identifier
