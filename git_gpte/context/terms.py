@@ -15,8 +15,9 @@ from collections import Counter
 from collections.abc import Iterable
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Boundaries inside an identifier: lower->Upper, ACRONYMWord, letter<->digit.
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Boundaries inside an identifier: lower->Upper, ACRONYMWord, letter<->digit. An acronym's
+# plural is one word (``URLs``, ``APIs``: not ``UR`` + ``Ls``).
+_CAMEL = re.compile(r"[A-Z]+s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 # English function words, and the receiver names every method repeats. Language keywords are
 # kept: a request about "a useless try" or "async handlers" means them, and BM25's IDF already
