@@ -15,6 +15,11 @@ cover <= 3k, median <= 0.5 s per run with a warm index, p90 <= 1 s, first run <=
     python bench/context.py --mirror-root ROOT --limit 10 --repo click
     python bench/context.py --mirror-root ROOT --in-process        # quick: no process per run
 
+Tokens are o200k (as in the reference rows) when tiktoken finds o200k_base in its cache, both for
+the scorer and for ``git gpte context``'s budget; offline, put the encoding file (named by the
+SHA-1 of its download URL, as tiktoken caches it) in a directory and point ``TIKTOKEN_CACHE_DIR``
+at it. Otherwise both count UTF-8 bytes / 4 and say so.
+
 ``--in-process`` calls the selection API directly and scores it with score.py's own charging
 and coverage functions: the same numbers without start-up and index-loading time (for
 iterating; the figures to report come from the default mode).
@@ -235,20 +240,12 @@ def main() -> int:
     parser.add_argument("--repo", action="append", default=[])
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--tokenizer", default="auto", choices=["auto", "o200k", "bytes4"])
-    parser.add_argument(
-        "--as-o200k",
-        action="store_true",
-        help="select as if budgets were o200k tokens (GPTE_CONTEXT_TOKENIZER=o200k): the "
-        "like-for-like comparison with the reference rows when the scorer counts bytes / 4",
-    )
     parser.add_argument("--in-process", action="store_true", help="call the API, no subprocess")
     parser.add_argument("--no-cover", action="store_true", help="skip tokens-to-cover")
     parser.add_argument("--work", help="keep the task repositories here")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per task")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    if args.as_o200k:
-        os.environ["GPTE_CONTEXT_TOKENIZER"] = "o200k"
     score = load_scorer(args.locbench)
     anchors = json.loads((args.locbench / "anchors-public.json").read_text())
     tasks = score.load_tasks(str(args.locbench / "tasks-public.jsonl"), args.repo, args.limit)
