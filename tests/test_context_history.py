@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+import git_gpte.git.repo as repo_module
 from git_gpte.context import select
 from git_gpte.context.recency import file_weights
 from git_gpte.git import Repository
@@ -91,3 +94,18 @@ def test_cli_shows_the_history_reason_and_survives_a_shallow_clone(tmp_path: Pat
     result = run_gpte("context", "--format", "lines", "--tokens", "700", "fix it", cwd=shallow)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
+
+
+def test_new_files_get_no_lines_and_a_sweeping_change_none_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, repo = _two_commits(tmp_path)
+    write_files(root, {"pkg/epsilon.py": "def epsilon():\n    return 5\n"})
+    commit_all(root, "add epsilon")
+    changes = repo.recent_changes(repo.resolve_commit("HEAD"), 5)
+    assert changes.commits[0] == ("pkg/epsilon.py",)
+    assert "pkg/epsilon.py" not in changes.lines  # every line of a new file is no hint
+    assert "pkg/gamma.py" in changes.lines
+    monkeypatch.setattr(repo_module, "MAX_RECENT_PATHS", 1)
+    sweeping = repo.recent_changes(repo.resolve_commit("HEAD"), 5)
+    assert sweeping.commits == changes.commits and sweeping.lines == {}

@@ -31,6 +31,8 @@ from ._process import BLOB_WINDOW, BlobReader
 from .env import git_environment
 from .history import RecentChanges, parse_log, parse_new_lines
 
+MAX_RECENT_PATHS = 300
+
 # Git's own rule for "binary": a NUL byte in the first 8000 bytes.
 BINARY_SNIFF_BYTES = 8000
 
@@ -324,19 +326,21 @@ class Repository:
 
     def recent_changes(self, commit: str, depth: int) -> RecentChanges:
         """What ``commit`` and its first-parent ancestors (at most ``depth`` commits) changed:
-        the paths per commit, and the lines of ``commit`` they wrote (see :mod:`.history`)."""
+        the paths per commit, and the lines of ``commit`` they wrote in files that existed
+        before them (see :mod:`.history`). Lines are left out when the commits touched more
+        than ``MAX_RECENT_PATHS`` paths (a vendored update, a reformat)."""
         log = self._git(
             "log", "--first-parent", f"-n{depth}", "--no-renames", "--name-only", "-z",
             "--diff-merges=first-parent", "--format=%x01%P", commit, "--",
         )  # fmt: skip
         commits = parse_log(log)
         chain = self._git("rev-list", "--first-parent", f"-n{depth + 1}", commit, "--").split()
-        if len(chain) < 2 or not commits:
-            return RecentChanges(commits)
+        if len(chain) < 2 or not commits or sum(map(len, commits)) > MAX_RECENT_PATHS:
+            return RecentChanges(commits)  # a sweeping change marks no lines worth a lift
         diff = self._git(
             "-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff",
-            "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", chain[-1], commit, "--",
-            strip=False,
+            "--no-renames", "--diff-filter=M", "--src-prefix=a/", "--dst-prefix=b/",
+            chain[-1], commit, "--", strip=False,
         )  # fmt: skip
         return RecentChanges(commits, parse_new_lines(diff))
 
