@@ -96,7 +96,7 @@ def test_cli_shows_the_history_reason_and_survives_a_shallow_clone(tmp_path: Pat
     assert result.stdout.strip()
 
 
-def test_new_files_get_no_lines_and_a_sweeping_change_none_at_all(
+def test_a_new_file_is_all_recent_and_a_sweeping_change_marks_no_lines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root, repo = _two_commits(tmp_path)
@@ -104,7 +104,7 @@ def test_new_files_get_no_lines_and_a_sweeping_change_none_at_all(
     commit_all(root, "add epsilon")
     changes = repo.recent_changes(repo.resolve_commit("HEAD"), 5)
     assert changes.commits[0] == ("pkg/epsilon.py",)
-    assert "pkg/epsilon.py" not in changes.lines  # every line of a new file is no hint
+    assert changes.lines["pkg/epsilon.py"] == ((1, 2),)  # just written: where work goes on
     assert "pkg/gamma.py" in changes.lines
     monkeypatch.setattr(repo_module, "MAX_RECENT_PATHS", 1)
     sweeping = repo.recent_changes(repo.resolve_commit("HEAD"), 5)

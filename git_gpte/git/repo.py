@@ -326,9 +326,9 @@ class Repository:
 
     def recent_changes(self, commit: str, depth: int) -> RecentChanges:
         """What ``commit`` and its first-parent ancestors (at most ``depth`` commits) changed:
-        the paths per commit, and the lines of ``commit`` they wrote in files that existed
-        before them (see :mod:`.history`). Lines are left out when the commits touched more
-        than ``MAX_RECENT_PATHS`` paths (a vendored update, a reformat)."""
+        the paths per commit, and the lines of ``commit`` they wrote (see :mod:`.history`).
+        Lines are left out when the commits touched more than ``MAX_RECENT_PATHS`` paths (a
+        vendored update, a reformat: no hint of where work goes on)."""
         log = self._git(
             "log", "--first-parent", f"-n{depth}", "--no-renames", "--name-only", "-z",
             "--diff-merges=first-parent", "--format=%x01%P", commit, "--",
@@ -339,8 +339,8 @@ class Repository:
             return RecentChanges(commits)  # a sweeping change marks no lines worth a lift
         diff = self._git(
             "-c", "core.quotePath=false", "diff", "-U0", "--no-color", "--no-ext-diff",
-            "--no-renames", "--diff-filter=M", "--src-prefix=a/", "--dst-prefix=b/",
-            chain[-1], commit, "--", strip=False,
+            "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", chain[-1], commit, "--",
+            strip=False,
         )  # fmt: skip
         return RecentChanges(commits, parse_new_lines(diff))
 
