@@ -556,3 +556,31 @@ def test_a_good_file_sent_in_part_is_completed_before_lesser_chunks(
     assert by_path["top.py"].whole and by_path["a.py"].whole
     assert sum(p.tokens for p in picks) <= 4000
     token_rate.cache_clear()
+
+
+def test_a_small_file_among_the_best_goes_whole_behind_a_big_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # big.py outranks everything, is too large to send whole, and its chunks alone could fill
+    # the budget; tiny.py, ranked behind it, costs little: it goes whole before any chunk.
+    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
+    token_rate.cache_clear()
+
+    def scored(path: str, text: str, score: float) -> FileScore:
+        record = parse_file(path, text)
+        return FileScore(Candidate(path, "0" * 40, len(text.encode())), record, score=score)
+
+    body = "".join(
+        f"def step_{i}(value):\n    return value + {i}  # {'x' * 80}\n\n\n" for i in range(200)
+    )
+    big = scored("big.py", body, 1.0)
+    tiny = scored("tiny.py", "TAX = 0.2\n\n\ndef with_tax(amount):\n    return amount * 1.2\n", 0.4)
+    assert big.record is not None and tiny.record is not None
+    chunks = [ChunkScore(big, i, 1.0 - 0.001 * i, []) for i in range(len(big.record.chunks))]
+    chunks += [ChunkScore(tiny, i, 0.01, []) for i in range(len(tiny.record.chunks))]
+    picks, _ = pack(Ranking([big, tiny], chunks), 3000)
+    by_path = {p.path: p for p in picks}
+    assert not by_path["big.py"].whole
+    assert by_path["tiny.py"].whole
+    assert sum(p.tokens for p in picks) <= 3000
+    token_rate.cache_clear()

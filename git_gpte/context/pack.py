@@ -1,17 +1,17 @@
 """Packing ranked files and chunks into a token budget.
 
 Order of spending: the best files whole while each fits in a share of what is left (a whole
-file is the safest context: nothing the edit needs can be missing from it); then the best
-chunks of further files as excerpts, in two rounds. The first round takes chunks in rank order
-up to a share of the budget; then the best files sent in part are completed to whole files
-while the rest of each is cheap against what is left (a top file sent densely covers more
-edits than scattered chunks of lesser files: the ranking of files is surer than that of
-chunks); the second round spends the rest on further chunks, and whatever remains completes
-more files. Each excerpt comes with the declaration line of its enclosing class, and the
-excerpts of a file ranked near the best also with its module header (imports change with the
-code that uses them; the model needs them to read the excerpt). A file whose excerpts come
-close to its whole size is sent whole instead. What is left of the map's share names the next
-files with their definitions. A chunk is taken whole or not at all.
+file is the safest context: nothing the edit needs can be missing from it), and small files
+among the next best; then the best chunks of further files as excerpts, in two rounds. The
+first round takes chunks in rank order up to a share of the budget; then the best files sent in
+part are completed to whole files while the rest of each is cheap against what is left (a top
+file sent densely covers more edits than scattered chunks of lesser files: the ranking of files
+is surer than that of chunks); the second round spends the rest on further chunks, and whatever
+remains completes more files. Each excerpt comes with the declaration line of its enclosing
+class, and the excerpts of a file ranked near the best also with its module header (imports
+change with the code that uses them; the model needs them to read the excerpt). A file whose
+excerpts come close to its whole size is sent whole instead. What is left of the map's share
+names the next files with their definitions. A chunk is taken whole or not at all.
 
 Token counts are estimates from byte sizes (``tokens.py``), on the high side: a selection that
 overshoots the real count loses its last lines.
@@ -38,6 +38,10 @@ MAP_SIGNATURES = 12
 # functions, a decorator above one) is then inside what was sent.
 PAD_BEFORE = 1
 PAD_AFTER = 1
+# After that, small files (SMALL_FILE_SHARE of the budget each) among the best SMALL_SCAN go
+# whole too, up to SMALL_TOTAL of the budget: cheap, and excerpts of them would save little.
+SMALL_SCAN = 10
+SMALL_TOTAL = 0.15
 FIRST_ROUND_SHARE = 0.75  # the first round of chunks: this share of the budget
 
 
@@ -115,6 +119,15 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
         plan = plan_for(fs)
         plan.whole = True
         spent += tokens
+    small_spent = 0
+    for fs in files[:SMALL_SCAN]:
+        if fs.cand.path in plans:
+            continue
+        tokens = estimate_tokens(fs.record.nbytes if fs.record else fs.cand.size)
+        if tokens <= SMALL_FILE_SHARE * budget and small_spent + tokens <= SMALL_TOTAL * budget:
+            plan_for(fs).whole = True
+            spent += tokens
+            small_spent += tokens
 
     # Chunks in two rounds (see the module's docstring), each followed by whole files for the
     # best files sent in part.
