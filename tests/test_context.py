@@ -518,6 +518,13 @@ def test_an_excerpt_of_a_top_file_comes_with_its_module_header(tmp_path: Path) -
     assert "import re" in text and "LIMIT = 3" in text and "def redirect_step_" in text
 
 
+def _scored(path: str, text: str, score: float) -> FileScore:
+    """A ranked file built from text, for packing tests that set the ranking by hand."""
+    return FileScore(
+        Candidate(path, "0" * 40, len(text.encode())), parse_file(path, text), score=score
+    )
+
+
 def test_a_good_file_sent_in_part_is_completed_before_lesser_chunks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -534,11 +541,7 @@ def test_a_good_file_sent_in_part_is_completed_before_lesser_chunks(
             for i in range(count)
         )
 
-    def scored(path: str, text: str, score: float) -> FileScore:
-        record = parse_file(path, text)
-        cand = Candidate(path, "0" * 40, len(text.encode()))
-        return FileScore(cand, record, score=score)
-
+    scored = _scored
     top = scored("top.py", source("main", 2, 20), 1.0)
     part = scored("a.py", "import os\n\n\n" + source("step", 8, 200), 0.4)
     others = [scored(f"o{n}.py", source(f"other{n}", 20, 150), 0.3) for n in range(4)]
@@ -566,10 +569,7 @@ def test_a_small_file_among_the_best_goes_whole_behind_a_big_one(
     monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
     token_rate.cache_clear()
 
-    def scored(path: str, text: str, score: float) -> FileScore:
-        record = parse_file(path, text)
-        return FileScore(Candidate(path, "0" * 40, len(text.encode())), record, score=score)
-
+    scored = _scored
     body = "".join(
         f"def step_{i}(value):\n    return value + {i}  # {'x' * 80}\n\n\n" for i in range(200)
     )
