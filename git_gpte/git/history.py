@@ -17,8 +17,8 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 @dataclass(frozen=True)
 class RecentChanges:
     """The paths each of the latest commits changed (newest first; root commits, which add
-    everything at once, are left out), and the line ranges of the newest commit that they
-    wrote (1-based, inclusive; a deletion marks the two lines around the gap)."""
+    everything at once, are left out), and the lines those commits wrote, numbered as in the
+    newest one (1-based, inclusive; a deletion marks the two lines around the gap)."""
 
     commits: tuple[tuple[str, ...], ...] = ()
     lines: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
