@@ -584,3 +584,28 @@ def test_a_small_file_among_the_best_goes_whole_behind_a_big_one(
     assert by_path["tiny.py"].whole
     assert sum(p.tokens for p in picks) <= 3000
     token_rate.cache_clear()
+
+
+def test_a_file_among_the_best_three_goes_whole_up_to_an_eighth_of_the_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # mid.py and lesser.py cost ~10% of the budget each: whole for the second-best file, not
+    # for the fifth, whose excerpts must earn their place like any other file's.
+    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
+    token_rate.cache_clear()
+    big_text = "".join(
+        f"def step_{i}(v):\n    return v + {i}  # {'x' * 80}\n\n\n" for i in range(200)
+    )
+    mid_text = "".join(
+        f"def mid_{i}(v):\n    return v * {i}  # {'y' * 40}\n\n\n" for i in range(15)
+    )
+    big = _scored("big.py", big_text, 1.0)
+    mid = _scored("mid.py", mid_text, 0.6)
+    others = [_scored(f"other{n}.py", big_text, 0.55) for n in range(2)]
+    lesser = _scored("lesser.py", mid_text.replace("mid_", "low_"), 0.5)
+    assert big.record is not None
+    chunks = [ChunkScore(big, i, 1.0 - 0.001 * i, []) for i in range(len(big.record.chunks))]
+    picks, _ = pack(Ranking([big, mid, *others, lesser], chunks), 3000)
+    assert {p.path for p in picks if p.whole} == {"mid.py"}
+    assert sum(p.tokens for p in picks) <= 3000
+    token_rate.cache_clear()

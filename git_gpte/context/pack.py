@@ -38,10 +38,13 @@ MAP_SIGNATURES = 12
 # functions, a decorator above one) is then inside what was sent.
 PAD_BEFORE = 1
 PAD_AFTER = 1
-# After that, small files (SMALL_FILE_SHARE of the budget each) among the best SMALL_SCAN go
-# whole too, up to SMALL_TOTAL of the budget: cheap, and excerpts of them would save little.
+# After that, small files among the best SMALL_SCAN go whole too (each up to SMALL_FILE_SHARE
+# of the budget, or TOP_SMALL_SHARE among the best TOP_SMALL_RANKS; SMALL_TOTAL in all): cheap,
+# and excerpts of them would save little.
 SMALL_SCAN = 10
 SMALL_TOTAL = 0.15
+TOP_SMALL_SHARE = 0.12
+TOP_SMALL_RANKS = 3
 FIRST_ROUND_SHARE = 0.75  # the first round of chunks: this share of the budget
 
 
@@ -120,11 +123,12 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
         plan.whole = True
         spent += tokens
     small_spent = 0
-    for fs in files[:SMALL_SCAN]:
+    for r, fs in enumerate(files[:SMALL_SCAN]):
         if fs.cand.path in plans:
             continue
         tokens = estimate_tokens(fs.record.nbytes if fs.record else fs.cand.size)
-        if tokens <= SMALL_FILE_SHARE * budget and small_spent + tokens <= SMALL_TOTAL * budget:
+        share = TOP_SMALL_SHARE if r < TOP_SMALL_RANKS else SMALL_FILE_SHARE
+        if tokens <= share * budget and small_spent + tokens <= SMALL_TOTAL * budget:
             plan_for(fs).whole = True
             spent += tokens
             small_spent += tokens
