@@ -609,3 +609,22 @@ def test_a_file_among_the_best_three_goes_whole_up_to_an_eighth_of_the_budget(
     assert {p.path for p in picks if p.whole} == {"mid.py"}
     assert sum(p.tokens for p in picks) <= 3000
     token_rate.cache_clear()
+
+
+def test_the_chunks_using_a_named_identifier_are_sent_for_a_rename(tmp_path: Path) -> None:
+    steps = "".join(
+        f"def checkout_step_{i}(order):\n    # checkout step {i} of the order pipeline\n"
+        + (
+            "    return apply_discount(order.total, order.code)\n\n\n"
+            if i == 17
+            else f"    return order.total + {i}\n\n\n"
+        )
+        for i in range(40)
+    )
+    repo = _repo(tmp_path, {**PY_FILES, "shop/checkout.py": steps})
+    sel = select(repo, repo.resolve_commit("HEAD"), "rename apply_discount to discounted", 700)
+    pick = next(p for p in sel.picks if p.path == "shop/checkout.py")
+    assert not pick.whole
+    line = steps.split("\n").index("def checkout_step_17(order):") + 1
+    assert any(r.start <= line <= r.end for r in pick.ranges)
+    assert any("uses apply_discount" in r for r in pick.reasons)
