@@ -628,3 +628,23 @@ def test_the_chunks_using_a_named_identifier_are_sent_for_a_rename(tmp_path: Pat
     line = steps.split("\n").index("def checkout_step_17(order):") + 1
     assert any(r.start <= line <= r.end for r in pick.ranges)
     assert any("uses apply_discount" in r for r in pick.reasons)
+
+
+def test_the_best_three_files_go_whole_whatever_their_score(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # second.py scores far below first.py (a name the request spells out lifts first.py) but is
+    # still the second-best file: whole while it fits in half of what is left. fourth.py, as
+    # weak and as large, is not.
+    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
+    token_rate.cache_clear()
+    text = "".join(f"def part_{i}(v):\n    return v + {i}  # {'z' * 60}\n\n\n" for i in range(25))
+    files = [
+        _scored("first.py", text.replace("part_", "first_"), 1.0),
+        _scored("second.py", text.replace("part_", "second_"), 0.3),
+        _scored("third.py", text.replace("part_", "third_"), 0.29),
+        _scored("fourth.py", text.replace("part_", "fourth_"), 0.28),
+    ]
+    picks, _ = pack(Ranking(files, []), 12000)
+    assert [p.path for p in picks if p.whole] == ["first.py", "second.py", "third.py"]
+    token_rate.cache_clear()
