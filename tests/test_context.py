@@ -14,7 +14,7 @@ from git_gpte.context import pick_segments, select
 from git_gpte.context.index import Candidate, ensure_indexed, list_candidates
 from git_gpte.context.pack import pack
 from git_gpte.context.parse import parse_file
-from git_gpte.context.rank import ChunkScore, FileScore, Ranking
+from git_gpte.context.rank import ChunkScore, FileScore, Ranking, analyse_request
 from git_gpte.context.store import FILENAME, IndexStore
 from git_gpte.context.tokens import token_rate
 from git_gpte.git import Repository
@@ -440,6 +440,15 @@ def test_a_path_named_in_the_request_comes_first(tmp_path: Path) -> None:
     sel = select(repo, repo.resolve_commit("HEAD"), "tidy up shop/shipping.py please", 4000)
     assert _paths(sel)[0] == "shop/shipping.py"
     assert any("named in the request" in r for r in sel.picks[0].reasons)
+
+
+def test_a_link_in_the_request_names_no_file() -> None:
+    query = analyse_request(
+        "use shutil.get_terminal_size, see https://docs.python.org/3/library/shutil.html "
+        "and www.example.com/setup.py; the change goes in shop/cart.py"
+    )
+    assert set(query.path_mentions) == {"shutil.get_terminal_size", "shop/cart.py", "cart.py"}
+    assert "shutil" in query.terms  # the link's words still count
 
 
 def test_a_quoted_word_naming_a_module_comes_first(tmp_path: Path) -> None:

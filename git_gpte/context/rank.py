@@ -85,6 +85,7 @@ _PATHLIKE = re.compile(r"[\w./\\-]*\w\.\w{1,5}\b|[\w-]+(?:/[\w.-]+)+")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _CODEISH = re.compile(r"[a-z][A-Z]|_|\d|^[A-Z][a-z]+[A-Z]")
 _BACKTICK = re.compile(r"`([^`]+)`")
+_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>`'\")\]]+", re.IGNORECASE)
 
 
 @dataclass
@@ -138,8 +139,11 @@ def analyse_request(request: str) -> Query:
             strong.add(ident)
         else:
             weak.add(ident)
-    paths = [m.group(0).strip("./\\") for m in _PATHLIKE.finditer(request)]
-    paths += [m.group(0) for m in _DOTTED.finditer(request)]
+    # A link's host and path name pages, not files or modules (docs.python.org is no ``docs``);
+    # its words still count as terms (a link to shutil.get_terminal_size says what it is about).
+    linkless = _URL.sub(" ", request)
+    paths = [m.group(0).strip("./\\") for m in _PATHLIKE.finditer(linkless)]
+    paths += [m.group(0) for m in _DOTTED.finditer(linkless)]
     # A single quoted word names a module when a file has that stem (`exceptions`).
     paths += [q + "." for q in quoted if re.fullmatch(r"[A-Za-z_]\w*", q)]
     terms = T.query_terms(request)
