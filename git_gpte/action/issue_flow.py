@@ -100,7 +100,6 @@ class IssueFlow:
             f"editing: asking the model for changes (based on {md.code(o.base_branch)})."
         )
 
-        from ..llm.session import Session
         from ..pipeline.improve import ImproveRequest
         from ..pipeline.shown import resolve_context
 
@@ -118,16 +117,10 @@ class IssueFlow:
                 ranked_by="\n\n".join(clean(text) for text in (t.title, t.body, t.extra) if text),
             ),
         )
-        session = Session(
-            repo.state_dir(),
-            "action",
-            settings=settings,
-            console=self.ctx.console,
-            prompt=prompt,
-            base=base_commit,
-            meta={"issue": t.number},
-        )
-        edit_and_heal(self.ctx, o, repo, settings, self.status, request, session, who, prompt)
+        edit_and_heal(
+            self.ctx, o, repo, settings, self.status, request, who, prompt,
+            base=base_commit, meta={"issue": t.number},
+        )  # fmt: skip
 
         self.status.update(f"pushing {md.code(target)}.")
         remote.push(o.commit, target, expect=expect)

@@ -191,7 +191,6 @@ class ReviewFlow:
         self.ctx.say(f"based on {t.head_ref} at {head[:12]}")
         self.status.update(f"editing: asking the model for changes to {md.code(t.head_ref)}.")
 
-        from ..llm.session import Session
         from ..pipeline.improve import ImproveRequest
         from ..pipeline.shown import resolve_context
 
@@ -208,16 +207,10 @@ class ReviewFlow:
                 pins=[(c.path, n) for c in self.comments for n in (c.start_line, c.line) if n],
             ),
         )
-        session = Session(
-            repo.state_dir(),
-            "action",
-            settings=settings,
-            console=self.ctx.console,
-            prompt=prompt,
-            base=head,
-            meta={"pull_request": t.number},
-        )
-        edit_and_heal(self.ctx, o, repo, settings, self.status, request, session, who, prompt)
+        edit_and_heal(
+            self.ctx, o, repo, settings, self.status, request, who, prompt,
+            base=head, meta={"pull_request": t.number},
+        )  # fmt: skip
 
         self.status.update(f"pushing onto {md.code(t.head_ref)}.")
         pushed_or_moved(remote, o.commit, t.head_ref, head)

@@ -206,15 +206,28 @@ def edit_and_heal(
     settings: Settings,
     status: StatusComment,
     request: ImproveRequest,
-    session: Session,
     who: tuple[str, str],
     prompt: str,
+    *,
+    base: str,
+    meta: dict[str, object],
 ) -> None:
-    """The edit every flow that answers a request makes: improve in ``session``, its result
-    noted in ``o``, then self-heal when configured. ``o.usage`` is set however it ends, so the
-    status comment can say what a failed run cost."""
+    """The edit every flow that answers a request makes: improve in one ``action`` session
+    (on ``base``, with ``meta`` in the run log), its result noted in ``o``, then self-heal when
+    configured. ``o.usage`` is set however it ends, so the status comment can say what a failed
+    run cost."""
+    from ..llm.session import Session
     from ..pipeline.improve import run_improve
 
+    session = Session(
+        repo.state_dir(),
+        "action",
+        settings=settings,
+        console=ctx.console,
+        prompt=prompt,
+        base=base,
+        meta=meta,
+    )
     try:
         with session:
             result = run_improve(repo, settings, request, ctx.console, session=session)
