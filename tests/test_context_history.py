@@ -109,3 +109,15 @@ def test_a_new_file_is_all_recent_and_a_sweeping_change_marks_no_lines(
     monkeypatch.setattr(repo_module, "MAX_RECENT_PATHS", 1)
     sweeping = repo.recent_changes(repo.resolve_commit("HEAD"), 5)
     assert sweeping.commits == changes.commits and sweeping.lines == {}
+
+
+def test_a_partial_clone_gives_no_history_and_still_selects(tmp_path: Path) -> None:
+    root, _ = _two_commits(tmp_path)
+    git(root, "config", "uploadpack.allowFilter", "true")
+    partial = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{root}", str(partial))
+    repo = Repository.discover(partial)
+    assert repo.recent_changes(repo.resolve_commit("HEAD"), 5).commits == ()
+    result = run_gpte("context", "--format", "lines", "--tokens", "700", "gamma rules", cwd=partial)
+    assert result.returncode == 0, result.stderr
+    assert "pkg/gamma.py" in result.stdout

@@ -269,6 +269,21 @@ class Repository:
         except GitCommandError:
             return None
 
+    def is_partial_clone(self) -> bool:
+        """True for a clone made with ``--filter`` (a promisor remote): objects it lacks are
+        fetched on demand, so history walks that read old blobs would go to the network."""
+        try:
+            found = self._git(
+                "config", "--get-regexp", r"^(extensions\.partialclone|remote\..*\.promisor)$"
+            )
+        except GitCommandError:
+            return False  # none of those keys
+        for line in found.splitlines():
+            key, _, value = line.partition(" ")
+            if key.startswith("extensions.") or value.strip().lower() in ("true", "yes", "on", "1"):
+                return True
+        return False
+
     def config_set(self, key: str, value: str, *, scope: str = "local") -> None:
         """``git config --<scope> key value`` (scope: local or global). Raises GitCommandError."""
         self._git("config", f"--{scope}", key, value)
@@ -328,7 +343,10 @@ class Repository:
         """What ``commit`` and its first-parent ancestors (at most ``depth`` commits) changed:
         the paths per commit, and the lines of ``commit`` they wrote (see :mod:`.history`).
         Lines are left out when the commits touched more than ``MAX_RECENT_PATHS`` paths (a
-        vendored update, a reformat: no hint of where work goes on)."""
+        vendored update, a reformat: no hint of where work goes on). A partial clone gives
+        nothing: the diff would fetch old blobs from its remote, one by one."""
+        if self.is_partial_clone():
+            return RecentChanges()
         log = self._git(
             "log", "--first-parent", f"-n{depth}", "--no-renames", "--name-only", "-z",
             "--diff-merges=first-parent", "--format=%x01%P", commit, "--",
