@@ -15,7 +15,17 @@ from .gate import check_state
 from .remote import Remote
 from .report import Outcome, summary_markdown, usage_line
 from .status import StatusComment
-from .steps import Context, Finished, add_to_story, default_heal_command, gate, heal, identity, skip
+from .steps import (
+    Context,
+    Finished,
+    add_to_story,
+    default_heal_command,
+    gate,
+    heal,
+    identity,
+    pull_outcome,
+    skip,
+)
 from .story import iteration
 
 
@@ -27,15 +37,7 @@ class PullRequestFlow:
         self.s = ctx.settings
         self.client = client
         self.t = trigger
-        self.outcome = Outcome(
-            trigger.number,
-            branch=trigger.head_ref,
-            base_branch=trigger.base_ref,
-            run_url=self.s.run_url,
-            max_attempts=self.s.max_attempts,
-            pr_number=trigger.number,
-            pr_url=self.s.pull_url(trigger.number),
-        )
+        self.outcome = pull_outcome(ctx, trigger.number, trigger.head_ref, trigger.base_ref)
         self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
 
     def run(self) -> Finished:

@@ -21,7 +21,7 @@ from .commands import error_line, write_outputs, write_summary
 from .event import Actor, ReviewComment, ReviewTrigger, match_phrase
 from .gate import check_actor, check_state
 from .remote import Remote
-from .report import Outcome, heal_section, summary_markdown, usage_line
+from .report import heal_section, summary_markdown, usage_line
 from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
 from .status import StatusComment
 from .steps import (
@@ -30,6 +30,7 @@ from .steps import (
     edit_and_heal,
     gate,
     identity,
+    pull_outcome,
     skip,
 )
 from .story import iteration
@@ -59,15 +60,8 @@ class ReviewFlow:
         self.s = ctx.settings
         self.client = client
         self.t = trigger
-        self.outcome = Outcome(
-            trigger.number,
-            branch=trigger.head_ref,
-            base_branch=trigger.head_ref,
-            run_url=self.s.run_url,
-            max_attempts=self.s.max_attempts,
-            pr_number=trigger.number,
-            pr_url=self.s.pull_url(trigger.number),
-            pr_updated=True,
+        self.outcome = pull_outcome(
+            ctx, trigger.number, trigger.head_ref, trigger.head_ref, updated=True
         )
         self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
         self.comments: list[ReviewComment] = []

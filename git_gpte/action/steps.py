@@ -45,6 +45,23 @@ class Context:
         self.console.info(message)
 
 
+def pull_outcome(
+    ctx: Context, number: int, head: str, base: str, *, updated: bool = False
+) -> Outcome:
+    """The outcome of a run on pull request ``number`` (head branch ``head`` into ``base``)."""
+    s = ctx.settings
+    return Outcome(
+        number,
+        branch=head,
+        base_branch=base,
+        run_url=s.run_url,
+        max_attempts=s.max_attempts,
+        pr_number=number,
+        pr_url=s.pull_url(number),
+        pr_updated=updated,
+    )
+
+
 def skip(ctx: Context, reason: str) -> int:
     """Nothing to do (or not allowed): a neutral note, outputs saying so, exit 0."""
     ctx.cmds.notice(f"git-gpte: nothing done: {reason}", title="git-gpte skipped")
