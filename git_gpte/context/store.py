@@ -74,6 +74,9 @@ class IndexStore:
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 60000")
+        # 64 MiB of page cache (default 2 MiB): a cold build's inserts land all over the
+        # lookup tables' b-trees.
+        conn.execute("PRAGMA cache_size = -65536")
         return conn
 
     def _open(self) -> sqlite3.Connection:
@@ -176,9 +179,17 @@ class IndexStore:
 
     # ------------------------------------------------------------------ writes
     def put(self, rows: Iterable[tuple[str, FileRecord | None]]) -> int:
-        """Store records (None: a binary or undecodable blob); one transaction per call."""
+        """Store records (None: a binary or undecodable blob); one transaction per call.
+
+        The lookup rows of the whole batch go in sorted, in one statement per table: inserts
+        in key order touch each b-tree page once, where one blob's rows land on pages all over
+        the table (bench/context_scale.py: with the larger page cache, 11 s -> 5 s of a
+        100,000-file build).
+        """
         count = 0
         conn = self.conn
+        postings: list[tuple[str, str, int]] = []
+        defs: set[tuple[str, str]] = set()
         conn.execute("BEGIN IMMEDIATE")
         try:
             for key, record in rows:
@@ -194,15 +205,12 @@ class IndexStore:
                     (key, record.lines, record.nbytes, sum(record.terms.values()), data),
                 )
                 if cur.rowcount:
-                    conn.executemany(
-                        "INSERT OR IGNORE INTO postings VALUES (?, ?, ?)",
-                        [(t, key, n) for t, n in record.terms.items()],
-                    )
-                    conn.executemany(
-                        "INSERT OR IGNORE INTO defs VALUES (?, ?)",
-                        sorted({(name, key) for name, _ in record.defs}),
-                    )
+                    postings.extend((t, key, n) for t, n in record.terms.items())
+                    defs.update((name, key) for name, _ in record.defs)
                 count += 1
+            postings.sort()
+            conn.executemany("INSERT OR IGNORE INTO postings VALUES (?, ?, ?)", postings)
+            conn.executemany("INSERT OR IGNORE INTO defs VALUES (?, ?)", sorted(defs))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
