@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from git_gpte.context.secret_files import looks_secret
+from git_gpte.context.secret_files import (
+    SECRET_RULES,
+    SecretRule,
+    looks_secret,
+    secret_rule_for,
+)
 from git_gpte.errors import UsageError
 from git_gpte.git import Repository
 from git_gpte.pipeline.improve import python_problems
@@ -87,6 +96,35 @@ def test_secret_names() -> None:
         assert looks_secret(name), name
     for name in ("environment.py", "identity.py", "keys.py", "src/env.py"):
         assert not looks_secret(name), name
+
+
+def _first_rule_by_glob(path: str) -> SecretRule | None:
+    """The rule table read literally: each rule in order, one glob at a time."""
+    parts = path.lower().split("/")
+    for rule in SECRET_RULES:
+        depth = rule.pattern.count("/") + 1
+        tail = "/".join(parts[-depth:])
+        if len(parts) >= depth and fnmatch.fnmatchcase(tail, rule.pattern.lower()):
+            return rule
+    return None
+
+
+_PIECES = [
+    *sorted({p for r in SECRET_RULES for p in re.split(r"[*/]", r.pattern) if p}),
+    "src",
+    "app.py",
+    "x",
+    "Prod",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=3), min_size=1, max_size=4))
+def test_secret_rules_match_as_the_table_reads(components: list[list[str]]) -> None:
+    # The rules run as one compiled pattern per depth; the first rule that matches must be the
+    # one a reader of the table finds going down it.
+    path = "/".join("".join(c) for c in components)
+    assert secret_rule_for(path) == _first_rule_by_glob(path)
 
 
 def test_line_numbered_rendering() -> None:

@@ -93,20 +93,32 @@ CONTENT_RULES: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = (
 )
 
 
+def _compile_rules() -> dict[int, re.Pattern[str]]:
+    """The rules as one pattern per number of trailing path components they look at (a
+    repository of 100,000 files is checked in a quarter of a second, not four)."""
+    alternatives: dict[int, list[str]] = {}
+    for i, rule in enumerate(SECRET_RULES):
+        pattern = rule.pattern.lower()
+        depth = pattern.count("/") + 1
+        alternatives.setdefault(depth, []).append(f"(?P<r{i}>{fnmatch.translate(pattern)})")
+    return {depth: re.compile("|".join(alts)) for depth, alts in alternatives.items()}
+
+
+_BY_DEPTH = _compile_rules()
+
+
 def secret_rule_for(path: str) -> SecretRule | None:
     """The first rule that ``path`` (repository-relative, ``/``-separated) matches, if any."""
-    lowered = path.lower()
-    parts = lowered.split("/")
-    for rule in SECRET_RULES:
-        pattern = rule.pattern.lower()
-        if not rule.on_path:
-            if fnmatch.fnmatchcase(parts[-1], pattern):
-                return rule
+    parts = path.lower().split("/")
+    first: int | None = None
+    for depth, pattern in _BY_DEPTH.items():
+        if len(parts) < depth:
             continue
-        depth = pattern.count("/") + 1
-        if len(parts) >= depth and fnmatch.fnmatchcase("/".join(parts[-depth:]), pattern):
-            return rule
-    return None
+        match = pattern.match("/".join(parts[-depth:]))
+        if match is not None and match.lastgroup is not None:
+            index = int(match.lastgroup[1:])
+            first = index if first is None else min(first, index)
+    return None if first is None else SECRET_RULES[first]
 
 
 def looks_secret(path: str) -> bool:

