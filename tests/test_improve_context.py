@@ -156,6 +156,13 @@ def test_the_model_asks_for_more_gets_it_and_then_edits(shop: Path, llm_server: 
     assert round_one["asked"][:2] == ["shop/weather.py", "symbol falcon_step_3"]
     assert "shop/weather.py" in round_one["given"]
     assert any(g.startswith("shop/falcon.py:") for g in round_one["given"])
+    run_id = git(shop, "log", "-1", "--format=%(trailers:key=Gpte-Run,valueonly)", "fix").strip()
+    shown = run_gpte("log", "show", run_id, cwd=shop)
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout
+    assert "context: selected within 600 tokens" in text
+    assert "round 1: asked for shop/weather.py; symbol falcon_step_3" in text
+    assert "not given: shop/nothing_here.py (" in text, text
 
 
 def test_asking_rounds_are_bounded(shop: Path, llm_server: LLMServer) -> None:

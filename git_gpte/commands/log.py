@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -167,6 +167,9 @@ def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
     if record.detail:
         click.echo(f"{'detail:':<10}{record.detail}")
     click.echo(f"\nprompt:\n{record.prompt.rstrip()}\n")
+    context = record.meta.get("context")
+    if isinstance(context, dict):
+        click.echo("\n".join(_context_lines(context)) + "\n")
     for exchange in record.exchanges:
         flags = []
         if exchange.cached:
@@ -193,3 +196,29 @@ def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
             )
         click.echo(f"--- reply\n{exchange.reply.rstrip()}\n")
     return 0
+
+
+def _context_lines(context: dict[str, Any]) -> list[str]:
+    """The context a run sent, as ``log show`` prints it: what went in, and each round in
+    which the model asked for more (the run log's ``meta.context``)."""
+    if context.get("mode") == "all":
+        files = context.get("files") or []
+        return [f"context: every selected file ({len(files)})"] + [f"  {p}" for p in files]
+    sent = context.get("sent") or []
+    lines = [f"context: selected within {context.get('budget') or '?'} tokens, {len(sent)} file(s)"]
+    for part in sent:
+        ranges = part.get("ranges") or []
+        where = "whole" if part.get("whole") else ", ".join(f"{s}-{e}" for s, e in ranges)
+        lines.append(f"  {part.get('path')}  {where}")
+    mapped = context.get("map") or []
+    if mapped:
+        lines.append(f"  map: {len(mapped)} further file(s) by name and definitions")
+    for round_ in context.get("rounds") or []:
+        given = ", ".join(round_.get("given") or []) or "nothing"
+        lines.append(
+            f"  round {round_.get('round')}: asked for {'; '.join(round_.get('asked') or [])}"
+            f" -> {given} (~{round_.get('tokens', 0):,} tokens)"
+        )
+        for what, why in round_.get("not_given") or []:
+            lines.append(f"    not given: {what} ({why})")
+    return lines
