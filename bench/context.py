@@ -14,6 +14,8 @@ cover <= 3k, median <= 0.5 s per run with a warm index, p90 <= 1 s, first run <=
     python bench/context.py --mirror-root /work/.mirror            # all 120 tasks, 480 runs
     python bench/context.py --mirror-root ROOT --limit 10 --repo click
     python bench/context.py --mirror-root ROOT --in-process        # quick: no process per run
+    python bench/context.py --mirror-root ROOT --tasks held.jsonl   # other repositories' tasks
+                                                  # (bench/locbench_tasks.py makes them)
 
 Tokens are o200k (as in the reference rows) when tiktoken finds o200k_base in its cache, both for
 the scorer and for ``git gpte context``'s budget; offline, put the encoding file (named by the
@@ -179,6 +181,8 @@ def through_cli(score_py: Path, args: argparse.Namespace, work: str) -> dict[str
         "git gpte context",
         "--tokenizer",
         args.tokenizer,
+        "--tasks",
+        str(args.tasks),
     ]
     for repo in args.repo:
         argv += ["--repo", repo]
@@ -213,7 +217,8 @@ def print_table(
         x = ours["by_budget"][str(b)]
         cells.append(f"{x['covered_pct']} / {x['all_gold_in_pct']} / {x['mean_tokens']}")
     median_cover = statistics.median(cover) if cover else None
-    print(f"| **git gpte context** | {' | '.join(cells)} | {fmt_k(median_cover)} |")
+    measured = fmt_k(median_cover) if cover else "-"
+    print(f"| **git gpte context** | {' | '.join(cells)} | {measured} |")
     print(f"| target | {' | '.join(f'≥ {TARGETS.get(b, 0):.0f}' for b in budgets)} | ≤ 3.0k |")
     for name in REFERENCES:
         ref = anchors["by_selector"].get(name)
@@ -237,6 +242,7 @@ def main() -> int:
     parser.add_argument(
         "--budgets", type=lambda s: [int(x) for x in s.split(",")], default=list(BUDGETS)
     )
+    parser.add_argument("--tasks", type=Path, help="a task file (default: the public tasks)")
     parser.add_argument("--repo", action="append", default=[])
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--tokenizer", default="auto", choices=["auto", "o200k", "bytes4"])
@@ -247,8 +253,15 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     score = load_scorer(args.locbench)
-    anchors = json.loads((args.locbench / "anchors-public.json").read_text())
-    tasks = score.load_tasks(str(args.locbench / "tasks-public.jsonl"), args.repo, args.limit)
+    public = args.tasks is None
+    args.tasks = args.tasks or args.locbench / "tasks-public.jsonl"
+    # The reference selectors were measured on the public tasks only.
+    anchors = (
+        json.loads((args.locbench / "anchors-public.json").read_text())
+        if public
+        else {"by_selector": {}}
+    )
+    tasks = score.load_tasks(str(args.tasks), args.repo, args.limit)
     work = args.work or tempfile.mkdtemp(prefix="gpte-context-bench-")
     os.makedirs(work, exist_ok=True)
     cover: list[float] = []
@@ -270,7 +283,7 @@ def main() -> int:
                 snap = score.Snap(repo_dir, task["parent"], counter, cache)
                 cover.append(tokens_to_cover(score, repo_dir, task, snap))
     print(f"\n{len(tasks)} tasks, budgets {args.budgets}\n")
-    print_table(ours, cover, anchors, args.budgets, len(tasks) < 120)
+    print_table(ours, cover, anchors, args.budgets, public and len(tasks) < 120)
     if ours.get("median_wall_s") is not None:
         print(
             f"\nwall per run: median {ours['median_wall_s']} s, p90 {ours.get('p90_wall_s')} s"

@@ -1,0 +1,165 @@
+"""Locbench-style tasks from any repository's history, to score context selection beyond the
+three public repositories.
+
+The rules are locbench's (its README): the query is a commit message, cleaned of issue and
+pull-request numbers, trailers and web-editor lines; the snapshot is the commit's parent; the
+gold is the non-test ``.py`` files the commit modified (1 to 4); the gold lines are the ranges
+of the parent that the commit modifies or deletes (a pure insertion: the line before and the
+line after it), from ``git diff -U0``, merged when they overlap or touch. Commits are taken
+from the first-parent history without merges, evenly spaced from the oldest, ``--per-repo``
+of them per repository.
+
+    python bench/locbench_tasks.py --mirror-root ROOT pallets/flask encode/httpx > held.jsonl
+    python bench/context.py --mirror-root ROOT --tasks held.jsonl
+
+``ROOT/OWNER+NAME/repo`` is a bare mirror (as the workplace's ``fetch`` makes them) or any
+clone. The tasks are a check for over-fitting: a rule that gains on the public tasks and loses
+here is tuned to those three repositories. Their figures are not comparable to the public ones
+(locbench's tasks are curated; these are every commit the rules admit, vague ones included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import posixpath
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+_TRAILER = re.compile(
+    r"^\s*(Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Fixes|Closes|Refs?|See)\s*:",
+    re.IGNORECASE,
+)
+_WEB_EDITOR = re.compile(r"^\s*\*\s*Update \S+\s*$")
+_NUMBER = re.compile(r"\(#\d+\)|(?<![\w/])#\d+\b|\bgh-\d+\b", re.IGNORECASE)
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+", re.MULTILINE)
+TEST_DIRS = {"test", "tests", "testing"}
+
+
+def clean_message(message: str) -> str:
+    """A commit message as a request: no trailers, web-editor lines or issue numbers."""
+    kept = []
+    for line in message.splitlines():
+        if _TRAILER.match(line) or _WEB_EDITOR.match(line):
+            continue
+        kept.append(_NUMBER.sub("", line).rstrip())
+    return "\n".join(kept).strip()
+
+
+def is_test(path: str) -> bool:
+    parts = path.lower().split("/")
+    name = parts[-1]
+    return (
+        any(p in TEST_DIRS for p in parts[:-1])
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
+
+
+def gold_ranges(diff: str, parent_lines: int) -> list[list[int]]:
+    """The parent's line ranges a ``git diff -U0`` touches, merged (insertions: both sides)."""
+    ranges = []
+    for match in _HUNK.finditer(diff):
+        start = int(match.group(1))
+        count = int(match.group(2)) if match.group(2) is not None else 1
+        if count == 0:  # inserted after line `start`
+            ranges.append([max(1, start), max(1, min(parent_lines, start + 1))])
+        else:
+            ranges.append([start, start + count - 1])
+    merged: list[list[int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return merged
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=True,
+    ).stdout
+
+
+def candidate_commits(repo: Path) -> list[tuple[str, str, list[str]]]:
+    """(commit, parent, gold files) of every admissible commit, oldest first."""
+    found = []
+    history = _git(repo, "log", "--first-parent", "--no-merges", "--format=%H %P", "HEAD")
+    for line in history.splitlines():
+        fields = line.split()
+        if len(fields) != 2:
+            continue
+        commit, parent = fields
+        status = _git(repo, "diff", "--name-status", "--no-renames", parent, commit)
+        gold = [
+            row.split("\t", 1)[1]
+            for row in status.splitlines()
+            if row.startswith("M\t") and row.endswith(".py") and not is_test(row.split("\t", 1)[1])
+        ]
+        if 1 <= len(gold) <= 4:
+            found.append((commit, parent, gold))
+    found.reverse()
+    return found
+
+
+def tasks_for(repo: Path, name: str, per_repo: int) -> Iterator[dict[str, Any]]:
+    commits = candidate_commits(repo)
+    step = max(1, len(commits) // max(per_repo, 1))
+    made = 0
+    for commit, parent, gold in commits[::step]:
+        if made >= per_repo:
+            break
+        query = clean_message(_git(repo, "log", "-1", "--format=%B", commit))
+        if len(query) < 8:
+            continue
+        gold_lines = {}
+        for path in gold:
+            diff = _git(repo, "diff", "-U0", "--no-renames", parent, commit, "--", path)
+            lines = len(_git(repo, "show", f"{parent}:{path}").splitlines())
+            gold_lines[path] = gold_ranges(diff, lines)
+        made += 1
+        yield {
+            "id": f"{posixpath.basename(name)}-{commit[:10]}",
+            "repo": name,
+            "split": "heldout",
+            "commit": commit,
+            "parent": parent,
+            "date": int(_git(repo, "log", "-1", "--format=%ct", commit)),
+            "query": query,
+            "gold": gold,
+            "gold_lines": gold_lines,
+            "other_changed": [],
+            "parent_files": len(_git(repo, "ls-tree", "-r", "--name-only", parent).splitlines()),
+        }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mirror-root", required=True, type=Path)
+    parser.add_argument("--per-repo", type=int, default=40)
+    parser.add_argument("repos", nargs="+", metavar="OWNER/NAME")
+    args = parser.parse_args()
+    for name in args.repos:
+        repo = args.mirror_root / name.replace("/", "+") / "repo"
+        if not repo.exists():
+            print(f"no mirror at {repo}", file=sys.stderr)
+            return 2
+        count = 0
+        for task in tasks_for(repo, name, args.per_repo):
+            print(json.dumps(task))
+            count += 1
+        print(f"{name}: {count} tasks", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
