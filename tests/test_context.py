@@ -202,6 +202,26 @@ def test_a_long_statement_holding_definitions_is_chunked_by_them() -> None:
     assert {"win_width", "win_height"} <= c_names
 
 
+def test_definitions_nested_deeper_in_a_compat_block_are_chunks_of_their_own() -> None:
+    # if WIN: / try: import colorama / except ImportError: pass / else: def ... (click's _compat)
+    filler = "".join(f"            value_{i} = {i}\n" for i in range(30))
+    text = (
+        "import sys\n\nWIN = sys.platform == 'win32'\n\n\nif WIN:\n"
+        "    def argv_encoding():\n        return 'mbcs'\n\n"
+        "    try:\n        import colorama\n    except ImportError:\n        pass\n    else:\n"
+        f"        def wrap_stream(stream):\n{filler}            return stream\n\n"
+        "        def winterm_size():\n            return 80, 24\n"
+        "else:\n    def argv_encoding():\n        return 'utf-8'\n"
+    )
+    record = parse_file("compat.py", text)
+    lines = text.split("\n")
+    size = next(c for c in record.chunks if c.name == "winterm_size")
+    assert lines[size.start - 1 : size.end][0].strip() in ("", "def winterm_size():")
+    assert size.end - size.start <= 3
+    other = [c for c in record.chunks if c.name == "argv_encoding"]
+    assert len(other) == 2 and all(c.end - c.start <= 4 for c in other)
+
+
 def test_an_edit_inside_a_compat_block_costs_one_function(tmp_path: Path) -> None:
     repo = _repo(tmp_path, {"pkg/compat.py": _compat_module(), **PY_FILES})
     sel = select(repo, repo.resolve_commit("HEAD"), "open_stream should open text", 150)

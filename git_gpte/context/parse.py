@@ -32,6 +32,10 @@ GAP_BLOCK_LINES = 12
 HEADER_SPLIT_LINES = 60
 # Blocks of top-level statements are grouped up to this many lines.
 BLOCK_LINES = 40
+# How deep inside a top-level statement definitions are looked for: ``if WIN:`` / ``try:`` /
+# ``else:`` / ``def`` is five levels of the syntax tree (at 3, such functions were left in one
+# chunk with whatever came before the next definition found).
+NESTED_DEPTH = 6
 # Paragraph chunks of text files.
 TEXT_CHUNK_LINES = 40
 # Larger files are chunked as text: parsing them buys little and costs time.
@@ -244,7 +248,7 @@ def _nested_definitions(node: Any, spec: LanguageSpec, depth: int = 0) -> list[A
     for child in node.named_children:
         if _definition(child, spec) is not None:
             found.append(child)
-        elif depth < 3 and child.named_child_count:
+        elif depth < NESTED_DEPTH and child.named_child_count:
             found.extend(_nested_definitions(child, spec, depth + 1))
     return found
 
