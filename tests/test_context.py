@@ -16,7 +16,7 @@ from git_gpte.context.pack import pack
 from git_gpte.context.parse import parse_file
 from git_gpte.context.rank import ChunkScore, FileScore, Ranking, analyse_request
 from git_gpte.context.store import FILENAME, IndexStore
-from git_gpte.context.tokens import token_rate
+from git_gpte.context.tokens import count_pieces, estimate_tokens, token_mode
 from git_gpte.git import Repository
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import commit_all, git, make_repo, write_files
@@ -229,6 +229,30 @@ def test_an_edit_inside_a_compat_block_costs_one_function(tmp_path: Path) -> Non
     assert not pick.whole
     opener = _compat_module().split("\n").index("    def open_stream(name):") + 1
     assert any(r.start <= opener <= r.end for r in pick.ranges)
+
+
+def test_o200k_budgets_count_pieces_not_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Words with their space, digits, punctuation runs, line breaks: about one token each.
+    assert count_pieces("    return value + 10\n") == 7
+    assert count_pieces("a" * 20) == 3  # a long run costs once per eight characters
+    # Two files of the same size: indented code and a dense table. Bytes say they cost the
+    # same; in o200k the table costs more, and the estimate says so.
+    sparse = "".join(f"def f{i}(value):\n        return value\n\n\n" for i in range(40))
+    dense = "".join(f"T{i}=[{','.join(str(n) for n in range(i, i + 9))}]\n" for i in range(80))
+    dense = dense[: len(sparse)]
+    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "o200k")
+    token_mode.cache_clear()
+    try:
+        costs = {}
+        for name, text in (("sparse.py", sparse), ("dense.py", dense)):
+            record = parse_file(name, text)
+            assert record.pieces == count_pieces(text)
+            assert sum(c.pieces for c in record.chunks) >= record.pieces - len(record.chunks)
+            costs[name] = estimate_tokens(record.nbytes, record.pieces)
+        assert costs["dense.py"] > 1.5 * costs["sparse.py"]
+        assert estimate_tokens(len(sparse)) == estimate_tokens(len(dense))
+    finally:
+        token_mode.cache_clear()
 
 
 def test_small_budget_sends_excerpts_with_the_file_line_numbers(tmp_path: Path) -> None:
@@ -562,7 +586,7 @@ def test_a_good_file_sent_in_part_is_completed_before_lesser_chunks(
     # budget; a.py's rest is then cheap against what is left, so a.py goes whole before the
     # lesser chunks take the rest.
     monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
-    token_rate.cache_clear()
+    token_mode.cache_clear()
 
     def source(prefix: str, count: int, pad: int) -> str:
         return "".join(
@@ -587,7 +611,7 @@ def test_a_good_file_sent_in_part_is_completed_before_lesser_chunks(
     by_path = {p.path: p for p in picks}
     assert by_path["top.py"].whole and by_path["a.py"].whole
     assert sum(p.tokens for p in picks) <= 4000
-    token_rate.cache_clear()
+    token_mode.cache_clear()
 
 
 def test_a_small_file_among_the_best_goes_whole_behind_a_big_one(
@@ -596,7 +620,7 @@ def test_a_small_file_among_the_best_goes_whole_behind_a_big_one(
     # big.py outranks everything, is too large to send whole, and its chunks alone could fill
     # the budget; tiny.py, ranked behind it, costs little: it goes whole before any chunk.
     monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
-    token_rate.cache_clear()
+    token_mode.cache_clear()
 
     scored = _scored
     body = "".join(
@@ -612,7 +636,7 @@ def test_a_small_file_among_the_best_goes_whole_behind_a_big_one(
     assert not by_path["big.py"].whole
     assert by_path["tiny.py"].whole
     assert sum(p.tokens for p in picks) <= 3000
-    token_rate.cache_clear()
+    token_mode.cache_clear()
 
 
 def test_a_file_among_the_best_three_goes_whole_up_to_an_eighth_of_the_budget(
@@ -621,7 +645,7 @@ def test_a_file_among_the_best_three_goes_whole_up_to_an_eighth_of_the_budget(
     # mid.py and lesser.py cost ~10% of the budget each: whole for the second-best file, not
     # for the fifth, whose excerpts must earn their place like any other file's.
     monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
-    token_rate.cache_clear()
+    token_mode.cache_clear()
     big_text = "".join(
         f"def step_{i}(v):\n    return v + {i}  # {'x' * 80}\n\n\n" for i in range(200)
     )
@@ -637,7 +661,7 @@ def test_a_file_among_the_best_three_goes_whole_up_to_an_eighth_of_the_budget(
     picks, _ = pack(Ranking([big, mid, *others, lesser], chunks), 3000)
     assert {p.path for p in picks if p.whole} == {"mid.py"}
     assert sum(p.tokens for p in picks) <= 3000
-    token_rate.cache_clear()
+    token_mode.cache_clear()
 
 
 def test_the_chunks_using_a_named_identifier_are_sent_for_a_rename(tmp_path: Path) -> None:
@@ -666,7 +690,7 @@ def test_the_best_three_files_go_whole_whatever_their_score(
     # still the second-best file: whole while it fits in half of what is left. fourth.py, as
     # weak and as large, is not.
     monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
-    token_rate.cache_clear()
+    token_mode.cache_clear()
     text = "".join(f"def part_{i}(v):\n    return v + {i}  # {'z' * 60}\n\n\n" for i in range(25))
     files = [
         _scored("first.py", text.replace("part_", "first_"), 1.0),
@@ -676,4 +700,4 @@ def test_the_best_three_files_go_whole_whatever_their_score(
     ]
     picks, _ = pack(Ranking(files, []), 12000)
     assert [p.path for p in picks if p.whole] == ["first.py", "second.py", "third.py"]
-    token_rate.cache_clear()
+    token_mode.cache_clear()

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from .model import LineRange, MapEntry, Pick, Signature
 from .rank import ChunkScore, FileScore, Ranking
-from .tokens import estimate_tokens
+from .tokens import count_pieces, estimate_tokens
 
 EXCERPT_OVERHEAD = 8  # tokens a separate excerpt costs beyond its lines (its heading)
 WHOLE_SHARE = 0.5  # a file is sent whole when it fits in this share of the budget left
@@ -58,46 +58,51 @@ class _FilePlan:
     lines: set[int] = field(default_factory=set)  # single declaration lines
     reasons: list[str] = field(default_factory=list)
 
-    def ranges(self) -> list[tuple[int, int, int]]:
-        """Merged (start, end, nbytes) of the chosen chunks and declaration lines."""
+    def ranges(self) -> list[tuple[int, int, int, int]]:
+        """Merged (start, end, nbytes, pieces) of the chosen chunks and declaration lines."""
         rec = self.fs.record
         assert rec is not None
-        spans: list[tuple[int, int, int]] = [
-            (rec.chunks[i].start, rec.chunks[i].end, rec.chunks[i].nbytes) for i in self.chunks
+        spans: list[tuple[int, int, int, int]] = [
+            (c.start, c.end, c.nbytes, c.pieces) for c in (rec.chunks[i] for i in self.chunks)
         ]
-        covered = {ln for s, e, _ in spans for ln in range(s, e + 1)}
+        covered = {ln for s, e, _, _ in spans for ln in range(s, e + 1)}
         for line in self.lines:
             if line not in covered:
                 sig = next((c.signature for c in rec.chunks if c.line == line), "")
-                spans.append((line, line, len(sig) + 12))
+                spans.append((line, line, len(sig) + 12, count_pieces(sig) + 3))
         if PAD_BEFORE or PAD_AFTER:
             per_line = rec.nbytes / max(rec.lines, 1)
+            pieces_per_line = rec.pieces / max(rec.lines, 1)
             padded = []
-            for s, e, b in spans:
+            for s, e, b, p in spans:
                 ps, pe = max(1, s - PAD_BEFORE), min(rec.lines, e + PAD_AFTER)
-                padded.append((ps, pe, b + round(per_line * ((s - ps) + (pe - e)))))
+                extra = (s - ps) + (pe - e)
+                padded.append(
+                    (ps, pe, b + round(per_line * extra), p + round(pieces_per_line * extra))
+                )
             spans = padded
         spans.sort()
-        merged: list[tuple[int, int, int]] = []
-        for s, e, b in spans:
+        merged: list[tuple[int, int, int, int]] = []
+        for s, e, b, p in spans:
             if merged and s <= merged[-1][1] + 1:
-                ps, pe, pb = merged[-1]
-                overlap = max(0, pe - s + 1)
-                share = round(b * overlap / max(e - s + 1, 1))
-                merged[-1] = (ps, max(pe, e), pb + b - share)
+                ms, me, mb, mp = merged[-1]
+                share = max(0, me - s + 1) / max(e - s + 1, 1)
+                merged[-1] = (ms, max(me, e), mb + b - round(b * share), mp + p - round(p * share))
             else:
-                merged.append((s, e, b))
+                merged.append((s, e, b, p))
         return merged
 
     def cost(self) -> int:
         if self.whole:
             return self.file_tokens
-        return sum(estimate_tokens(b) + EXCERPT_OVERHEAD for _, _, b in self.ranges())
+        return sum(estimate_tokens(b, p) + EXCERPT_OVERHEAD for _, _, b, p in self.ranges())
 
     @property
     def file_tokens(self) -> int:
         rec = self.fs.record
-        return estimate_tokens(rec.nbytes if rec else self.fs.cand.size)
+        if rec is None:
+            return estimate_tokens(self.fs.cand.size)
+        return estimate_tokens(rec.nbytes, rec.pieces)
 
 
 def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick], list[MapEntry]]:
@@ -115,7 +120,7 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
         return plans[fs.cand.path]
 
     for r, fs in enumerate(files):
-        tokens = estimate_tokens(fs.record.nbytes if fs.record else fs.cand.size)
+        tokens = _FilePlan(fs).file_tokens
         any_score = r < TOP_RANKS or tokens <= SMALL_FILE_SHARE * budget
         if (fs.score < WHOLE_MIN_RATIO * top and not any_score) or tokens > WHOLE_SHARE * (
             budget - spent
@@ -128,7 +133,7 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
     for r, fs in enumerate(files[:SMALL_SCAN]):
         if fs.cand.path in plans:
             continue
-        tokens = estimate_tokens(fs.record.nbytes if fs.record else fs.cand.size)
+        tokens = _FilePlan(fs).file_tokens
         share = TOP_SMALL_SHARE if r < TOP_RANKS else SMALL_FILE_SHARE
         if tokens <= share * budget and small_spent + tokens <= SMALL_TOTAL * budget:
             plan_for(fs).whole = True
@@ -259,7 +264,7 @@ def _to_pick(plan: _FilePlan) -> Pick:
         path=fs.cand.path,
         blob=fs.cand.blob,
         whole=False,
-        ranges=tuple(LineRange(s, e) for s, e, _ in ranges),
+        ranges=tuple(LineRange(s, e) for s, e, _, _ in ranges),
         tokens=plan.cost(),
         score=fs.score,
         reasons=tuple(reasons + plan.reasons[:6]),

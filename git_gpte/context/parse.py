@@ -22,6 +22,7 @@ from typing import Any
 
 from . import terms as T
 from .languages import SPECS, LanguageSpec, language_of
+from .tokens import count_pieces
 
 # A class/impl/module (or a statement holding definitions) longer than this is split into its
 # header and members.
@@ -56,6 +57,7 @@ class Chunk:
     nbytes: int
     terms: dict[str, int]
     idents: list[str] = field(default_factory=list)
+    pieces: int = 0  # tokens.count_pieces of its text: what it costs in o200k tokens
 
 
 @dataclass
@@ -69,6 +71,7 @@ class FileRecord:
     imports: list[str]
     defs: list[tuple[str, int]]  # (simple name, chunk index)
     terms: dict[str, int]
+    pieces: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +81,7 @@ class FileRecord:
             "imports": self.imports,
             "defs": self.defs,
             "terms": self.terms,
+            "pieces": self.pieces,
             "chunks": [
                 [
                     c.start,
@@ -90,6 +94,7 @@ class FileRecord:
                     c.nbytes,
                     c.terms,
                     c.idents,
+                    c.pieces,
                 ]
                 for c in self.chunks
             ],
@@ -104,6 +109,7 @@ class FileRecord:
             imports=list(data["imports"]),
             defs=[(str(n), int(i)) for n, i in data["defs"]],
             terms=dict(data["terms"]),
+            pieces=int(data["pieces"]),
             chunks=[Chunk(*row) for row in data["chunks"]],
         )
 
@@ -300,6 +306,7 @@ def _chunk(
         nbytes,
         dict(T.count_terms(text)),
         sorted(T.identifiers(text)),
+        count_pieces(text),
     )
 
 
@@ -494,4 +501,5 @@ def parse_file(path: str, text: str) -> FileRecord:
         imports=imports,
         defs=defs,
         terms=dict(file_terms),
+        pieces=count_pieces(text),
     )
