@@ -20,7 +20,7 @@ cover <= 3k, median <= 0.5 s per run with a warm index, p90 <= 1 s, first run <=
 Tokens are o200k (as in the reference rows) when tiktoken finds o200k_base in its cache, both for
 the scorer and for ``git gpte context``'s budget; offline, put the encoding file (named by the
 SHA-1 of its download URL, as tiktoken caches it) in a directory and point ``TIKTOKEN_CACHE_DIR``
-at it. Otherwise both count UTF-8 bytes / 4 and say so.
+at it. Otherwise both count UTF-8 bytes / 4 and say so. ``--tokenizer o200k|bytes4`` sets both.
 
 ``--in-process`` calls the selection API directly and scores it with score.py's own charging
 and coverage functions: the same numbers without start-up and index-loading time (for
@@ -251,6 +251,9 @@ def main() -> int:
     parser.add_argument("--work", help="keep the task repositories here")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per task")
     args = parser.parse_args()
+    if args.tokenizer != "auto":
+        # The selection counts its budget in the scorer's tokens.
+        os.environ["GPTE_CONTEXT_TOKENIZER"] = args.tokenizer
     sys.path.insert(0, str(ROOT))
     score = load_scorer(args.locbench)
     public = args.tasks is None
