@@ -13,8 +13,8 @@ change with the code that uses them; the model needs them to read the excerpt). 
 excerpts come close to its whole size is sent whole instead. What is left of the map's share
 names the next files with their definitions. A chunk is taken whole or not at all.
 
-Token counts are estimates from byte sizes (``tokens.py``), on the high side: a selection that
-overshoots the real count loses its last lines.
+Token counts are estimates (``tokens.py``: each chunk's pieces, counted when it was indexed),
+on the high side: a selection that overshoots the real count loses its last lines.
 """
 
 from __future__ import annotations
