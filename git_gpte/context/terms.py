@@ -96,9 +96,14 @@ def path_terms(path: str) -> list[str]:
     """Terms of a file path: directory names, the file name with and without its extension."""
     out: list[str] = []
     for part in path.lower().split("/"):
-        stemless = part.rsplit(".", 1)[0] if "." in part else part
-        out.extend(text_terms(stemless))
+        out.extend(_part_terms(part))
     return out
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _part_terms(part: str) -> tuple[str, ...]:
+    # Directory names repeat across a tree's paths.
+    return tuple(text_terms(part.rsplit(".", 1)[0] if "." in part else part))
 
 
 def identifiers(text: str) -> set[str]:
