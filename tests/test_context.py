@@ -247,6 +247,10 @@ def test_o200k_budgets_count_pieces_not_bytes(monkeypatch: pytest.MonkeyPatch) -
     # Words with their space, digits, punctuation runs, line breaks: about one token each.
     assert count_pieces("    return value + 10\n") == 7
     assert count_pieces("a" * 20) == 3  # a long run costs once per eight characters
+    # CJK and emoji run nearly a token per character; Cyrillic words stay a piece each.
+    assert count_pieces("# 计算用户的折扣") >= 8
+    assert count_pieces("✨ fix") == 3
+    assert count_pieces("Привет мир") == 2
     # Two files of the same size: indented code and a dense table. Bytes say they cost the
     # same; in o200k the table costs more, and the estimate says so.
     sparse = "".join(f"def f{i}(value):\n        return value\n\n\n" for i in range(40))

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .parse import FileRecord
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 FILENAME = "context.sqlite"
 _BATCH = 500  # SQLite's variable limit is 999 on old builds
 

@@ -31,6 +31,7 @@ BYTES4_RATE = 0.2525
 # 95th percentile; a rare selection over its budget by a few percent loses its last lines.
 _PIECE = re.compile(r" ?[^\W\d_]+|\d{1,3}| ?[^\s\w]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+|_+")
 PIECE_LEN = 8
+_WIDE = re.compile(r"[^\u0000-\u07ff]")
 PIECE_RATE = 0.95
 # Where tiktoken caches o200k_base: sha1 of this URL, in TIKTOKEN_CACHE_DIR / DATA_GYM_CACHE_DIR
 # or the temp dir's data-gym-cache (the same rule as git_gpte.llm.tokens, which this module
@@ -67,8 +68,11 @@ def token_rate() -> float:
 
 def count_pieces(text: str) -> int:
     """The pieces o200k's pre-tokenizer cuts a text into, roughly (a long run counts once per
-    PIECE_LEN characters): each piece is about one token, whatever the text's style."""
-    return sum(1 + (len(piece) - 1) // PIECE_LEN for piece in _PIECE.findall(text))
+    PIECE_LEN characters): each piece is about one token, whatever the text's style. A character
+    beyond U+07FF (CJK, emoji, symbols) counts once more: a run of them is not one word but
+    nearly a token each (Latin, Greek and Cyrillic words stay a piece)."""
+    pieces = sum(1 + (len(piece) - 1) // PIECE_LEN for piece in _PIECE.findall(text))
+    return pieces + len(_WIDE.findall(text))
 
 
 def estimate_tokens(nbytes: int, pieces: int = 0) -> int:
