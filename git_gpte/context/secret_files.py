@@ -20,10 +20,6 @@ class SecretRule:
     pattern: str
     holds: str
 
-    @property
-    def on_path(self) -> bool:
-        return "/" in self.pattern
-
 
 SECRET_RULES: tuple[SecretRule, ...] = (
     SecretRule(".env", "environment variables with keys"),
