@@ -6,6 +6,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -613,15 +614,23 @@ def _scored(path: str, text: str, score: float) -> FileScore:
     )
 
 
+@pytest.fixture
+def bytes4_budgets(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Budgets in UTF-8 bytes / 4 (exact counts) for the packing tests, whatever the machine
+    has cached; the choice is forgotten afterwards even when the test fails."""
+    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
+    token_mode.cache_clear()
+    yield
+    token_mode.cache_clear()
+
+
 def test_a_good_file_sent_in_part_is_completed_before_lesser_chunks(
-    monkeypatch: pytest.MonkeyPatch,
+    bytes4_budgets: None,
 ) -> None:
     # Ranked: top.py (sent whole up front), two chunks of a.py, then many chunks of lesser
     # files, then the rest of a.py. The first round of chunks ends at three quarters of the
     # budget; a.py's rest is then cheap against what is left, so a.py goes whole before the
     # lesser chunks take the rest.
-    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
-    token_mode.cache_clear()
 
     def source(prefix: str, count: int, pad: int) -> str:
         return "".join(
@@ -646,16 +655,13 @@ def test_a_good_file_sent_in_part_is_completed_before_lesser_chunks(
     by_path = {p.path: p for p in picks}
     assert by_path["top.py"].whole and by_path["a.py"].whole
     assert sum(p.tokens for p in picks) <= 4000
-    token_mode.cache_clear()
 
 
 def test_a_small_file_among_the_best_goes_whole_behind_a_big_one(
-    monkeypatch: pytest.MonkeyPatch,
+    bytes4_budgets: None,
 ) -> None:
     # big.py outranks everything, is too large to send whole, and its chunks alone could fill
     # the budget; tiny.py, ranked behind it, costs little: it goes whole before any chunk.
-    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
-    token_mode.cache_clear()
 
     scored = _scored
     body = "".join(
@@ -671,16 +677,13 @@ def test_a_small_file_among_the_best_goes_whole_behind_a_big_one(
     assert not by_path["big.py"].whole
     assert by_path["tiny.py"].whole
     assert sum(p.tokens for p in picks) <= 3000
-    token_mode.cache_clear()
 
 
 def test_a_file_among_the_best_three_goes_whole_up_to_an_eighth_of_the_budget(
-    monkeypatch: pytest.MonkeyPatch,
+    bytes4_budgets: None,
 ) -> None:
     # mid.py and lesser.py cost ~10% of the budget each: whole for the second-best file, not
     # for the fifth, whose excerpts must earn their place like any other file's.
-    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
-    token_mode.cache_clear()
     big_text = "".join(
         f"def step_{i}(v):\n    return v + {i}  # {'x' * 80}\n\n\n" for i in range(200)
     )
@@ -696,7 +699,6 @@ def test_a_file_among_the_best_three_goes_whole_up_to_an_eighth_of_the_budget(
     picks, _ = pack(Ranking([big, mid, *others, lesser], chunks), 3000)
     assert {p.path for p in picks if p.whole} == {"mid.py"}
     assert sum(p.tokens for p in picks) <= 3000
-    token_mode.cache_clear()
 
 
 def test_the_chunks_using_a_named_identifier_are_sent_for_a_rename(tmp_path: Path) -> None:
@@ -719,13 +721,11 @@ def test_the_chunks_using_a_named_identifier_are_sent_for_a_rename(tmp_path: Pat
 
 
 def test_the_best_three_files_go_whole_whatever_their_score(
-    monkeypatch: pytest.MonkeyPatch,
+    bytes4_budgets: None,
 ) -> None:
     # second.py scores far below first.py (a name the request spells out lifts first.py) but is
     # still the second-best file: whole while it fits in half of what is left. fourth.py, as
     # weak and as large, is not.
-    monkeypatch.setenv("GPTE_CONTEXT_TOKENIZER", "bytes4")
-    token_mode.cache_clear()
     text = "".join(f"def part_{i}(v):\n    return v + {i}  # {'z' * 60}\n\n\n" for i in range(25))
     files = [
         _scored("first.py", text.replace("part_", "first_"), 1.0),
@@ -735,4 +735,3 @@ def test_the_best_three_files_go_whole_whatever_their_score(
     ]
     picks, _ = pack(Ranking(files, []), 12000)
     assert [p.path for p in picks if p.whole] == ["first.py", "second.py", "third.py"]
-    token_mode.cache_clear()
