@@ -10,15 +10,17 @@ Exit codes (documented in README.md):
 code  meaning
 ====  =====================================================================
 0     success
-1     partial success: a result was produced but some hunks were refused
+1     partial success: a result was produced but some hunks were refused, or it
+      fails a check and was kept with ``--keep-failing``
 2     bad usage or bad input (options, prompt, reply file, pathspecs)
 3     repository problem (not a repo, bare, empty, detached HEAD, identity,
       branch exists, unsafe state)
 4     configuration problem (missing API key, unknown model)
 5     LLM problem (network, rate limit, truncated or refused reply)
-6     edits could not be applied (no edits found, every hunk refused)
+6     edits could not be applied (no edits found, every hunk refused, the model
+      answered without an edit, or the edits leave broken code)
 7     unsafe path in an LLM reply (absolute, ``..``, ``.git/``, symlink)
-8     the program under test failed or timed out (run / heal)
+8     the program under test failed or timed out (run / heal, improve --check)
 9     GitHub problem (API error, permission, push)
 70    internal error: a bug in git-gpte (``-v`` shows the traceback)
 130   interrupted (Ctrl-C)
@@ -89,6 +91,12 @@ class BranchExists(RepoError):
 class GitCommandError(RepoError):
     """A git command failed; the message names the command, its exit code and its stderr."""
 
+    def __init__(
+        self, message: str, *, hint: str | None = None, returncode: int | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.returncode = returncode
+
 
 class ConfigError(GpteError):
     """Missing key, unknown model, unreadable configuration."""
@@ -103,11 +111,22 @@ class LLMError(GpteError):
 
 
 class ReplyTruncated(LLMError):
-    """The reply stopped at the output-token limit; ``partial`` holds what arrived."""
+    """The reply stopped before its end; ``partial`` holds what arrived (cut before the loop
+    when ``looped``: the model was repeating itself and was stopped)."""
 
-    def __init__(self, message: str, *, partial: str = "", hint: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        partial: str = "",
+        hint: str | None = None,
+        looped: bool = False,
+        tokens_out: int = 0,
+    ) -> None:
         super().__init__(message, hint=hint)
         self.partial = partial
+        self.looped = looped
+        self.tokens_out = tokens_out
 
 
 class EditError(GpteError):
@@ -126,6 +145,10 @@ class RunError(GpteError):
     """The program under test failed, timed out, or could not be started."""
 
     exit_code = 8
+
+
+class CheckFailed(RunError):
+    """The result of the edits fails the user's check command (``improve --check``)."""
 
 
 class GitHubError(GpteError):

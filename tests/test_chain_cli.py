@@ -167,7 +167,7 @@ def test_bad_continuations_are_one_clear_line(
     assert llm_server.requests == []
 
 
-BROKEN = "print(greet(wrld))"  # a NameError the heal run meets
+BROKEN = "print(greet(None))"  # a TypeError the heal run meets (no static check sees it)
 
 
 def test_heal_on_a_branch_adds_its_fix_to_that_branch(proj: Path, llm_server: LLMServer) -> None:

@@ -18,7 +18,7 @@ from tests.helpers.llm_server import LLMServer
 
 BROKEN = """\
 def greet(name):
-    return "hello " + nmae
+    return "hello " + name.stirp()
 
 
 print(greet("world"))
@@ -84,11 +84,11 @@ def branch_commits(repo: Path, base: str, branch: str) -> list[str]:
     return git(repo, "rev-list", "--reverse", f"{base}..{branch}").split()
 
 
-def test_name_error_healed_on_the_second_attempt(broken: Path, llm_server: LLMServer) -> None:
+def test_attribute_error_healed_on_the_second_attempt(broken: Path, llm_server: LLMServer) -> None:
     before = Snapshot.take(broken)
     base = git(broken, "rev-parse", "HEAD").strip()
     # attempt 1 "fixes" the typo into another typo; attempt 2 gets it right
-    llm_server.queue(fix("nmae", "naem"), fix("naem", "name"))
+    llm_server.queue(fix("name.stirp()", "name.strpi()"), fix("name.strpi()", "name.strip()"))
 
     code, out, err = heal(broken, llm_server, process=True)  # end to end, through git
 
@@ -98,29 +98,32 @@ def test_name_error_healed_on_the_second_attempt(broken: Path, llm_server: LLMSe
     commits = branch_commits(broken, base, branch)
     assert len(commits) == 2  # one commit per attempt, the second on top of the first
     assert git(broken, "rev-parse", f"{commits[1]}^").strip() == commits[0]
-    assert 'return "hello " + naem' in git(broken, "show", f"{commits[0]}:main.py")
+    assert 'return "hello " + name.strpi()' in git(broken, "show", f"{commits[0]}:main.py")
     assert 'return "hello " + name' in git(broken, "show", f"{branch}:main.py")
     message = git(broken, "log", "-1", "--format=%B", commits[0])
     assert message.startswith("heal: make `bash run.sh` succeed (attempt 1)")
-    assert "NameError: name 'nmae' is not defined" in message and "Gpte-Run: " in message
+    assert (
+        "AttributeError: 'str' object has no attribute 'stirp'" in message
+        and "Gpte-Run: " in message
+    )
     # the program really ran: its output was streamed, and the last run was green
     assert "hello world" in out
-    assert "NameError" in out
+    assert "AttributeError" in out
     assert "healed in 2 attempt(s)" in out and branch in out
     assert "attempt 1/5: failed" in err and "attempt 2/5: passed" in err
     # what the model saw: the failure of the base, then the failure of attempt 1
     first = llm_server.requests[0].body["messages"]
     assert "the report of a run that failed" in first[0]["content"]  # the heal preprompt
-    assert "NameError: name 'nmae' is not defined" in first[-1]["content"]
+    assert "AttributeError: 'str' object has no attribute 'stirp'" in first[-1]["content"]
     assert "Exit code: 1" in first[-1]["content"]
     second = llm_server.requests[1].body["messages"][-1]["content"]
-    assert "NameError: name 'naem' is not defined" in second
+    assert "AttributeError: 'str' object has no attribute 'strpi'" in second
     assert "attempt 1 changed main.py" in second
     assert len(llm_server.requests) == 2
 
 
 def test_json_result_and_run_log(broken: Path, llm_server: LLMServer) -> None:
-    llm_server.queue(fix("nmae", "name"))
+    llm_server.queue(fix("name.stirp()", "name.strip()"))
     code, out, err = heal(broken, llm_server, "--json", "--prompt", "print hello world")
     assert code == 0, err
     data = json.loads(out)
@@ -170,15 +173,16 @@ def test_timeout_is_killed_reported_and_healed(tmp_path: Path, llm_server: LLMSe
 def test_attempt_without_edits_stops(broken: Path, llm_server: LLMServer) -> None:
     before = Snapshot.take(broken)
     prose = "The code looks right to me; I would not change anything."
-    llm_server.queue(prose, prose, prose)  # improve's own retries, then heal gives up
+    llm_server.queue(prose)  # an answer, not an edit: not asked again, and heal gives up
     code, out, err = heal(broken, llm_server)
     assert code == 8, err
     last = err.strip().splitlines()[-1]
     assert last.startswith("git-gpte: error: not healed: attempt 1 produced no usable edit")
     assert "Traceback" not in err
     before.assert_unchanged(broken)  # no heal branch: nothing was committed
-    assert len(llm_server.requests) == 3
-    # the three calls were paid for: the totals count them, and the attempt's run is linked
+    assert len(llm_server.requests) == 1
+    assert "the model answered without an edit: The code looks right" in err
+    # the call was paid for: the totals count it, and the attempt's run is linked
     data = json.loads(run_gpte("log", "--json", cwd=broken).stdout)
     attempt = next(run for run in data if run["command"] == "heal-attempt")
     heal_run = next(run for run in data if run["command"] == "heal")
@@ -189,7 +193,8 @@ def test_attempt_without_edits_stops(broken: Path, llm_server: LLMServer) -> Non
 def test_same_failure_twice_stops(broken: Path, llm_server: LLMServer) -> None:
     before = Snapshot.take(broken)
     base = git(broken, "rev-parse", "HEAD").strip()
-    llm_server.queue(README_ONLY, fix("nmae", "name"))  # the second is never asked for
+    # the second is never asked for
+    llm_server.queue(README_ONLY, fix("name.stirp()", "name.strip()"))
     code, _out, err = heal(broken, llm_server, "--branch", "fix-it")
     assert code == 8, err
     assert "same failure" in err.strip().splitlines()[-1]
@@ -202,7 +207,7 @@ def test_same_failure_twice_stops(broken: Path, llm_server: LLMServer) -> None:
 
 def test_attempts_exhausted_exit_8(broken: Path, llm_server: LLMServer) -> None:
     base = git(broken, "rev-parse", "HEAD").strip()
-    llm_server.queue(fix("nmae", "naem"))
+    llm_server.queue(fix("name.stirp()", "name.strpi()"))
     code, _out, err = heal(broken, llm_server, "--attempts", "1")
     assert code == 8, err
     assert "still failing after 1 attempt(s)" in err

@@ -190,12 +190,22 @@ def test_refused_hunk_fixed_by_the_retry(project: Path, llm_server: LLMServer) -
 def test_reply_without_edits_says_so_in_the_users_words(
     project: Path, llm_server: LLMServer
 ) -> None:
+    # An answer in prose is the model's answer: shown, not retried blindly.
     llm_server.queue("The code looks fine to me; no change is needed.")
-    code, _, err = improve(project, llm_server, "change greeting", "--max-retries", "0")
+    code, _, err = improve(project, llm_server, "change greeting")
     assert code == 6, err
     assert err.strip().splitlines()[-1] == (
-        "git-gpte: error: nothing committed: the reply held no usable edit "
-        "(no diff or SEARCH/REPLACE block in 1 answer(s))"
+        "git-gpte: error: nothing committed: the model answered without an edit: "
+        "The code looks fine to me; no change is needed."
+    )
+    assert len(llm_server.requests) == 1
+    # Code in the wrong form is retried, saying what form is wanted.
+    llm_server.queue("Here:\n```\nprint('hi')\n```\n", "Still:\n```\nprint('hi')\n```\n")
+    code, _, err = improve(project, llm_server, "change greeting", "--max-retries", "1")
+    assert code == 6, err
+    assert "the reply held no usable edit" in err
+    assert "no edits in the requested format" in (
+        llm_server.requests[-1].body["messages"][-1]["content"]
     )
 
 

@@ -122,7 +122,10 @@ def test_a_refused_hunk_in_an_excerpted_file_is_retried_with_the_region_around_i
     llm_server.queue(invented, FIX)
     code, _, err = improve(shop, llm_server, REQUEST, "--context-tokens", "600")
     assert code == 0, err
-    retry = user_text(llm_server, 1)
+    # The retry continues the conversation: what was sent, the answer, then what failed.
+    roles = [m["role"] for m in llm_server.requests[1].body["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
     assert "could not be used" in retry
     assert "File: shop/billing.py (excerpt: lines" in retry
     assert f"{RETURN_LINE} " + "    return total" in retry
@@ -177,7 +180,7 @@ def test_asking_rounds_are_bounded(shop: Path, llm_server: LLMServer) -> None:
     assert "you cannot ask for more" in llm_server.requests[1].body["messages"][-1]["content"]
     third = user_text(llm_server, 2)
     assert "File: shop/garden.py" not in third  # the second request was not answered
-    assert "contained no edits" in third
+    assert "no more can be given" in llm_server.requests[2].body["messages"][-1]["content"]
     context = run_meta(shop)["context"]
     assert isinstance(context, dict) and len(context["rounds"]) == 1
 

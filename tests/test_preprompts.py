@@ -31,8 +31,15 @@ def test_improve_prompt_explains_line_numbers_and_the_diff_format() -> None:
     assert "line number" in prompt and "@@ -START,COUNT +START,COUNT @@" in prompt
     assert "--- /dev/null" in prompt and "+++ /dev/null" in prompt
     assert prompt.startswith(find("roadmap").text.strip())
-    assert "Useful to know:" in prompt and find("philosophy").text.strip() in prompt
+    # The philosophy is about writing a new project: a change to an existing one goes without.
+    assert "Useful to know:" not in prompt and find("philosophy").text.strip() not in prompt
+    assert "Useful to know:" in system_prompt("generate")
     assert "<<<<<<< SEARCH" in system_prompt("improve", edit_format="search-replace")
+    whole = system_prompt("improve", edit_format="whole")
+    assert "complete file" in whole and "@@" not in whole
+    # No example path a model could take for one of the user's files.
+    for fmt in ("diff", "search-replace", "whole"):
+        assert "src/" not in system_prompt("improve", edit_format=fmt)
     with pytest.raises(UsageError):
         system_prompt("improve", edit_format="yaml")
 
@@ -50,7 +57,8 @@ def test_repository_override_wins(repo: Path) -> None:
     (override / "philosophy").write_text("Always use tabs.\n")
     (override / "improve").write_text("Custom improve rules.\nFILE_FORMAT\nEnd.\n")
     prompt = system_prompt("improve", repo)
-    assert "Always use tabs." in prompt and "Custom improve rules." in prompt
+    assert "Custom improve rules." in prompt
+    assert "Always use tabs." in system_prompt("generate", repo)
     assert "@@ -START,COUNT" in prompt  # the placeholder still takes the format
     assert find("roadmap", repo).overridden is False
     shown = run_gpte("preprompts", "show", "philosophy", cwd=repo)
@@ -122,8 +130,8 @@ def test_empty_overrides(repo: Path) -> None:
     override.mkdir(parents=True)
     # An empty philosophy leaves that part out, header and all.
     (override / "philosophy").write_text("")
-    prompt = system_prompt("improve", repo)
-    assert "Useful to know" not in prompt and "@@ -START,COUNT" in prompt
+    prompt = system_prompt("generate", repo)
+    assert "Useful to know" not in prompt and "complete file" in prompt
     # An empty edit format would silently break every reply: refused, saying how to fix it.
     (override / "file_format_diff").write_text("\n")
     with pytest.raises(ConfigError) as info:

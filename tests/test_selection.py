@@ -18,7 +18,6 @@ from git_gpte.context.secret_files import (
 )
 from git_gpte.errors import UsageError
 from git_gpte.git import Repository
-from git_gpte.pipeline.improve import python_problems
 from git_gpte.pipeline.selection import select_files, to_top_pathspecs
 from git_gpte.prompts.messages import improve_user_message, numbered, render_file
 from tests.helpers.gitrepo import make_repo
@@ -134,14 +133,6 @@ def test_line_numbered_rendering() -> None:
     assert body.startswith("File: x.md\n````\n") and body.endswith("\n````")
     message = improve_user_message({"a.py": "x = 1\n"}, "  add logging ")
     assert message.index("File: a.py") < message.index("Request:\nadd logging")
-
-
-def test_python_problems_only_for_new_breakage() -> None:
-    before = {"ok.py": "x = 1\n", "broken.py": "def (:\n"}
-    after = {"ok.py": "x = (\n", "broken.py": "def (:\n    still\n", "new.py": "if:\n", "n.md": "("}
-    problems = python_problems(before, after)
-    assert [p.split(":")[0] for p in problems] == ["ok.py", "new.py"]
-    assert "SyntaxError" in problems[0]
 
 
 def test_secret_rules_by_path_and_name() -> None:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from ..cli import AppContext
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..llm import ModelInfo
 
 
 @click.command("context")
@@ -18,7 +23,8 @@ from ..errors import UsageError
     "--tokens",
     type=click.IntRange(min=1),
     metavar="N",
-    help="Token budget (default: GPTE_CONTEXT_TOKENS, gpte.contextTokens, or 16384).",
+    help="Token budget (default: GPTE_CONTEXT_TOKENS, gpte.contextTokens, or the model's: "
+    "16384, 4096 for a local model).",
 )
 @click.option("--base", default="HEAD", show_default=True, help="Commit to select from.")
 @click.option("--json", "as_json", is_flag=True, help="Print the selection as JSON.")
@@ -69,7 +75,7 @@ def command(
         raise UsageError("the request is empty")
     repo = Repository.discover(app.cwd)
     settings = load_settings(app.cwd, repo.root)
-    budget = resolve_context(settings, tokens=tokens).tokens  # the same budget improve uses
+    budget = resolve_context(settings, tokens=tokens).budget_for(_model(settings))
     max_bytes = settings.get_int(git="gpte.maxFileBytes", default=DEFAULT_MAX_FILE_BYTES)
     commit = repo.resolve_commit(base)
     specs = tuple(to_top_pathspecs(repo, app.cwd, pathspecs))
@@ -99,3 +105,15 @@ def _print_text(selection: object) -> None:
     assert isinstance(selection, ContextSelection)
     for line in describe(selection):
         click.echo(line)
+
+
+def _model(settings: Settings) -> ModelInfo | None:
+    """The configured model, whose kind sets the default budget (the one improve uses); None
+    when no model is configured well enough to say."""
+    from ..errors import ConfigError
+    from ..llm import resolve_model
+
+    try:
+        return resolve_model(None, settings)
+    except ConfigError:
+        return None

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..cli import AppContext
+from ..edit.formats import EDIT_FORMATS
 from ..errors import RepoError, UsageError
 from .options import cache_option, model_option, on_branch_options
 
@@ -77,10 +78,10 @@ def pick_files_in_editor(paths: list[str]) -> tuple[str, ...]:
 @click.option("--max-retries", type=click.IntRange(0, 10), default=2, show_default=True)
 @click.option(
     "--edit-format",
-    type=click.Choice(["diff", "search-replace"]),
-    default="diff",
-    show_default=True,
-    help="The edit format the model is asked for.",
+    type=click.Choice(list(EDIT_FORMATS)),
+    default=None,
+    help="How the model writes its edits (default: GPTE_EDIT_FORMAT, gpte.editFormat, or the "
+    "model's own: diff for hosted models, whole for local ones).",
 )
 @click.option("--image", "images", multiple=True, type=click.Path(exists=True, dir_okay=False))
 @cache_option
@@ -110,6 +111,19 @@ def pick_files_in_editor(paths: list[str]) -> tuple[str, ...]:
     is_flag=True,
     help="Base the edit on your uncommitted changes (committed first on the new branch).",
 )
+@click.option(
+    "--check",
+    "check_cmd",
+    metavar="CMD",
+    help="A shell command the result must pass (e.g. 'pytest -q'), run in a temporary "
+    "worktree of it; failures go back to the model.",
+)
+@click.option(
+    "--keep-failing",
+    is_flag=True,
+    help="Commit a result that still fails --check or leaves broken Python (exit 1), "
+    "instead of committing nothing.",
+)
 @on_branch_options
 @click.pass_obj
 def command(
@@ -124,7 +138,7 @@ def command(
     yes: bool,
     checkout: bool,
     max_retries: int,
-    edit_format: str,
+    edit_format: str | None,
     images: tuple[str, ...],
     cache: bool,
     as_json: bool,
@@ -135,6 +149,8 @@ def command(
     context_mode: str | None,
     context_tokens: int | None,
     context_rounds: int | None,
+    check_cmd: str | None,
+    keep_failing: bool,
 ) -> int:
     """Ask the LLM for edits to the tracked files and commit them on a new branch.
 
@@ -201,6 +217,8 @@ def command(
         continue_branch=chain.branch if chain else None,
         history=history_text(chain) if chain else "",
         context=context,
+        check=check_cmd,
+        keep_failing=keep_failing,
     )
     if dry_run and from_worktree:
         raise UsageError("--dry-run and --from-worktree cannot be combined")
@@ -254,6 +272,8 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         "tokens_exact": plan.tokens_exact,
         "cost_estimate_usd": plan.cost_estimate,
         "over_budget": plan.over_budget.render() if plan.over_budget else None,
+        "edit_format": plan.edit_format,
+        "edit_format_note": plan.format_note,
     }
     if shown is not None and shown.selection is not None:
         data["selection"] = shown.selection.to_json()
@@ -284,6 +304,8 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
             for path, reason in skipped.items():
                 click.echo(f"  {path}  ({reason})")
     click.echo(f"model: {plan.model.name}")
+    note = f" ({plan.format_note})" if plan.format_note else ""
+    click.echo(f"edit format: {plan.edit_format}{note}")
     click.echo(f"to send: {format_tokens(plan.tokens_estimate, plan.tokens_exact)}")
     input_cost = Usage(plan.tokens_estimate, 0, plan.cost_estimate, plan.tokens_exact)
     if plan.cost_estimate is not None:
@@ -312,12 +334,16 @@ def _print_result(
     if continued:
         click.echo(f"continued: see the chain with  git gpte log --branch {result.branch}")
     click.echo(stat)
+    for line in result.corrected:
+        click.echo(f"corrected: {line}")
     if result.refused:
         click.echo(f"refused hunks ({len(result.refused)}), not applied:")
         for line in result.refused:
             click.echo(f"  {line}")
     for problem in result.problems:
-        click.echo(f"problem left: {problem}")
+        click.echo(f"problem left: {problem.splitlines()[0]}")
+    if result.checked:
+        click.echo("the result passes --check")
     click.echo(f"{result.usage.describe()}   run {result.run_id}")
     if not checkout:
         click.echo(f"look:  git diff {base_ref}...{result.branch}")

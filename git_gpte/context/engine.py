@@ -69,9 +69,7 @@ def run_select(
 
     def work(store: IndexStore) -> Ranking:
         ensure_indexed(repo, store, candidates.files, progress)
-        return rank(
-            store, candidates.files, request, file_weights(history.commits), history.lines
-        )
+        return rank(store, candidates.files, request, file_weights(history.commits), history.lines)
 
     ranking = _with_index(repo, work)
     skipped = dict(candidates.skipped)

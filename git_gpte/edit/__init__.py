@@ -32,15 +32,18 @@ Interface used by the pipelines and by ``git gpte apply``::
 """
 
 from .apply import ApplyResult, UnreadableFile, apply_reply, normalise, unsafe_paths
+from .formats import EDIT_FORMATS, EditFormat
 from .model import Candidate, FileEdit, Hunk, HunkReport, ParsedReply
 from .parse import FORMATS, parse_reply, search_replace_blocks
 from .paths import check_path, resolve_path
 from .place import TextLines, locate
 
 __all__ = [
+    "EDIT_FORMATS",
     "FORMATS",
     "ApplyResult",
     "Candidate",
+    "EditFormat",
     "FileEdit",
     "Hunk",
     "HunkReport",

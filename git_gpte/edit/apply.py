@@ -98,12 +98,18 @@ def unsafe_paths(parsed: ParsedReply) -> list[str]:
 
 
 def apply_reply(
-    files: Mapping[str, str], parsed: ParsedReply, *, known_paths: Iterable[str] = ()
+    files: Mapping[str, str],
+    parsed: ParsedReply,
+    *,
+    known_paths: Iterable[str] = (),
+    seen_in_part: Mapping[str, str] | None = None,
 ) -> ApplyResult:
     """Apply ``parsed`` to ``files`` (path -> current text) in memory.
 
     Raises :class:`UnsafePathError` naming every unsafe path before anything is applied.
     ``known_paths`` (all tracked paths) lets a bare ``events.py`` resolve to ``asyncio/events.py``.
+    ``seen_in_part`` maps the files the model was shown only in part to what it saw ("lines
+    10-40"): a whole-file block for one of them is refused (it would delete the rest).
     """
     bad = unsafe_paths(parsed)
     if bad:
@@ -144,6 +150,8 @@ def apply_reply(
         first = counters.get(path, 0) + 1
         if source != path:  # --- a/x +++ b/y: a rename, as git reads it
             reports = _rename(edit, source, path, state, created, unreadable, first, result)
+        elif edit.kind == "whole-file" and path in (seen_in_part or {}) and state[path]:
+            reports = [_report(edit, path, first, "refused", _partial_view(path, seen_in_part))]
         else:
             reports = _apply_edit(edit, path, state, created, unreadable, first, notes, result)
         counters[path] = first - 1 + max(1, len(reports))
@@ -478,6 +486,14 @@ _ELISION = re.compile(
     r"remains? (?:the same|unchanged)|unchanged (?:code|lines?)|other (?:methods|functions))\b",
     re.IGNORECASE,
 )
+
+
+def _partial_view(path: str, seen_in_part: Mapping[str, str] | None) -> str:
+    seen = (seen_in_part or {}).get(path, "a part")
+    return (
+        f"you were shown only {seen} of {path}: written out whole, it would lose the lines you "
+        "were not shown; change it with a diff or a SEARCH/REPLACE block instead"
+    )
 
 
 def _not_whole(content: str, current: str) -> str:

@@ -10,6 +10,7 @@ one file. What it cannot read becomes a line in ``problems``, never an exception
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,13 +32,20 @@ _DEV_NULL = "/dev/null"
 _PATHLIKE = re.compile(r"^[\w.@+$\[(-]?[\w./@+ $\[\]()-]*[\w@+\])-]$")
 
 
-def parse_reply(text: str, fmt: str = "auto") -> ParsedReply:
+def parse_reply(
+    text: str, fmt: str = "auto", *, sole: tuple[str, str] | None = None
+) -> ParsedReply:
     """Every edit in ``text``, in reply order, plus parse-level problems.
 
     ``fmt``: ``diff``, ``files`` or ``search-replace`` read only that format; ``auto`` reads
     all three, so a reply that mixes them loses none of its edits. A block belongs to the
     format that starts it: a diff's hunk lines are never re-read as SEARCH/REPLACE, and a fence
     holding a diff or a SEARCH/REPLACE block is never a whole file.
+
+    ``sole``: (path, text) of the one file the model was shown, when it was shown exactly one.
+    A reply with no edit whose code block shares lines with that file is read as that file
+    written out whole (small models answer "the file, changed" without its path line). The
+    applier still refuses it if it is only a part of the file.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown edit format {fmt!r}; expected one of {', '.join(FORMATS)}")
@@ -51,6 +59,10 @@ def parse_reply(text: str, fmt: str = "auto") -> ParsedReply:
         found = _parse_files(lines)
     else:
         found = _parse_all(lines)
+    if not found.edits and sole is not None and fmt in ("auto", "files"):
+        edit = _sole_file(lines, *sole)
+        if edit is not None:
+            found.edits.append((0, len(lines), edit))
     kinds = list(dict.fromkeys(_FORMAT_OF.get(e.fmt, e.fmt) for _, _, e in found.edits))
     return ParsedReply(
         edits=[e for _, _, e in found.edits],
@@ -111,6 +123,21 @@ def _parse_all(lines: list[str]) -> _Found:
 
 
 # ---------------------------------------------------------------------------- fences
+def drop_unclosed(text: str) -> str:
+    """``text`` without a last fenced block that was never closed (a reply cut off in the
+    middle of a block: its content is incomplete and must not be used as if it were whole)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    region, problems = _fence_regions(lines)
+    if not problems:
+        return text
+    start = len(lines)
+    while start > 0 and region[start - 1] != 0:
+        start -= 1
+        if region[start] < 0:
+            break
+    return "\n".join(lines[:start])
+
+
 def _fence_regions(lines: list[str]) -> tuple[list[int], list[str]]:
     """Per line: the fence block it is in (0 = outside), and problems (an unclosed fence)."""
     region = [0] * len(lines)
@@ -432,12 +459,93 @@ def _parse_files(lines: list[str], claimed: Sequence[tuple[int, int]] = ()) -> _
         if _holds_diff(info or (match.group(2) if match else ""), path, body):
             problems.append(f"the block under {path} is a diff without ---/+++ headers; ignored")
             continue
-        content = "\n".join(body)
+        content = "\n".join(unnumbered(body))
         if content and not content.endswith("\n"):
             content += "\n"
         edit = FileEdit(path=path, kind="whole-file", content=content, fmt="files")
         found.edits.append((start, k + 1, edit))
     return found
+
+
+_NUMBERED = re.compile(r"^ *(\d{1,6}) ?(.*)$")
+
+
+def unnumbered(body: list[str]) -> list[str]:
+    """A whole file's lines without the line numbers a model copied from how it was shown
+    (``" 7     return x"``): only when every non-blank line carries one and they rise, mostly by
+    one; a file whose lines merely start with numbers keeps them."""
+    numbered = [_NUMBERED.match(line) for line in body]
+    filled = [(m, line) for m, line in zip(numbered, body, strict=True) if line.strip()]
+    if len(filled) < 3 or any(m is None for m, _ in filled):
+        return body
+    values = [int(m.group(1)) for m, _ in filled if m is not None]
+    steps = [b - a for a, b in itertools.pairwise(values)]
+    if any(step <= 0 for step in steps) or sum(1 for step in steps if step == 1) * 2 < len(steps):
+        return body
+    out = []
+    for match, line in zip(numbered, body, strict=True):
+        if match is None:
+            out.append(line)
+            continue
+        # " 12 code" -> "code": the number (right-aligned), then one space.
+        cut = len(line) - len(line.lstrip(" ")) + len(match.group(1))
+        out.append(line[cut + 1 :] if line[cut : cut + 1] == " " else line[cut:])
+    return out
+
+
+# Fence languages that label output or commands, not a file's text.
+_NOT_CODE = frozenset(
+    (
+        "bash",
+        "sh",
+        "shell",
+        "console",
+        "terminal",
+        "text",
+        "plaintext",
+        "output",
+        "need",
+        "diff",
+        "patch",
+        "udiff",
+    )
+)
+
+
+def _sole_file(lines: list[str], path: str, current: str) -> FileEdit | None:
+    """The block of a reply without path lines that is ``path`` written out whole: among its
+    fenced code blocks, the one sharing the most lines with the file (at least a quarter of the
+    block's lines must be the file's own)."""
+    region, _ = _fence_regions(lines)
+    known = {line.strip() for line in current.split("\n") if line.strip()}
+    best: tuple[int, list[str]] | None = None
+    i = 0
+    while i < len(lines):
+        if region[i] >= 0:
+            i += 1
+            continue
+        block = -region[i]
+        match = _FENCE.match(lines[i])
+        language = (match.group(2) if match else "").lower()
+        body = []
+        k = i + 1
+        while k < len(lines) and region[k] == block:
+            body.append(lines[k])
+            k += 1
+        i = k + 1
+        if language in _NOT_CODE or _holds_diff(language, path, body):
+            continue
+        body = unnumbered(body)
+        filled = [line.strip() for line in body if line.strip()]
+        shared = sum(1 for line in filled if line in known)
+        if filled and shared * 4 >= len(filled) and (best is None or shared > best[0]):
+            best = (shared, body)
+    if best is None:
+        return None
+    content = "\n".join(best[1])
+    if content and not content.endswith("\n"):
+        content += "\n"
+    return FileEdit(path=path, kind="whole-file", content=content, fmt="files")
 
 
 def _holds_diff(language: str, path: str, body: list[str]) -> bool:

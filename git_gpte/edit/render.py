@@ -39,9 +39,8 @@ def retry_prompt(refused: Sequence[HunkReport]) -> str:
     if not refused:
         return ""
     parts = [
-        "Some hunks of your reply could not be applied; the others were applied. "
-        "Send new diffs for these only, based on the file as it is now, with context lines "
-        "copied exactly from the file:\n"
+        "Some of your edits could not be applied; the others were. Redo these only, against "
+        "the file as it is now, with the lines you copy copied exactly from the file:\n"
     ]
     for report in refused:
         parts.append(f"\n## {report.path}, hunk {report.hunk} ({report.header})\n")

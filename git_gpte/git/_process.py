@@ -56,7 +56,9 @@ def run(
         shown = " ".join(args)
         if secret:
             stderr, shown = stderr.replace(secret, "***"), shown.replace(secret, "***")
-        raise GitCommandError(f"git {shown} failed (exit {proc.returncode}): {stderr}")
+        raise GitCommandError(
+            f"git {shown} failed (exit {proc.returncode}): {stderr}", returncode=proc.returncode
+        )
     out = proc.stdout.decode("utf-8", "surrogateescape")
     if strip and out.endswith("\n"):
         out = out[:-1]

@@ -391,6 +391,26 @@ class Repository:
             entries.append(TreeEntry(path, mode, sha, int(size) if size != "-" else 0))
         return entries
 
+    def files_mentioning(
+        self, rev: str, words: Iterable[str], pathspecs: tuple[str, ...]
+    ) -> list[str]:
+        """Paths at ``rev`` (within ``pathspecs``) holding any of ``words`` as a whole word
+        (``git grep -l -w -F``); no words, or no match: an empty list."""
+        wanted = [w for w in words if w]
+        if not wanted:
+            return []
+        args = ["grep", "-l", "-z", "-w", "-F", "--full-name", "-I"]
+        for word in wanted:
+            args += ["-e", word]
+        try:
+            out = self._git(*args, rev, "--", *pathspecs, strip=False)
+        except GitCommandError as exc:
+            if exc.returncode == 1:  # no match
+                return []
+            raise
+        prefix = rev + ":"
+        return [p[len(prefix) :] if p.startswith(prefix) else p for p in out.split("\0") if p]
+
     def tracked_files(self) -> list[str]:
         """Paths in the index (what ``git ls-files`` shows), NUL-separated on the wire."""
         out = self._git("ls-files", "-z", "--full-name", strip=False)

@@ -53,6 +53,7 @@ from .models import (
     ModelInfo,
     Price,
     configured_model,
+    output_cap,
     resolve_model,
 )
 from .runlog import Exchange, Run, RunLog, RunRecord, outcome_for
@@ -79,6 +80,7 @@ __all__ = [
     "format_cost",
     "format_tokens",
     "outcome_for",
+    "output_cap",
     "resolve_model",
     "total",
 ]

@@ -20,8 +20,9 @@ from ..errors import ConfigError, GpteError, LLMError, ReplyTruncated, UsageErro
 from ..ui import Console
 from .cache import CachedReply, ResponseCache, cache_key
 from .images import Image, load_image
-from .models import ANTHROPIC, AZURE, COMPATIBLE, OPENAI, ModelInfo
+from .models import ANTHROPIC, AZURE, COMPATIBLE, OPENAI, ModelInfo, output_cap, request_timeout
 from .providers import Completion, Provider, ProviderFailure, Request, make_provider
+from .repetition import LoopWatch, loop_start
 from .retry import RetryClock, RetryPolicy
 from .runlog import Exchange, Run
 from .tokens import IMAGE_TOKENS, count_text, estimate_tokens, format_tokens
@@ -30,7 +31,15 @@ from .usage import ZERO, Usage
 _T = TypeVar("_T")
 
 DEFAULT_TEMPERATURE = 0.1  # gpt-engineer's: low, for code
-DEFAULT_TIMEOUT = 120.0  # seconds per network read; a streamed reply may take longer in total
+
+
+class _Looping(Exception):
+    """Raised from the token callback to stop a reply that repeats itself; ``cut`` is where the
+    loop starts in the text received."""
+
+    def __init__(self, cut: int) -> None:
+        super().__init__(cut)
+        self.cut = cut
 
 
 @dataclass(frozen=True)
@@ -110,20 +119,13 @@ class LLM:
         self.run = run
         self.key = api_key(info, settings)  # fail before any work is done
         self.policy = RetryPolicy.from_settings(settings)
-        self.timeout = settings.get_float(
-            env=("GPTE_REQUEST_TIMEOUT",),
-            git="gpte.requestTimeout",
-            default=DEFAULT_TIMEOUT,
-            what="GPTE_REQUEST_TIMEOUT",
-            positive=True,
-        )
+        self.timeout = request_timeout(info, settings)
         self.temperature = (
             temperature
             if temperature is not None
             else _number(settings, DEFAULT_TEMPERATURE, "GPTE_TEMPERATURE", "gpte.temperature")
         )
-        configured_max = settings.get_int(env=("GPTE_MAX_TOKENS",), git="gpte.maxTokens", default=0)
-        self.max_tokens = max_tokens or configured_max or None
+        self.max_tokens = max_tokens or output_cap(info, settings)
         self.stream = (
             stream
             if stream is not None
@@ -193,10 +195,14 @@ class LLM:
         started = time.monotonic()
         clock = RetryClock(self.policy)
         partial: list[str] = []
+        watch = LoopWatch()
 
         def on_token(piece: str) -> None:
             partial.append(piece)
             self.console.token(piece)
+            cut = watch.feed(piece)
+            if cut is not None:
+                raise _Looping(cut)
 
         attempts = 0
         in_call = False
@@ -208,6 +214,9 @@ class LLM:
                 try:
                     in_call = True
                     completion = self.provider.complete(request, on_token)
+                    break
+                except _Looping as looping:
+                    completion = Completion("".join(partial)[: looping.cut], "loop", None, None)
                     break
                 except ProviderFailure as failure:
                     in_call = False
@@ -242,6 +251,11 @@ class LLM:
                 self.run.interrupted()
             raise
 
+        if completion.finish_reason != "loop":
+            cut = loop_start(completion.text)  # a reply that was not streamed
+            if cut is not None:
+                text, used = completion.text[:cut], (completion.tokens_in, completion.tokens_out)
+                completion = Completion(text, "loop", *used)
         reply = self._reply(completion, sent, attempts, started)
         self.console.end_stream(
             f"received {len(reply.text):,} characters: {reply.usage.describe()}"
@@ -250,6 +264,8 @@ class LLM:
         error = None
         if reply.finish_reason == "length":
             error = "reply cut off at the output token limit"
+        elif reply.finish_reason == "loop":
+            error = "reply stopped: it was repeating itself"
         elif reply.finish_reason == "content_filter":
             error = "the provider refused to answer (content filter)"
         self._log(sent, loaded, reply.text, reply, started, attempts, error=error)
@@ -259,6 +275,18 @@ class LLM:
                 f"after {reply.tokens_out:,} tokens",
                 partial=reply.text,
                 hint="ask for a smaller change, or raise GPTE_MAX_TOKENS",
+                tokens_out=reply.tokens_out,
+            )
+        if reply.finish_reason == "loop":
+            self.console.warn(
+                f"{info.name} started repeating itself after ~{reply.tokens_out:,} tokens; "
+                "stopped it"
+            )
+            raise ReplyTruncated(
+                f"the reply from {info.name} was stopped: it kept repeating the same lines",
+                partial=reply.text,
+                looped=True,
+                tokens_out=reply.tokens_out,
             )
         if reply.finish_reason == "content_filter":
             raise LLMError(f"{info.name} refused to answer (content filter)")

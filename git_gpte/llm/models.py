@@ -12,6 +12,7 @@ Prices are USD per million tokens as published by the providers (2025); override
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
@@ -40,6 +41,28 @@ class Price:
 
 
 @dataclass(frozen=True)
+class Defaults:
+    """What a model's speed and window make sensible, where the user has not said otherwise.
+
+    Measured with a 1.5B code model on a 2-core machine (``bench/solve.py``): such a model
+    reads ~70 tokens/s and writes ~20; it answers whole files right where its diffs and
+    SEARCH/REPLACE blocks are mostly malformed; a 16k-token request takes ~4 minutes to read
+    (longer than a hosted model's timeout) and a reply can run on without end.
+    """
+
+    edit_format: str  # diff | search-replace | whole
+    context_tokens: int  # the selection's budget
+    output_tokens: int | None  # cap on the reply (None: the provider's own)
+    request_timeout: float  # seconds one read may wait (the first token comes after reading)
+
+
+HOSTED = Defaults(edit_format="diff", context_tokens=16384, output_tokens=None, request_timeout=120)
+SELF_HOSTED = Defaults(
+    edit_format="whole", context_tokens=4096, output_tokens=4096, request_timeout=600
+)
+
+
+@dataclass(frozen=True)
 class ModelInfo:
     """What the rest of the tool needs to know about the model it talks to."""
 
@@ -58,10 +81,17 @@ class ModelInfo:
     def known(self) -> bool:
         return self.family is not None
 
+    self_hosted: bool = False  # LOCAL_MODEL, or an unknown model on a local-network server
+
     @property
     def local(self) -> bool:
         """Served from this machine (a key is then optional)."""
         return is_loopback(self.base_url)
+
+    @property
+    def defaults(self) -> Defaults:
+        """Edit format, budget, output cap and timeout for this kind of model."""
+        return SELF_HOSTED if self.self_hosted else HOSTED
 
     def estimate_cost(self, tokens_in: int, tokens_out: int) -> float | None:
         """USD for that many tokens, or None when the price is unknown."""
@@ -142,6 +172,20 @@ def is_loopback(url: str | None) -> bool:
     return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.startswith("127.")
 
 
+def is_local_network(url: str | None) -> bool:
+    """This machine or the local network: a server people run themselves (Ollama on a desktop,
+    llama.cpp on a box in the office), as opposed to a hosted API."""
+    if is_loopback(url):
+        return True
+    host = (urlsplit(url or "").hostname or "").lower()
+    if host.endswith((".local", ".lan", ".internal", ".home.arpa")) or "." not in host:
+        return bool(host)
+    try:
+        return ipaddress.ip_address(host).is_private
+    except ValueError:
+        return False
+
+
 # A suffix that starts with a small number is a newer version ("claude-opus-4" + "-5"), not a
 # dated snapshot of the family ("-20250514", "-0613", "-2024-08-06"): it must not inherit the
 # family's price or limits.
@@ -205,6 +249,27 @@ def anthropic_base_url(value: object) -> str | None:
     return url or None
 
 
+def output_cap(info: ModelInfo, settings: Settings) -> int | None:
+    """The most tokens one reply may have: ``GPTE_MAX_TOKENS`` / ``gpte.maxTokens``, else the
+    cap of the model's kind (a local model's reply is capped, so a runaway reply ends), else
+    None (the provider's own limit)."""
+    configured = settings.get_int(env=("GPTE_MAX_TOKENS",), git="gpte.maxTokens", default=0)
+    return configured or info.defaults.output_tokens
+
+
+def request_timeout(info: ModelInfo, settings: Settings) -> float:
+    """Seconds one network read may wait: ``GPTE_REQUEST_TIMEOUT`` / ``gpte.requestTimeout``,
+    else what suits the model's kind (a local model reads the whole prompt before its first
+    token: minutes for a few thousand tokens on a small machine)."""
+    return settings.get_float(
+        env=("GPTE_REQUEST_TIMEOUT",),
+        git="gpte.requestTimeout",
+        default=info.defaults.request_timeout,
+        what="GPTE_REQUEST_TIMEOUT",
+        positive=True,
+    )
+
+
 def known_models_text() -> str:
     return ", ".join(sorted(KNOWN_MODELS))
 
@@ -258,11 +323,16 @@ def resolve_model(name: str | None, settings: Settings) -> ModelInfo:
                 "LOCAL_MODEL is set but no server address is configured",
                 hint="set OPENAI_BASE_URL (or OPENAI_API_BASE), e.g. http://localhost:11434/v1",
             )
-        info = replace(info, provider=COMPATIBLE, base_url=base_url)
+        info = replace(info, provider=COMPATIBLE, base_url=base_url, self_hosted=True)
     elif provider_hint == OPENAI:
         info = replace(info, base_url=base_url)
     elif base_url:
-        info = replace(info, provider=COMPATIBLE, base_url=base_url)
+        info = replace(
+            info,
+            provider=COMPATIBLE,
+            base_url=base_url,
+            self_hosted=family is None and is_local_network(base_url),
+        )
     else:
         raise ConfigError(
             f"unknown model {model!r}; known models: {known_models_text()}",

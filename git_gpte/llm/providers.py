@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -368,21 +368,23 @@ class OpenAIProvider:
                 return self._from_body(whole, on_token)
             finish: str | None = None
             tokens_in = tokens_out = None
-            for chunk in stream:
-                if chunk.usage is not None:
-                    tokens_in = chunk.usage.prompt_tokens
-                    tokens_out = chunk.usage.completion_tokens
-                for choice in chunk.choices or ():
-                    piece = choice.delta.content if choice.delta else None
-                    if piece:
-                        text.append(piece)
-                        on_token(piece)
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
+            # Closed however the loop ends: a reply stopped by ``on_token`` (one repeating
+            # itself) must stop the server's work too.
+            with closing(stream):
+                for chunk in stream:
+                    if chunk.usage is not None:
+                        tokens_in = chunk.usage.prompt_tokens
+                        tokens_out = chunk.usage.completion_tokens
+                    for choice in chunk.choices or ():
+                        piece = choice.delta.content if choice.delta else None
+                        if piece:
+                            text.append(piece)
+                            on_token(piece)
+                        if choice.finish_reason:
+                            finish = choice.finish_reason
             if finish is None:
                 raise cut_off(self.label, "".join(text))
             return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
-
 
     def _from_body(self, data: Mapping[str, Any], on_token: OnToken) -> Completion:
         """A chat completion sent as one JSON body."""
@@ -499,24 +501,25 @@ class AnthropicProvider:
             whole = plain_body(events, self.label)
             if whole is not None:
                 return _anthropic_body(whole, self.label, on_token)
-            for event in events:
-                kind = event.type
-                if kind == "message_start":
-                    tokens_in = _anthropic_input(event.message.usage)
-                    tokens_out = event.message.usage.output_tokens
-                elif kind == "content_block_delta":
-                    piece = getattr(event.delta, "text", None)
-                    if piece:
-                        text.append(piece)
-                        on_token(piece)
-                elif kind == "message_delta":
-                    finish = event.delta.stop_reason or finish
-                    if event.usage is not None:
-                        tokens_out = event.usage.output_tokens
-                        later_in = _anthropic_input(event.usage)
-                        tokens_in = later_in or tokens_in
-                elif kind == "message_stop":
-                    stopped = True
+            with closing(events):
+                for event in events:
+                    kind = event.type
+                    if kind == "message_start":
+                        tokens_in = _anthropic_input(event.message.usage)
+                        tokens_out = event.message.usage.output_tokens
+                    elif kind == "content_block_delta":
+                        piece = getattr(event.delta, "text", None)
+                        if piece:
+                            text.append(piece)
+                            on_token(piece)
+                    elif kind == "message_delta":
+                        finish = event.delta.stop_reason or finish
+                        if event.usage is not None:
+                            tokens_out = event.usage.output_tokens
+                            later_in = _anthropic_input(event.usage)
+                            tokens_in = later_in or tokens_in
+                    elif kind == "message_stop":
+                        stopped = True
             if finish is None or not stopped:
                 raise cut_off(self.label, "".join(text))
             return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)

@@ -209,5 +209,3 @@ class Session:
         for child in self._children:
             result = result + child.usage
         return result
-
-

@@ -1,20 +1,28 @@
-"""The second step: ask, parse, apply in memory, and ask again for what failed. No git writes.
+"""The second step: ask, parse, apply in memory, check, and ask again for what failed. No git
+writes.
 
-Refused hunks and Python files that stopped compiling are sent back for a corrected answer, a
-bounded number of times. A retry shows only the files that still need work, as they are now
-(edits that applied are already in them). The result is the edited files and a report; what
-becomes of them (a commit, a branch) is the caller's.
+What goes back to the model: refused hunks, Python files that stopped compiling or use names
+they never define (or that other files import after a rename), the user's ``--check`` command
+failing, a reply with no edits, a reply cut off or stopped while repeating itself. A retry
+continues the conversation (the model sees what it was shown and what it answered) and shows
+the files that still need work as they are now. A reply that holds no code at all is the
+model's answer (often why the request cannot be done): it is kept and shown, not retried.
+
+The result is the edited files and a report; what becomes of them (a commit, a branch) is the
+caller's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..edit import UnreadableFile
+from ..edit.formats import EDIT_FORMATS
+from ..edit.pycheck import Problem, module_names, python_problems
 from ..edit.render import retry_prompt
-from ..errors import EditError
+from ..errors import EditError, ReplyTruncated
 from ..git import FileChange
 from ..prompts.context import parse_need
 from ..prompts.messages import retry_user_message
@@ -24,8 +32,11 @@ from .more_context import MoreContext, retry_parts
 from .plan import Plan
 
 if TYPE_CHECKING:
-    from ..edit import HunkReport
+    from ..edit import HunkReport, ParsedReply
     from ..llm import LLM, Reply
+
+# Runs the user's check on the edited files (the changes to the base): its problems.
+Verify = Callable[[list[FileChange]], list[Problem]]
 
 
 @dataclass
@@ -36,33 +47,60 @@ class Edited:
     changes: list[FileChange]
     reports: list[HunkReport] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # refusals still standing, one line each
-    problems: list[str] = field(default_factory=list)  # what the last answer left unsolved
+    # What the result still fails: broken Python, the user's check.
+    failures: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the last answer left unsolved besides
     attempts: int = 0
+    # The model's own words when it answered without any code (shown to the user).
+    answer: str = ""
     # What the model was sent and asked for (see context_record), as the run log keeps it.
     context: dict[str, Any] = field(default_factory=dict)
+    checked: bool = False  # the user's check command ran on the result (and passed, unless
+    # ``failures`` holds a "check" problem)
 
     @property
     def applied(self) -> int:
         return sum(1 for r in self.reports if r.status != "refused")
 
     @property
-    def partial(self) -> bool:
-        return bool(self.refused or self.problems)
+    def corrected(self) -> list[HunkReport]:
+        return [r for r in self.reports if r.status == "corrected"]
+
+    @property
+    def problems(self) -> list[str]:
+        """Everything left unsolved, one line each (refusals first)."""
+        return [*self.refused, *self.other_problems, *self.notes]
 
     @property
     def other_problems(self) -> list[str]:
-        """The problems that are not the refusals themselves (e.g. a SyntaxError left)."""
-        return [p for p in self.problems if not p.startswith(tuple(self.refused))]
+        """The problems that are not refusals: what is wrong with the result itself."""
+        return [p.render() for p in self.failures]
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.refused or self.failures or self.notes)
+
+    @property
+    def broken(self) -> bool:
+        """The result fails a check: it does not compile, uses undefined names, or fails the
+        user's check command. Such a result is committed only when the user asks."""
+        return bool(self.failures)
 
     def nothing_committed(self) -> EditError:
         """The error for a loop that ended with no change to commit."""
+        if self.answer:
+            first = " ".join(self.answer.split())
+            shown = first if len(first) <= 400 else first[:399] + "…"
+            return EditError(f"nothing committed: the model answered without an edit: {shown}")
         if self.refused:
             reason, detail = "every hunk was refused", "; ".join(self.refused[:3])
         elif self.reports:
             reason, detail = "the edits left every file as it was", ""
         else:
             reason = "the reply held no usable edit"
-            detail = f"no diff or SEARCH/REPLACE block in {self.attempts} answer(s)"
+            detail = f"no edit in the requested format in {self.attempts} answer(s)"
+            if self.notes:
+                detail += "; " + self.notes[-1]
         return EditError(f"nothing committed: {reason}" + (f" ({detail})" if detail else ""))
 
 
@@ -88,103 +126,274 @@ def _unseen(report: HunkReport, files: CommitFiles, sent: Mapping[str, str]) -> 
     return replace(report, candidate=None)
 
 
-def python_problems(before: Mapping[str, str], changes: Mapping[str, str | None]) -> list[str]:
-    """Python files that compiled before the edit and do not now (pre-existing breakage ignored)."""
-    problems = []
-    for path, text in changes.items():
-        if text is None or not path.endswith(".py"):
-            continue
-        try:
-            compile(text, path, "exec", dont_inherit=True)
-        except SyntaxError as exc:
-            old = before.get(path)
-            if old is not None:
-                try:
-                    compile(old, path, "exec", dont_inherit=True)
-                except SyntaxError:
-                    continue
-            problems.append(f"{path}:{exc.lineno}: SyntaxError after your edit: {exc.msg}")
-        except ValueError as exc:  # e.g. NUL bytes
-            problems.append(f"{path}: cannot be compiled after your edit: {exc}")
-    return problems
-
-
 def edit_loop(
-    llm: LLM, plan: Plan, files: CommitFiles, console: Console, *, max_retries: int = 2
+    llm: LLM,
+    plan: Plan,
+    files: CommitFiles,
+    console: Console,
+    *,
+    max_retries: int = 2,
+    verify: Verify | None = None,
 ) -> Edited:
-    """Ask with the plan's messages, apply each answer to ``files`` (in memory), retry up to
-    ``max_retries`` times while hunks are refused or Python stops compiling.
+    """Ask with the plan's messages, apply each answer to ``files`` (in memory), check the
+    result, and retry up to ``max_retries`` times while something failed.
 
     With a selected context, a reply that is a need block instead of edits is answered with
     what it asks for (at most ``plan.rounds`` times in all), and each round is noted in the
-    run's log (``meta.context``)."""
-    from ..edit import apply_reply, parse_reply
-
-    sent = plan.selection.files
-    known = list(files.entries)
+    run's log (``meta.context``). ``verify`` runs the user's check once the result is sound
+    Python; its failures are retried like the others."""
+    loop = _Loop(llm, plan, files, console, verify)
     messages = plan.messages
-    edited = Edited(files=files, changes=[])
-    asking = _Asking(llm, plan, files, console)
-    # Refusals not yet fixed, per file, with the text each hunk was applied to: a retry that
-    # leaves a file's failed hunks out does not make them disappear; only a retry that edits
-    # that file clears them.
-    outstanding: dict[str, list[tuple[HunkReport, str]]] = {}
+    answers: list[str] = []
     for attempt in range(max_retries + 1):
-        edited.attempts = attempt + 1
+        loop.edited.attempts = attempt + 1
         if attempt:
             console.info(f"retry {attempt}/{max_retries}: asking for what failed")
-        reply = llm.ask(messages, images=plan.images if attempt == 0 else ())
-        messages, reply = asking.answer_needs(messages, reply)
-        parsed = parse_reply(reply.text, "auto")
-        problems = []
-        if not parsed.edits:
-            problems.append("Your reply contained no edits in the requested format.")
-        else:
-            earlier = dict(files.changes)
-            result = apply_reply(files, parsed, known_paths=known)
-            edited.reports.extend(result.reports)
-            for report in result.reports:
-                console.detail(report.one_line())
-            files.changes.update(result.files)
-            for path in {r.path for r in result.reports if r.status != "refused"}:
-                outstanding.pop(path, None)
-            for path in {r.path for r in result.refused}:
-                prior = earlier.get(path) if path in earlier else _original(files, path)
-                outstanding[path] = [(r, prior or "") for r in result.refused if r.path == path]
-        still_refused = [r for mine in outstanding.values() for r, _ in mine]
-        edited.refused = [_report_line(r) for r in still_refused]
-        if still_refused:
-            problems.append(retry_prompt([_unseen(r, files, sent) for r in still_refused]))
-        syntax = python_problems(_originals(files), files.changes)
-        problems += syntax
-        edited.problems = problems
-        if not problems or attempt == max_retries:
+        text, cut = loop.ask(messages, first=attempt == 0)
+        messages = loop.conversation
+        feedback = loop.take(text, cut)
+        if not feedback or loop.edited.answer or attempt == max_retries:
             break
-        broken = {
-            p
-            for p, text in files.changes.items()
-            if text is not None and any(line.startswith(f"{p}:") for line in syntax)
-        }
-        failed_paths = sorted(set(outstanding) | broken)
-        parts = retry_parts(
-            [p for p in failed_paths if _may_show(p, files, sent)],
-            files,
-            plan.shown,
-            outstanding,
-            syntax,
-        )
+        if text.strip() in answers:
+            # The same answer again: another retry would cost as much and give it a third time.
+            console.info("the model gave the same answer again; not asking once more")
+            break
+        answers.append(text.strip())
         messages = [
-            messages[0],
-            {
-                "role": "user",
-                "content": retry_user_message(
-                    parts, plan.instruction, "\n\n".join(problems), attempt + 1
-                ),
-            },
+            *messages,
+            {"role": "assistant", "content": text},
+            {"role": "user", "content": loop.retry_message(feedback, attempt + 1)},
         ]
-    edited.changes = files.file_changes()
-    edited.context = asking.log
-    return edited
+    loop.drop_broken_new_files()
+    loop.edited.changes = files.file_changes()
+    loop.edited.context = loop.asking.log
+    return loop.edited
+
+
+class _Loop:
+    """The state one edit loop carries between attempts."""
+
+    def __init__(
+        self, llm: LLM, plan: Plan, files: CommitFiles, console: Console, verify: Verify | None
+    ) -> None:
+        self.llm = llm
+        self.plan = plan
+        self.files = files
+        self.console = console
+        self.verify = verify
+        self.sent = plan.selection.files
+        self.known = list(files.entries)
+        self.edited = Edited(files=files, changes=[])
+        self.asking = _Asking(llm, plan, files, console)
+        self.conversation: list[dict[str, str]] = []
+        # Refusals not yet fixed, per file, with the text each hunk was applied to: a retry that
+        # leaves a file's failed hunks out does not make them disappear; only a retry that edits
+        # that file clears them.
+        self.outstanding: dict[str, list[tuple[HunkReport, str]]] = {}
+        self.sole = _sole_file(plan)
+        self.seen_in_part = _seen_in_part(plan)
+
+    # ------------------------------------------------------------------ asking
+    def ask(self, messages: list[dict[str, str]], *, first: bool) -> tuple[str, str]:
+        """The reply's text, and why it stopped early ("" when it ended normally)."""
+        try:
+            reply = self.llm.ask(messages, images=self.plan.images if first else ())
+        except ReplyTruncated as exc:
+            self.conversation = messages
+            return exc.partial, _cut_note(exc)
+        self.conversation, reply = self.asking.answer_needs(messages, reply)
+        return reply.text, ""
+
+    # ------------------------------------------------------------------ one answer
+    def take(self, text: str, cut: str) -> list[str]:
+        """Apply one answer and check the result: what to tell the model (empty: done)."""
+        from ..edit import parse_reply
+        from ..edit.parse import drop_unclosed
+
+        usable = drop_unclosed(text) if cut else text
+        parsed = parse_reply(usable, "auto", sole=self.sole)
+        feedback = [cut] if cut else []
+        self.edited.notes = []
+        if parsed.edits:
+            self._apply(parsed)
+        elif not cut and parse_need(text) is not None:
+            note = "You asked for more context, but no more can be given: write the edits now."
+            feedback.append(note)
+            self.edited.notes.append("the model asked for more context than can be given")
+        elif not cut and not _has_code(text):
+            self.edited.answer = text.strip()
+            return []
+        else:
+            feedback.append(self._no_edits())
+            self.edited.notes.append("the reply held no usable edit")
+        refusals = [r for mine in self.outstanding.values() for r, _ in mine]
+        self.edited.refused = [_report_line(r) for r in refusals]
+        if refusals:
+            feedback.append(retry_prompt([_unseen(r, self.files, self.sent) for r in refusals]))
+        self.edited.failures = self._check()
+        feedback += [p.render() for p in self.edited.failures]
+        return feedback
+
+    def _apply(self, parsed: ParsedReply) -> None:
+        from ..edit import apply_reply
+
+        files = self.files
+        earlier = dict(files.changes)
+        result = apply_reply(files, parsed, known_paths=self.known, seen_in_part=self.seen_in_part)
+        self.edited.reports.extend(result.reports)
+        for report in result.reports:
+            self.console.detail(report.one_line())
+        files.changes.update(result.files)
+        for path in {r.path for r in result.reports if r.status != "refused"}:
+            self.outstanding.pop(path, None)
+        for path in {r.path for r in result.refused}:
+            prior = earlier.get(path) if path in earlier else _original(files, path)
+            self.outstanding[path] = [(r, prior or "") for r in result.refused if r.path == path]
+
+    def _no_edits(self) -> str:
+        fmt = EDIT_FORMATS[self.plan.edit_format]
+        how = (
+            "each changed file's path on a line of its own, then the whole new file in a fenced "
+            "code block"
+            if fmt.whole_files
+            else f"{fmt.summary}, as the system prompt shows"
+        )
+        return f"Your reply contained no edits in the requested format. Write them as {how}."
+
+    def _check(self) -> list[Problem]:
+        """Broken Python first (cheap, and the user's check would only fail on it); then the
+        user's check, on a result that changes something."""
+        files = self.files
+        problems = python_problems(_originals(files), files.changes, self._users)
+        self.edited.checked = False
+        if problems or self.verify is None or not files.file_changes():
+            return problems
+        if self.outstanding:
+            return problems  # the result is not complete yet: check it once it is
+        self.edited.checked = True
+        return self.verify(files.file_changes())
+
+    def _users(self, names: Iterable[str]) -> dict[str, str]:
+        """The Python files (as edited) that mention any of ``names``: where a name a module
+        no longer defines may still be imported."""
+        files = self.files
+        found = set(files.repo.files_mentioning(files.rev, names, ("*.py",)))
+        found |= {p for p, t in files.changes.items() if t is not None and p.endswith(".py")}
+        out = {}
+        for path in sorted(found):
+            try:
+                text = files.get(path)
+            except UnreadableFile:
+                continue
+            if text is not None:
+                out[path] = text
+        return out
+
+    def drop_broken_new_files(self) -> None:
+        """Refuse the new files the result's problems are in, when nothing uses them, and keep
+        the rest if it is sound without them.
+
+        Small models add files nobody asked for (a ``logging.py`` beside the module that was to
+        log): broken, and needed by nothing. Not creating them is a refusal like a refused hunk
+        (the commit says so, exit 1), not a guess: the edits that remain pass every check on
+        their own, or nothing changes."""
+        files = self.files
+        failing = {p.path for p in self.edited.failures}
+        if not failing or "" in failing:
+            return
+        new = {p for p in failing if p not in files.entries and files.changes.get(p) is not None}
+        if new != failing:
+            return
+        # A file hiding a standard module is "used" by every import of that module: dropping it
+        # gives those imports back what they meant.
+        hiding = {p.path for p in self.edited.failures if p.kind == "shadows-stdlib"}
+        modules = {name.split(".")[-1] for path in new - hiding for name in module_names(path)}
+        others = {p: t for p, t in files.changes.items() if p not in new and t is not None}
+        if not others:
+            return
+        if modules and (
+            files.repo.files_mentioning(files.rev, modules, ())
+            or any(_mentions(text, modules) for text in others.values())
+        ):
+            return
+        dropped = {p: files.changes.pop(p) for p in sorted(new)}
+        reasons = {p.path: p.render() for p in self.edited.failures}
+        left = self._check()
+        if left:
+            files.changes.update(dropped)
+            return
+        self.edited.failures = []
+        for path in dropped:
+            why = reasons[path]
+            line = f"{path}: not created: a new file nothing uses, failing its checks ({why})"
+            self.edited.refused.append(line)
+            self.console.detail(line)
+
+    # ------------------------------------------------------------------ the retry
+    def retry_message(self, feedback: list[str], attempt: int) -> str:
+        files = self.files
+        broken = {p.path for p in self.edited.failures}
+        failed = sorted(
+            p for p in set(self.outstanding) | broken if p in files and files.readable(p)
+        )
+        parts = retry_parts(
+            [p for p in failed if _may_show(p, files, self.sent)],
+            files,
+            self.plan.shown,
+            self.outstanding,
+            [p.render() for p in self.edited.failures],
+        )
+        return retry_user_message(
+            parts, self.plan.instruction, "\n\n".join(feedback), attempt, self.plan.edit_format
+        )
+
+
+def _cut_note(exc: ReplyTruncated) -> str:
+    if exc.looped:
+        return (
+            "Your reply was stopped because it kept repeating the same lines. Answer again, "
+            "once, without repeating yourself, and stop after the last edit."
+        )
+    return (
+        f"Your reply was cut off at the output limit ({exc.tokens_out:,} tokens); the edit it "
+        "was writing was not used. Write only what must change, briefly."
+    )
+
+
+def _mentions(text: str, words: set[str]) -> bool:
+    import re
+
+    return any(re.search(rf"\b{re.escape(word)}\b", text) for word in words)
+
+
+def _has_code(text: str) -> bool:
+    """Whether a reply holds any attempt at code: a fence, a diff or a SEARCH marker."""
+    return any(
+        line.lstrip().startswith(("```", "~~~", "--- ", "+++ ", "@@", "<<<<<<<"))
+        for line in text.splitlines()
+    )
+
+
+def _sole_file(plan: Plan) -> tuple[str, str] | None:
+    """(path, text) when the model was shown exactly one file, whole."""
+    if plan.shown is None:
+        files = plan.selection.files
+        return next(iter(files.items())) if len(files) == 1 else None
+    parts = list(plan.shown.parts.values())
+    if len(parts) == 1 and parts[0].whole:
+        return parts[0].path, parts[0].text
+    return None
+
+
+def _seen_in_part(plan: Plan) -> dict[str, str]:
+    """The files the model saw only in part, with what it saw ("lines 10-40")."""
+    if plan.shown is None:
+        return {}
+    return {
+        part.path: "lines " + ", ".join(f"{a}-{b}" for a, b in part.ranges)
+        for part in plan.shown.parts.values()
+        if not part.whole
+    }
 
 
 def _original(files: CommitFiles, path: str) -> str | None:
@@ -250,7 +459,12 @@ class _Asking:
 def context_record(plan: Plan) -> dict[str, Any]:
     """What the run log keeps about the context sent: the mode, budget, parts and the map."""
     if plan.shown is None:
-        return {"mode": "all", "files": sorted(plan.selection.files), "rounds": []}
+        return {
+            "mode": "all",
+            "files": sorted(plan.selection.files),
+            "rounds": [],
+            "edit_format": plan.edit_format,
+        }
     selection = plan.shown.selection
     return {
         "mode": "selected",
@@ -259,6 +473,7 @@ def context_record(plan: Plan) -> dict[str, Any]:
         "map": [entry.path for entry in selection.map] if selection else [],
         "rounds_allowed": plan.rounds,
         "rounds": [],
+        "edit_format": plan.edit_format,
     }
 
 

@@ -208,7 +208,7 @@ def _with_existing_files(
     from .shown import resolve_context, shown_from_selection
 
     choice = resolve_context(settings)
-    budget = choice.tokens
+    budget = choice.budget_for(model)
     if model.context_tokens:
         budget = min(budget, model.context_tokens // 2 - REPLY_RESERVE_TOKENS)
     if budget < 256:

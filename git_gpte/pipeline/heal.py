@@ -234,7 +234,6 @@ def fix_attempt(
     instruction: str,
     base: str,
     target: CommitSpec,
-    system: str,
     model: str | None,
     summary: str,
     body: str,
@@ -250,7 +249,7 @@ def fix_attempt(
         settings,
         instruction=instruction,
         base=base,
-        system=system,
+        kind="heal",
         model=model,
         context=context or resolve_context(settings),
     )
@@ -328,7 +327,6 @@ def run_heal(
     """
     from ..llm import api_key, resolve_model
     from ..llm.session import Session
-    from ..prompts import system_prompt
     from ..run import RunOptions
 
     if request.attempts < 0:
@@ -351,7 +349,6 @@ def run_heal(
     else:
         check_prompt(spec, "the specification")
     branch = request.continue_branch or _branch_for(repo, request, spec, base)
-    system = system_prompt("heal", repo.root)
     meta = {"command": options.command.display, "attempts_allowed": request.attempts}
     if parent is not None:
         session = parent.child("heal", prompt=spec or "", base=base, model=model, meta=meta)
@@ -378,7 +375,6 @@ def run_heal(
             base=base,
             branch=branch,
             spec=spec,
-            system=system,
             identity=identity,
             on_output=on_output,
             confirm=confirm,
@@ -397,7 +393,6 @@ def _heal_loop(
     base: str,
     branch: str,
     spec: str | None,
-    system: str,
     identity: tuple[str, str],
     on_output: OutputCallback | None,
     confirm: ConfirmCallback | None,
@@ -470,7 +465,6 @@ def _heal_loop(
                     expect=committed or start,
                     reason="git-gpte heal-attempt",
                 ),
-                system=system,
                 model=request.model,
                 summary=f"heal: make `{options.command.display}` succeed (attempt {attempt})",
                 body=_commit_body(session.id, attempt, result),

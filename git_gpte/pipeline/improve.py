@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import BranchExists, Interrupted, RepoError, UsageError
+from ..errors import BranchExists, GpteError, Interrupted, RepoError, UsageError
 from ..git import (
     FileChange,
     Repository,
@@ -31,7 +31,7 @@ from ..prompts.messages import check_prompt
 from ..ui import Console
 from .chain import chained_instruction
 from .commit import CommitSpec, commit
-from .edit_loop import Edited, edit_loop, python_problems
+from .edit_loop import Edited, edit_loop
 from .files import CommitFiles
 from .plan import Plan, dirty_warning, plan
 from .selection import DEFAULT_MAX_FILE_BYTES
@@ -45,7 +45,6 @@ __all__ = [
     "ImproveRequest",
     "ImproveResult",
     "plan_improve",
-    "python_problems",
     "run_improve",
 ]
 
@@ -60,7 +59,7 @@ class ImproveRequest:
     base: str = "HEAD"
     branch: str | None = None
     max_retries: int = 2
-    edit_format: str = "diff"
+    edit_format: str | None = None  # None: as configured, else the model's own
     images: tuple[str, ...] = ()
     cache: bool = False
     identity: tuple[str, str] | None = None
@@ -71,6 +70,10 @@ class ImproveRequest:
     continue_branch: str | None = None
     history: str = ""
     context: ContextChoice | None = None  # None: as configured (gpte.context, ...)
+    # --check CMD: a shell command the result must pass (run in a temporary worktree), and
+    # --keep-failing: commit a result that still fails a check (exit 1) instead of nothing.
+    check: str | None = None
+    keep_failing: bool = False
 
 
 @dataclass
@@ -90,6 +93,10 @@ class ImproveResult(Spent):
     files_sent: list[str] = field(default_factory=list)  # the files the model was shown
     # What the model was sent: mode, budget, files whole or in part, the map, the rounds.
     context: dict[str, Any] = field(default_factory=dict)
+    edit_format: str = ""
+    format_note: str = ""  # why the edit format is not the one configured
+    corrected: list[str] = field(default_factory=list)  # hunks placed with a correction
+    checked: bool = False  # --check ran on the committed result
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -104,6 +111,10 @@ class ImproveResult(Spent):
             "problems": self.problems,
             "files_changed": self.files_changed,
             "attempts": self.attempts,
+            "edit_format": self.edit_format,
+            "edit_format_note": self.format_note,
+            "corrected": self.corrected,
+            "checked": self.checked,
             **self.usage.to_json(),
             "exit_code": self.exit_code,
             "context": self.context,
@@ -181,7 +192,6 @@ def plan_improve(
     """Base, branch and plan for ``request``. No LLM call; a selection over the model's
     budget is in ``plan.over_budget`` (a dry run shows it, :func:`run_improve` refuses it)."""
     from ..context.index import terminal_progress
-    from ..prompts import system_prompt
 
     check_prompt(request.prompt)
     base = resolve_base(repo, request.base, console)
@@ -206,7 +216,7 @@ def plan_improve(
         settings,
         instruction=instruction,
         base=base,
-        system=system_prompt("improve", repo.root, edit_format=request.edit_format),
+        edit_format=request.edit_format,
         pathspecs=request.pathspecs,
         model=request.model,
         images=request.images,
@@ -272,14 +282,29 @@ def _improve(
     session: Session,
 ) -> ImproveResult:
     planned = prepared.plan
+    if planned.format_note:
+        console.info(f"asking for {planned.edit_format} edits: {planned.format_note}")
+    verify = None
+    if request.check:
+        from .verify import check_command
+
+        verify = check_command(
+            repo, session.settings, planned.base, request.check, identity, console
+        )
     llm = session.client(planned.model, cache=request.cache)
     try:
         files = CommitFiles(repo, planned.base, planned.selection.files)
-        edited = edit_loop(llm, planned, files, console, max_retries=request.max_retries)
+        edited = edit_loop(
+            llm, planned, files, console, max_retries=request.max_retries, verify=verify
+        )
         if not edited.changes:
             error = edited.nothing_committed()
-            session.finish("refused" if edited.refused else "no-edits", detail=error.render())
+            outcome = "answered" if edited.answer else "refused" if edited.refused else "no-edits"
+            session.finish(outcome, detail=error.render())
             raise error
+        if edited.broken and not request.keep_failing:
+            session.finish("failed", detail="; ".join(edited.problems)[:2000])
+            raise broken_result(edited, request.check)
         message = format_message(
             summary_line(request.prompt),
             commit_body(prompt_section(request.prompt), edited),
@@ -292,7 +317,7 @@ def _improve(
         "partial" if edited.partial else "ok",
         branch=branch,
         commit=sha,
-        detail="; ".join(edited.refused + edited.problems)[:2000],
+        detail="; ".join(edited.problems)[:2000],
     )
     return ImproveResult(
         run_id=session.id,
@@ -309,6 +334,30 @@ def _improve(
         model=planned.model.name,
         files_sent=sent_labels(planned),
         context=edited.context,
+        edit_format=planned.edit_format,
+        format_note=planned.format_note,
+        corrected=[r.one_line() for r in edited.corrected],
+        checked=edited.checked and not edited.broken,
+    )
+
+
+def broken_result(edited: Edited, check: str | None) -> GpteError:
+    """The error for a result that still fails its checks after the retries: nothing is
+    committed (``--keep-failing`` commits it with exit 1)."""
+    from ..errors import CheckFailed, EditError
+
+    kinds = {p.kind for p in edited.failures}
+    first = edited.failures[0].render().split("\n")[0]
+    more = f" (and {len(edited.failures) - 1} more)" if len(edited.failures) > 1 else ""
+    tries = f"{edited.attempts} attempt(s)"
+    hint = "--keep-failing commits it anyway, with exit code 1"
+    if kinds == {"check"}:
+        return CheckFailed(
+            f"nothing committed: the result still fails `{check}` after {tries}: {first}",
+            hint=hint,
+        )
+    return EditError(
+        f"nothing committed: the edits leave broken code after {tries}: {first}{more}", hint=hint
     )
 
 
@@ -360,11 +409,15 @@ def prompt_section(prompt: str) -> list[str]:
 
 
 def commit_body(opening: list[str], edited: Edited) -> str:
-    """A commit body: ``opening`` lines, then the refusals and syntax problems left, if any."""
+    """A commit body: ``opening`` lines, then the corrections made, the refusals and the
+    problems left (a result kept with --keep-failing), if any."""
     body = list(opening)
+    if edited.corrected:
+        lines = [r.one_line() for r in edited.corrected]
+        body += ["", "Corrected while applying:", *[f"- {line}" for line in lines]]
     if edited.refused:
         body += ["", "Refused hunks (not applied):", *[f"- {line}" for line in edited.refused]]
-    syntax = [p for p in edited.other_problems if "SyntaxError" in p or "cannot be compiled" in p]
-    if edited.partial and syntax:
-        body += ["", "Problems left after the retries:", *[f"- {line}" for line in syntax]]
+    if edited.failures:
+        problems = [p.render().split("\n")[0] for p in edited.failures]
+        body += ["", "Problems left after the retries:", *[f"- {line}" for line in problems]]
     return "\n".join(body)

@@ -7,12 +7,13 @@ Branches, run logs and commits are the caller's; a plan is only data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..config import Settings
-from ..errors import UsageError
+from ..edit.formats import EDIT_FORMATS
+from ..errors import ConfigError, UsageError
 from ..git import Repository
 from ..prompts.context import context_user_message
 from ..prompts.messages import Part, check_prompt, improve_user_message
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 
 # Room kept free in the context window for the model's answer.
 REPLY_RESERVE_TOKENS = 4096
+# Selections tried when the rendered request overshoots the window (each scaled down by the
+# overshoot); the last one is what the plan reports as over the budget if it still is.
+SELECT_TRIES = 3
 # A budget below this leaves no useful room for files: the request itself is too long.
 MIN_CONTEXT_TOKENS = 256
 
@@ -55,6 +59,10 @@ class Plan:
     context_budget: int | None = None
     pathspecs: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    # The edit format the model is asked for, and why it is not the one configured (a file too
+    # long to be written out whole at this model's output cap), or "".
+    edit_format: str = "diff"
+    format_note: str = ""
 
     def check(self) -> None:
         """Raise what makes this plan unusable for a real run."""
@@ -68,7 +76,8 @@ def plan(
     *,
     instruction: str,
     base: str,
-    system: str,
+    kind: str = "improve",
+    edit_format: str | None = None,
     pathspecs: Sequence[str] = (),
     model: str | None = None,
     images: tuple[str, ...] = (),
@@ -77,43 +86,52 @@ def plan(
     request: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Plan:
-    """Choose what of ``base`` (a commit id) to send, resolve the model, build the messages and
-    estimate their tokens.
+    """Choose what of ``base`` (a commit id) to send, resolve the model and its edit format,
+    build the messages (the system prompt of ``kind``: improve or heal) and estimate their tokens.
 
     ``context`` says how: a selection within a token budget (whole files, excerpts, a map; the
     default) or every file (``ContextChoice(all=True)``). ``request`` is the text the selection
-    ranks by (default: the instruction). A request over the model's window is recorded in
+    ranks by (default: the instruction). ``edit_format`` is the --edit-format flag (None: as
+    configured, else the model's own). A request over the model's window is recorded in
     ``over_budget`` (see :meth:`Plan.check`)."""
     from ..llm import estimate_tokens, resolve_model
+    from ..prompts import system_prompt
 
     check_prompt(instruction)
     choice = context or ContextChoice()
     info = resolve_model(model, settings)
     if images and info.supports_images is False:
         raise UsageError(f"model {info.name!r} does not accept images (--image)")
+    fmt = choose_edit_format(edit_format, settings, info)
     cap = info.context_tokens - REPLY_RESERVE_TOKENS if info.context_tokens else None
     if choice.all:
         selection = select_files(repo, base, pathspecs, max_bytes=max_file_bytes)
         shown = None
-        messages = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": improve_user_message(selection.files, instruction)},
-        ]
+        parts: list[Part] = [Part(p, t) for p, t in selection.files.items()]
         budget = None
     else:
-        shown, messages, budget = _select(
+        shown, budget = _select(
             repo,
             info,
             choice,
             instruction=instruction,
             request=request or instruction,
             base=base,
-            system=system,
+            system=system_prompt(kind, repo.root, edit_format=fmt),
             pathspecs=pathspecs,
             max_file_bytes=max_file_bytes,
             progress=progress,
         )
         selection = Selection(files=shown.texts, skipped=dict(shown.skipped))
+        parts = list(shown.parts.values())
+    note = ""
+    if EDIT_FORMATS[fmt].whole_files:
+        note = too_long_to_rewrite(parts, info, settings)
+        if note:
+            fmt = WHOLE_FALLBACK
+    messages = build_messages(
+        repo, kind, fmt, instruction, shown, selection.files, can_ask=_can_ask(choice, shown)
+    )
     tokens, exact = estimate_tokens(messages, info.name)
     over_budget = None
     if cap is not None and tokens > cap:
@@ -143,12 +161,104 @@ def plan(
         over_budget=over_budget,
         dirty=dirty,
         shown=shown,
-        rounds=0 if choice.all else choice.rounds,
+        rounds=_rounds(choice, shown),
         token_cap=cap,
         context_budget=budget,
         pathspecs=tuple(pathspecs),
         max_file_bytes=max_file_bytes,
+        edit_format=fmt,
+        format_note=note,
     )
+
+
+# What a model asked for whole files gets instead when the file to change is too long to be
+# written out whole within its output cap. Measured on bench/solve.py's large-file tasks.
+WHOLE_FALLBACK = "diff"
+# A whole file written back costs about its own tokens plus this share (the change, the
+# explanation around the block), and this many tokens of explanation at least.
+REWRITE_MARGIN = 1.15
+REWRITE_EXTRA = 200
+
+
+def choose_edit_format(flag: str | None, settings: Settings, info: ModelInfo) -> str:
+    """--edit-format, else GPTE_EDIT_FORMAT / gpte.editFormat / TOML ``edit_format``, else the
+    format that measures best for the model's kind (whole files for a small local model)."""
+    value = settings.get(
+        flag=flag, env=("GPTE_EDIT_FORMAT",), git="gpte.editFormat", toml=("edit_format",)
+    )
+    name = str(value).strip().lower() if value else info.defaults.edit_format
+    if name not in EDIT_FORMATS:
+        raise ConfigError(
+            f"unknown edit format {value!r}; expected one of {', '.join(EDIT_FORMATS)}"
+        )
+    return name
+
+
+def too_long_to_rewrite(parts: Sequence[Part], info: ModelInfo, settings: Settings) -> str:
+    """Why the whole-file format cannot serve this request, or "": the file most likely to
+    change (the first shown) is shown only in part, or is longer than the model can write back
+    within its output cap."""
+    from ..llm import count_text, output_cap
+
+    if not parts:
+        return ""
+    first = parts[0]
+    if not first.whole:
+        return f"{first.path} is shown only in part, so it cannot be written out whole"
+    limit = output_cap(info, settings) or info.max_output_tokens
+    if not limit:
+        return ""
+    tokens, _ = count_text(first.text, info.name)
+    needed = int(tokens * REWRITE_MARGIN) + REWRITE_EXTRA
+    if needed <= limit:
+        return ""
+    return (
+        f"{first.path} is ~{tokens:,} tokens; written out whole it would not fit {info.name}'s "
+        f"output cap of {limit:,} tokens (GPTE_MAX_TOKENS)"
+    )
+
+
+def _can_ask(choice: ContextChoice, shown: Shown | None) -> bool:
+    """Whether the model may ask for more: rounds allowed, and something left to give (a map
+    of further files, or a file shown only in part)."""
+    if shown is None or choice.rounds <= 0:
+        return False
+    return bool(shown.map_text.strip()) or any(not p.whole for p in shown.parts.values())
+
+
+def _rounds(choice: ContextChoice, shown: Shown | None) -> int:
+    return choice.rounds if _can_ask(choice, shown) else 0
+
+
+def build_messages(
+    repo: Repository,
+    kind: str,
+    fmt: str,
+    instruction: str,
+    shown: Shown | None,
+    files: Mapping[str, str],
+    *,
+    can_ask: bool,
+) -> list[dict[str, str]]:
+    """The system prompt of ``kind`` in format ``fmt`` and the user message: every file whole
+    (``shown`` None), or the selection with, when the model may ask for more, how to ask."""
+    from ..prompts import load, system_prompt
+
+    system = system_prompt(kind, repo.root, edit_format=fmt)
+    numbers = not EDIT_FORMATS[fmt].whole_files
+    if shown is None:
+        user = improve_user_message(files, instruction, numbers=numbers)
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    parts: list[Part] = list(shown.parts.values())
+    if shown.map_text.strip() or any(not p.whole for p in parts):
+        # Only what was shown needs explaining: excerpts and a map, not whole files alone.
+        system = system.rstrip() + "\n\n" + load("context", repo.root).strip() + "\n"
+    if can_ask:
+        system += "\n" + load("context_ask", repo.root).strip() + "\n"
+    text = context_user_message(
+        parts, shown.map_text, instruction, can_ask=can_ask, numbers=numbers
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
 def _select(
@@ -163,8 +273,8 @@ def _select(
     pathspecs: Sequence[str],
     max_file_bytes: int,
     progress: Callable[[int, int], None] | None,
-) -> tuple[Shown, list[dict[str, str]], int]:
-    """The selection within the budget (capped by the window), shown as messages.
+) -> tuple[Shown, int]:
+    """The selection within the budget (capped by the window).
 
     The budget covers the files; what the system prompt and the request take is subtracted from
     the window first. The selection's own token figures leave out the line numbers, so when the
@@ -175,6 +285,8 @@ def _select(
     from ..prompts import load
 
     system = system.rstrip() + "\n\n" + load("context", repo.root).strip() + "\n"
+    if choice.rounds:
+        system += "\n" + load("context_ask", repo.root).strip() + "\n"
 
     def messages_for(shown: Shown) -> list[dict[str, str]]:
         parts: list[Part] = list(shown.parts.values())
@@ -183,14 +295,15 @@ def _select(
 
     overhead, _ = estimate_tokens(messages_for(Shown()), info.name)
     cap = info.context_tokens - REPLY_RESERVE_TOKENS if info.context_tokens else None
-    budget = choice.tokens if cap is None else min(choice.tokens, cap - overhead)
+    wanted = choice.budget_for(info)
+    budget = wanted if cap is None else min(wanted, cap - overhead)
     if budget < MIN_CONTEXT_TOKENS:
         raise UsageError(
             f"the prompt takes ~{overhead:,} tokens, which leaves no room for files in "
             f"{info.name}'s window of {info.context_tokens:,}",
             hint="shorten the prompt",
         )
-    for attempt in range(2):
+    for attempt in range(SELECT_TRIES):
         selection = select(
             repo,
             base,
@@ -209,14 +322,13 @@ def _select(
             raise UsageError(
                 "no file left to send" + (f" ({reasons})" if reasons else ": nothing to select")
             )
-        messages = messages_for(shown)
-        tokens, _ = estimate_tokens(messages, info.name)
-        if cap is None or tokens <= cap or attempt:
+        tokens, _ = estimate_tokens(messages_for(shown), info.name)
+        if cap is None or tokens <= cap or attempt == SELECT_TRIES - 1:
             break
         budget = max(
             MIN_CONTEXT_TOKENS, int(budget * (cap - overhead) / (tokens - overhead) * 0.95)
         )
-    return shown, messages, budget
+    return shown, budget
 
 
 def dirty_warning(plan: Plan, remedy: str) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..context import DEFAULT_BUDGET, ContextSelection, render_map
@@ -19,6 +19,9 @@ from ..context.rules import explicit_paths, secret_content_reason
 from ..errors import ConfigError
 from ..git import Repository, decode_text
 from ..prompts.messages import Part, file_lines
+
+if TYPE_CHECKING:
+    from ..llm import ModelInfo
 
 DEFAULT_ROUNDS = 2
 MAX_ROUNDS = 10
@@ -37,10 +40,17 @@ class ContextChoice:
     """
 
     all: bool = False
-    tokens: int = DEFAULT_BUDGET
+    tokens: int | None = None  # None: what suits the model (see budget_for)
     rounds: int = DEFAULT_ROUNDS
     pins: tuple[tuple[str, int], ...] = ()
     ranked_by: str | None = None
+
+    def budget_for(self, info: ModelInfo | None) -> int:
+        """The budget asked for, else the one the model's kind reads in reasonable time (a
+        small local model: 4k; a hosted one: 16k)."""
+        if self.tokens is not None:
+            return self.tokens
+        return info.defaults.context_tokens if info is not None else DEFAULT_BUDGET
 
 
 def resolve_context(
@@ -59,17 +69,25 @@ def resolve_context(
     chosen = str(value or "auto").strip().lower()
     if chosen not in ("auto", "all"):
         raise ConfigError(f"gpte.context must be 'auto' or 'all', got {value!r}")
-    budget = _whole(
-        settings, "gpte.contextTokens", tokens, "GPTE_CONTEXT_TOKENS", "tokens", DEFAULT_BUDGET
-    )
-    if budget < 1:
+    budget = _whole(settings, "gpte.contextTokens", tokens, "GPTE_CONTEXT_TOKENS", "tokens", 0)
+    if budget < 0 or (budget == 0 and _given(settings, tokens)):
         raise ConfigError(f"gpte.contextTokens must be a positive number, got {budget}")
     asks = _whole(
         settings, "gpte.contextRounds", rounds, "GPTE_CONTEXT_ROUNDS", "rounds", DEFAULT_ROUNDS
     )
     if not 0 <= asks <= MAX_ROUNDS:
         raise ConfigError(f"gpte.contextRounds must be 0 to {MAX_ROUNDS}, got {asks}")
-    return ContextChoice(chosen == "all", budget, asks, tuple(pins), ranked_by)
+    return ContextChoice(chosen == "all", budget or None, asks, tuple(pins), ranked_by)
+
+
+def _given(settings: Settings, flag: int | None) -> bool:
+    value = settings.get(
+        flag=flag,
+        env=("GPTE_CONTEXT_TOKENS",),
+        git="gpte.contextTokens",
+        toml=("context", "tokens"),
+    )
+    return value is not None
 
 
 def _whole(

@@ -37,17 +37,23 @@ _SYMBOL = re.compile(r"^(?:symbol|def|class)\s*:?\s+(?P<name>[\w.:$]+)\s*(?:\(\)
 
 
 def context_user_message(
-    parts: Sequence[Part], map_text: str, instruction: str, *, can_ask: bool
+    parts: Sequence[Part],
+    map_text: str,
+    instruction: str,
+    *,
+    can_ask: bool,
+    numbers: bool = True,
 ) -> str:
-    """What the model has (whole files, excerpts, the map), then the request, last."""
+    """What the model has (whole files, excerpts, the map), then the request, last.
+    ``numbers=False``: whole files as they are (see :func:`render_part`)."""
     whole = [p for p in parts if p.whole]
     excerpts = [p for p in parts if not p.whole]
-    out = [
-        "Here is what you have of the repository. Each line starts with its line number in the "
-        "file, which is not part of the file."
-    ]
+    numbered = " Each line starts with its line number in the file, which is not part of the file."
+    if not numbers:
+        numbered = " Excerpts' lines start with their line number in the file." if excerpts else ""
+    out = ["Here is what you have of the repository." + numbered]
     if whole:
-        out += [f"Whole files ({len(whole)}):", *[render_part(p) for p in whole]]
+        out += [f"Whole files ({len(whole)}):", *[render_part(p, numbers=numbers) for p in whole]]
     if excerpts:
         out += [
             f"Excerpts of {len(excerpts)} more file(s): only the lines shown, numbered as in the "

@@ -71,12 +71,19 @@ class Part:
         return not self.ranges
 
 
-def render_part(part: Part) -> str:
-    """The file (or its ranges) with the file's own line numbers, in a fence nothing closes."""
+def render_part(part: Part, *, numbers: bool = True) -> str:
+    """The file (or its ranges) with the file's own line numbers, in a fence nothing closes.
+
+    ``numbers=False`` shows a whole file as it is, for a model that writes files out whole:
+    numbers it does not need are numbers a small model copies into the file. Excerpts always
+    carry them (they say which lines are shown)."""
     lines = file_lines(part.text)
     width = len(str(len(lines))) if lines else 1
     if part.whole:
-        body_lines = [f"{i:>{width}} {line}" for i, line in enumerate(lines, 1)]
+        if numbers:
+            body_lines = [f"{i:>{width}} {line}" for i, line in enumerate(lines, 1)]
+        else:
+            body_lines = list(lines)
         heading = f"File: {part.path}" + ("" if lines else " (empty file)")
     else:
         body_lines = []
@@ -102,39 +109,69 @@ def render_part(part: Part) -> str:
     return f"{heading}\n{fence}\n{body}\n{fence}"
 
 
-def render_files(files: Mapping[str, str]) -> str:
-    return "\n\n".join(render_file(path, text) for path, text in files.items())
+def render_files(files: Mapping[str, str], *, numbers: bool = True) -> str:
+    return "\n\n".join(render_part(Part(p, t), numbers=numbers) for p, t in files.items())
 
 
-def improve_user_message(files: Mapping[str, str], instruction: str) -> str:
+def improve_user_message(
+    files: Mapping[str, str], instruction: str, *, numbers: bool = True
+) -> str:
     """Files first, then the request, so the instruction is the last thing the model reads."""
+    how = (
+        " (each line is prefixed with its line number, which is not part of the file)"
+        if numbers
+        else ""
+    )
     return (
-        "Here are the files of the repository (each line is prefixed with its line number, "
-        "which is not part of the file):\n\n"
-        f"{render_files(files)}\n\n"
+        f"Here are the files of the repository{how}:\n\n"
+        f"{render_files(files, numbers=numbers)}\n\n"
         f"Request:\n{instruction.strip()}\n"
     )
 
 
 def retry_user_message(
-    files: Mapping[str, str] | Sequence[Part], instruction: str, problems: str, attempt: int
+    files: Mapping[str, str] | Sequence[Part],
+    instruction: str,
+    problems: str,
+    attempt: int,
+    edit_format: str = "diff",
 ) -> str:
-    """A follow-up carrying only what failed: the problem report and those files as they are now
-    (whole, or the regions around what failed when the model saw the file only in part).
+    """A follow-up in the same conversation: what went wrong, and the files that still need
+    work as they are now (whole, or the regions around what failed when the model saw the file
+    only in part), with every edit that applied already in them.
 
-    Edits that applied are already in the files shown, so the model is asked only for the
-    changes that are still missing or broken.
+    The model is asked only for the changes still missing or broken, in ``edit_format``: a
+    whole-file format writes those files out whole again.
     """
+    from ..edit.formats import EDIT_FORMATS
+
+    whole = EDIT_FORMATS[edit_format].whole_files
     if isinstance(files, Mapping):
         files = [Part(path, text) for path, text in files.items()]
-    rendered = "\n\n".join(render_part(part) for part in files)
+    rendered = "\n\n".join(render_part(part, numbers=not whole) for part in files)
+    numbered = "" if whole else " (line numbers are not part of the files)"
+    shown = (
+        "The files concerned, as they are now, with every edit that did apply already in "
+        f"them{numbered}:\n\n{rendered}\n\n"
+        if rendered
+        else ""
+    )
+    if whole:
+        ask = (
+            "Write each file that still needs a change out whole again, corrected, in the same "
+            "format as before: its path on a line of its own, then every line of the file in a "
+            "fenced code block."
+        )
+    else:
+        what = "diffs" if edit_format == "diff" else "SEARCH/REPLACE blocks"
+        ask = (
+            f"Reply with {what} for the missing or broken changes only, against the files "
+            "exactly as shown here. Do not repeat edits that are already present."
+        )
     return (
-        f"Some of your edits could not be used (attempt {attempt}). The files below are shown as "
-        "they are now, with every edit that did apply already in them (line numbers are not part "
-        "of the files):\n\n"
-        f"{rendered}\n\n"
+        f"Your answer could not be used as it is (attempt {attempt}).\n\n"
         f"What went wrong:\n{problems.strip()}\n\n"
-        f"Original request:\n{instruction.strip()}\n\n"
-        "Reply with diffs for the missing or broken changes only, against the files exactly as "
-        "shown above. Do not repeat edits that are already present.\n"
+        f"{shown}"
+        f"The request was:\n{instruction.strip()}\n\n"
+        f"{ask}\n"
     )

@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..edit.formats import EDIT_FORMATS
 from ..errors import ConfigError, UsageError
 
 OVERRIDE_DIR = Path(".gpte") / "preprompts"
@@ -27,15 +28,17 @@ NAMES: dict[str, str] = {
     "file_format": "whole-file blocks: path line + fenced code (init)",
     "file_format_diff": "unified diffs against line-numbered files (improve)",
     "file_format_search_replace": "SEARCH/REPLACE blocks (improve --edit-format search-replace)",
-    "context": "what a selected context holds and how to ask for more (improve, heal)",
+    "file_format_whole": "changed files written out whole (improve --edit-format whole)",
+    "context": "what a selected context holds (improve, heal)",
+    "context_ask": "how to ask for more files or symbols (when the model may)",
     "entrypoint": "how to write run.sh",
     "clarify": "asking one clarifying question before generating (init --clarify)",
     "philosophy": "coding conventions appended to every generating prompt",
 }
 
+# Edit format -> the preprompt that explains it; "files" is init's (a whole new project).
 FORMAT_FILES = {
-    "diff": "file_format_diff",
-    "search-replace": "file_format_search_replace",
+    **{name: fmt.preprompt for name, fmt in EDIT_FORMATS.items()},
     "files": "file_format",
 }
 
@@ -114,24 +117,29 @@ def _with_format(body: str, file_format: str) -> str:
 def system_prompt(kind: str, root: Path | str | None = None, *, edit_format: str = "diff") -> str:
     """The assembled system prompt for ``kind``.
 
-    ``improve``: roadmap + improve (with the edit format) + philosophy;
-    ``heal``: roadmap + heal (with the edit format) + philosophy;
+    ``improve``: roadmap + improve (with the edit format);
+    ``heal``: roadmap + heal (with the edit format);
     ``generate``: roadmap + generate (with whole-file format) + philosophy;
     ``entrypoint``, ``clarify``: that preprompt alone.
+
+    The philosophy (which files a new project should have, one class per file) is for writing a
+    project; sent with a change to an existing one it asks for files nobody wanted.
     """
     if kind in ("entrypoint", "clarify"):
         return load(kind, root).strip() + "\n"
+    philosophy = ""
     if kind in ("improve", "heal"):
-        if edit_format not in FORMAT_FILES:
+        if edit_format not in EDIT_FORMATS:
             raise UsageError(
-                f"unknown edit format {edit_format!r}; expected one of {', '.join(FORMAT_FILES)}"
+                f"unknown edit format {edit_format!r}; expected one of {', '.join(EDIT_FORMATS)}"
             )
         body, fmt = load(kind, root), load(FORMAT_FILES[edit_format], root)
     elif kind == "generate":
         body, fmt = load("generate", root), load("file_format", root)
+        philosophy = load("philosophy", root).strip()
     else:
         raise UsageError(f"no system prompt for {kind!r}")
-    roadmap, philosophy = load("roadmap", root).strip(), load("philosophy", root).strip()
+    roadmap = load("roadmap", root).strip()
     parts = [
         roadmap,
         _with_format(body, fmt).strip(),

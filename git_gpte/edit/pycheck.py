@@ -1,0 +1,270 @@
+"""Is an edited Python file still working code? Compile it, look for names it uses but never
+defines (pyflakes), and for names other files import from it that it no longer defines.
+
+A placed edit is not a correct edit: small models add ``logger.info(...)`` without defining
+``logger``, or rename a function in one place. These checks catch that before a commit is
+reported as a success, and their findings go back to the model like a refused hunk.
+
+Only what the edit broke counts: a file that did not compile before, or a name that was already
+undefined, is the repository's own business. Pure functions on text.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+# pyflakes messages that mean the code fails when that line runs.
+_UNDEFINED = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with the result of the edits, as a value.
+
+    ``kind``: ``syntax``, ``undefined-name``, ``removed-name`` (here), and the pipeline's own
+    (``check``: the user's check command failed). Rendered for the model, the user's output,
+    the run log and commit bodies from the same fields.
+    """
+
+    kind: str
+    path: str
+    line: int | None
+    text: str
+
+    def render(self) -> str:
+        if not self.path:
+            return self.text
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.text}"
+
+
+def python_problems(
+    before: Mapping[str, str],
+    after: Mapping[str, str | None],
+    users: Callable[[Iterable[str]], Mapping[str, str]] | None = None,
+) -> list[Problem]:
+    """What the edits broke in Python files.
+
+    ``before``: the base text of edited files that existed; ``after``: the edited files' new
+    text (None: deleted). ``users(names)``: the other Python files (path -> text as edited) that
+    mention any of ``names``, to find imports of a name a file no longer defines (a rename that
+    missed a caller in another module); None skips that check.
+    """
+    problems: list[Problem] = []
+    removed: dict[str, set[str]] = {}
+    for path, text in after.items():
+        if not path.endswith(".py"):
+            continue
+        old = before.get(path)
+        if old is None and text is not None:
+            shadowed = _shadows_stdlib(path)
+            if shadowed:
+                problems.append(shadowed)
+        if text is None:
+            if old is not None:
+                removed[path] = _top_level_names(old) or set()
+            continue
+        tree, syntax = _parse(path, text)
+        if tree is None:
+            if old is None or _parse(path, old)[0] is not None:
+                problems.append(syntax)
+            continue
+        old_tree = _parse(path, old)[0] if old is not None else None
+        problems += _new_undefined(path, tree, old_tree)
+        if old_tree is not None:
+            gone = _defined(old_tree) - _defined(tree)
+            if gone:
+                removed[path] = gone
+    if removed and users is not None:
+        names = sorted({name for gone in removed.values() for name in gone})
+        for path, text in users(names).items():
+            if path in removed or not path.endswith(".py"):
+                continue
+            tree = _parse(path, text)[0]
+            if tree is not None:
+                problems += _stale_imports(path, tree, removed)
+    return problems
+
+
+def _shadows_stdlib(path: str) -> Problem | None:
+    """A new top-level module named like a standard-library one (``logging.py``): every
+    ``import logging`` beside it would import it instead."""
+    name = path[: -len(".py")]
+    if "/" in name or name not in getattr(sys, "stdlib_module_names", ()):
+        return None
+    return Problem(
+        "shadows-stdlib",
+        path,
+        None,
+        f"a new file named {path} hides Python's own {name!r} module from every file beside "
+        "it (`import " + name + "` would import this file); do not create it",
+    )
+
+
+def _parse(path: str, text: str | None) -> tuple[ast.Module | None, Problem]:
+    try:
+        return ast.parse(text or "", filename=path), Problem("syntax", path, None, "")
+    except SyntaxError as exc:
+        message = f"SyntaxError after your edit: {exc.msg}"
+        return None, Problem("syntax", path, exc.lineno, message)
+    except ValueError as exc:  # NUL bytes
+        return None, Problem("syntax", path, None, f"cannot be compiled after your edit: {exc}")
+
+
+def _undefined(path: str, tree: ast.Module) -> list[tuple[str, str, int]]:
+    """(message class, name, line) of each use of an undefined name."""
+    from pyflakes.checker import Checker
+
+    found = []
+    for message in Checker(tree, filename=path).messages:
+        kind = type(message).__name__
+        if kind in _UNDEFINED:
+            found.append((kind, str(message.message_args[0]), int(message.lineno)))
+    return found
+
+
+def _new_undefined(path: str, tree: ast.Module, old: ast.Module | None) -> list[Problem]:
+    now = _undefined(path, tree)
+    if not now:
+        return []
+    already = Counter((kind, name) for kind, name, _ in _undefined(path, old)) if old else Counter()
+    problems = []
+    for kind, name, line in now:
+        if already[(kind, name)]:
+            already[(kind, name)] -= 1
+            continue
+        if kind == "UndefinedExport":
+            text = f"__all__ lists {name!r}, which the file does not define"
+        elif kind == "UndefinedLocal":
+            text = f"local variable {name!r} is used before it is assigned"
+        else:
+            text = f"undefined name {name!r}: it is used but never defined or imported"
+        problems.append(Problem("undefined-name", path, line, text))
+    return problems
+
+
+def _top_level_names(text: str) -> set[str] | None:
+    try:
+        return _defined(ast.parse(text))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _defined(tree: ast.Module) -> set[str]:
+    """Names a module defines at its top level (what ``from module import name`` can take)."""
+    names: set[str] = set()
+
+    def targets(node: ast.AST) -> None:
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for element in node.elts:
+                targets(element)
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    targets(target)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                targets(node.target)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    names.add((alias.asname or alias.name).split(".")[0])
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+                for handler in getattr(node, "handlers", []):
+                    visit(handler.body)
+                visit(getattr(node, "finalbody", []))
+
+    visit(tree.body)
+    return names
+
+
+def module_names(path: str) -> set[str]:
+    """The dotted names ``path`` may be imported as: ``src/pkg/mod.py`` -> ``src.pkg.mod``,
+    ``pkg.mod``, ``mod`` (the import root is not known, so every suffix)."""
+    parts = path[: -len(".py")].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return {".".join(parts[i:]) for i in range(len(parts)) if parts[i:]}
+
+
+def _resolve_relative(importer: str, module: str | None, level: int) -> str | None:
+    if level == 0:
+        return module
+    package = posixpath.dirname(importer)
+    for _ in range(level - 1):
+        package = posixpath.dirname(package)
+    dotted = package.replace("/", ".")
+    if module:
+        dotted = f"{dotted}.{module}" if dotted else module
+    return dotted or None
+
+
+def _stale_imports(
+    importer: str, tree: ast.Module, removed: Mapping[str, set[str]]
+) -> list[Problem]:
+    """Uses in ``importer`` of a name one of the edited modules no longer defines:
+    ``from module import name`` and ``import module`` ... ``module.name``."""
+    problems = []
+    aliases: dict[str, str] = {}  # local name -> edited path, for ``import module [as m]``
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                path = _edited_module(alias.name, removed)
+                if path is not None:
+                    aliases[alias.asname or alias.name] = path
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve_relative(importer, node.module, node.level)
+            if not target:
+                continue
+            path = _edited_module(target, removed)
+            for alias in node.names:
+                if path is not None and alias.name in removed[path]:
+                    problems.append(_stale(importer, node.lineno, alias.name, path))
+                submodule = _edited_module(f"{target}.{alias.name}", removed)
+                if submodule is not None:  # from package import module
+                    aliases[alias.asname or alias.name] = submodule
+    if aliases:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                dotted = _dotted(node.value)
+                path = aliases.get(dotted) if dotted else None
+                if path is not None and node.attr in removed[path]:
+                    problems.append(_stale(importer, node.lineno, node.attr, path))
+    return problems
+
+
+def _edited_module(dotted: str, removed: Mapping[str, set[str]]) -> str | None:
+    for path in removed:
+        if dotted in module_names(path):
+            return path
+    return None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _stale(importer: str, line: int, name: str, path: str) -> Problem:
+    return Problem(
+        "removed-name",
+        importer,
+        line,
+        f"uses {name!r} from {path}, which no longer defines it after your edit "
+        "(update this file's imports and uses of the name)",
+    )

@@ -1,0 +1,52 @@
+"""``--check CMD``: the user's own check, run on the edited result before it is committed.
+
+The result is built as a commit object no ref points at (the base plus the edits) and the
+command runs in a temporary worktree of it, through the execution layer (scrubbed environment,
+timeout, process group killed): the user's checkout is never touched. A failure is a problem
+like a refused hunk: its output goes back to the model.
+"""
+
+from __future__ import annotations
+
+from ..config import Settings
+from ..edit.pycheck import Problem
+from ..git import FileChange, Repository, build_commit, format_message
+from ..ui import Console
+from .edit_loop import Verify
+
+
+def check_command(
+    repo: Repository,
+    settings: Settings,
+    base: str,
+    command: str,
+    identity: tuple[str, str],
+    console: Console,
+    timeout: float | None = None,
+) -> Verify:
+    """A :data:`Verify` that runs ``command`` (a shell command) on base + the edits."""
+    from ..run import RunOptions, run_commit
+
+    options = RunOptions.resolve(settings, command=command, timeout=timeout)
+    options.environment().check()  # an unusable environment is one clear line, before asking
+
+    def verify(changes: list[FileChange]) -> list[Problem]:
+        message = format_message("git-gpte: the result being checked", "")
+        commit = build_commit(repo, base, changes, message, identity=identity)
+        console.info(f"checking the result: {command}")
+        result = run_commit(repo, commit, options)
+        if result.success:
+            console.info("check passed")
+            return []
+        console.info(f"check failed: {result.status_text()}")
+        return [
+            Problem(
+                "check",
+                "",
+                None,
+                f"The check `{command}` fails on the result ({result.status_text()}). "
+                f"Its output:\n{result.feedback_text()}",
+            )
+        ]
+
+    return verify

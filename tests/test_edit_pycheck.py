@@ -1,0 +1,83 @@
+"""The checks on edited Python: syntax, undefined names, names removed under other files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from git_gpte.edit.pycheck import module_names, python_problems
+
+
+def _users(files: Mapping[str, str]):  # type: ignore[no-untyped-def]
+    def users(names: Iterable[str]) -> Mapping[str, str]:
+        wanted = list(names)
+        return {p: t for p, t in files.items() if any(n in t for n in wanted)}
+
+    return users
+
+
+def test_only_breakage_the_edit_made_counts() -> None:
+    before = {"ok.py": "x = 1\n", "broken.py": "def (:\n"}
+    after = {"ok.py": "x = (\n", "broken.py": "def (:\n    still\n", "new.py": "if:\n", "n.md": "("}
+    problems = python_problems(before, after)
+    assert [(p.kind, p.path) for p in problems] == [("syntax", "ok.py"), ("syntax", "new.py")]
+    assert "SyntaxError" in problems[0].render() and problems[0].line == 1
+
+
+def test_a_logger_used_but_never_defined() -> None:
+    before = {"shop.py": "def total(x):\n    return x * 2\n"}
+    after = {"shop.py": "def total(x):\n    logger.debug('x=%s', x)\n    return x * 2\n"}
+    [problem] = python_problems(before, after)
+    assert (problem.kind, problem.path, problem.line) == ("undefined-name", "shop.py", 2)
+    assert "'logger'" in problem.text
+    fixed = {
+        "shop.py": "import logging\n\nlogger = logging.getLogger(__name__)\n" + after["shop.py"]
+    }
+    assert python_problems(before, fixed) == []
+
+
+def test_names_undefined_before_the_edit_are_not_blamed_on_it() -> None:
+    before = {"a.py": "def f():\n    return missing()\n"}
+    after = {"a.py": "def f():\n    '''Doc.'''\n    return missing()\n"}
+    assert python_problems(before, after) == []
+    twice = {"a.py": "def f():\n    return missing() + missing()\n"}
+    [problem] = python_problems(before, twice)
+    assert "'missing'" in problem.text
+
+
+def test_a_rename_in_one_place_leaves_the_callers_of_the_file_and_of_others() -> None:
+    before = {
+        "pkg/loader.py": "def get_cols(r):\n    return r\n\n\ndef use(r):\n    return get_cols(r)\n"
+    }
+    after = {"pkg/loader.py": before["pkg/loader.py"].replace("def get_cols", "def numeric_cols")}
+    others = {
+        "pkg/report.py": "from .loader import get_cols\n",
+        "pkg/cli.py": "from pkg import loader\n\nloader.get_cols(1)\n",
+        "main.py": "import pkg.loader as L\nL.get_cols(2)\n",
+        "other.py": "from elsewhere import get_cols\n",
+    }
+    problems = python_problems(before, after, _users(others))
+    found = {(p.kind, p.path, p.line) for p in problems}
+    assert found == {
+        ("undefined-name", "pkg/loader.py", 6),
+        ("removed-name", "pkg/report.py", 1),
+        ("removed-name", "pkg/cli.py", 3),
+        ("removed-name", "main.py", 2),
+    }
+    complete = {
+        "pkg/loader.py": after["pkg/loader.py"].replace("return get_cols", "return numeric_cols")
+    }
+    renamed_everywhere = {p: t.replace("get_cols", "numeric_cols") for p, t in others.items()}
+    assert python_problems(before, complete, _users(renamed_everywhere)) == []
+
+
+def test_a_deleted_module_still_imported() -> None:
+    before = {"util.py": "def helper():\n    return 1\n"}
+    problems = python_problems(
+        before, {"util.py": None}, _users({"app.py": "from util import helper\n"})
+    )
+    assert [(p.kind, p.path) for p in problems] == [("removed-name", "app.py")]
+
+
+def test_module_names_cover_every_import_root() -> None:
+    assert module_names("src/pkg/mod.py") == {"src.pkg.mod", "pkg.mod", "mod"}
+    assert module_names("pkg/__init__.py") == {"pkg"}

@@ -1,0 +1,293 @@
+"""``git gpte improve`` with a small local model, through the CLI against the scripted server.
+
+The replies reproduce what a real 1.5B code model answered (``bench/solve.py``): a whole file
+without its path line, a logger used but never defined, a rename changed in one place, need
+blocks naming a path from the prompt's examples, a reply repeating itself without end, prose
+instead of an edit. A model served from this machine gets the defaults that measured best for
+such models: whole files, a 4k context budget, an output cap and a long timeout.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import Snapshot, git, make_repo
+from tests.helpers.llm_server import LLMServer, Reply
+
+INVOICE = """\
+def apply_discount(amount, percent):
+    return amount * (1 - percent / 100)
+
+
+def total(amount, percent):
+    return round(apply_discount(amount, percent), 2)
+"""
+
+WITH_LOGGING = """\
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def apply_discount(amount, percent):
+    logger.debug("amount=%s percent=%s", amount, percent)
+    return amount * (1 - percent / 100)
+
+
+def total(amount, percent):
+    return round(apply_discount(amount, percent), 2)
+"""
+
+# What the model answered to "add logging": the file, changed, without its path; the logger
+# used but never defined.
+NO_PATH_UNDEFINED = """\
+Here is the updated code with logging added:
+
+```python
+def apply_discount(amount, percent):
+    logger.debug("amount=%s percent=%s", amount, percent)
+    return amount * (1 - percent / 100)
+
+
+def total(amount, percent):
+    return round(apply_discount(amount, percent), 2)
+```
+"""
+
+NO_PATH_RIGHT = f"""\
+Here is the updated code:
+
+```python
+{WITH_LOGGING}```
+
+This adds a module-level logger.
+"""
+
+
+def local_env(server: LLMServer, **extra: str) -> dict[str, str]:
+    """A model served from this machine, named as llama.cpp's server names it."""
+    return {"OPENAI_BASE_URL": server.openai_base_url, "MODEL_NAME": "local-model", **extra}
+
+
+def improve(repo: Path, server: LLMServer, *args: str, **env: str) -> tuple[int, str, str]:
+    result = run_gpte("improve", *args, cwd=repo, env=local_env(server, **env))
+    return result.returncode, result.stdout, result.stderr
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "shop", {"invoice.py": INVOICE})
+
+
+def test_a_whole_file_without_its_path_is_the_file_sent(shop: Path, llm_server: LLMServer) -> None:
+    before = Snapshot.take(shop)
+    llm_server.queue(NO_PATH_RIGHT)
+    code, out, err = improve(shop, llm_server, "add logging to apply_discount", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["edit_format"] == "whole" and data["files_changed"] == ["invoice.py"]
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+    before.assert_unchanged(shop, new_branches=(data["branch"],))
+    body = llm_server.requests[0].body
+    system = body["messages"][0]["content"]
+    # The defaults of a local model: whole files, a capped reply; one file and no map, so
+    # nothing more can be given and the model is not told how to ask for more.
+    assert "complete file" in system and "@@ -START" not in system
+    assert "```need" not in system and "excerpt" not in system and "src/" not in system
+    assert body["max_tokens"] == 4096
+    assert data["context"]["budget"] == 4096
+
+
+def test_an_undefined_name_goes_back_and_the_fix_is_committed(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    llm_server.queue(NO_PATH_UNDEFINED, NO_PATH_RIGHT)
+    code, out, err = improve(shop, llm_server, "add logging to apply_discount", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2 and data["problems"] == []
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+    retry = llm_server.requests[1].body["messages"]
+    assert [m["role"] for m in retry] == ["system", "user", "assistant", "user"]
+    assert "undefined name 'logger'" in retry[-1]["content"]
+    assert "invoice.py:2" in retry[-1]["content"]
+
+
+def test_broken_code_is_never_reported_as_success(shop: Path, llm_server: LLMServer) -> None:
+    before = Snapshot.take(shop)
+    llm_server.queue(NO_PATH_UNDEFINED, NO_PATH_UNDEFINED)
+    code, out, err = improve(shop, llm_server, "add logging to apply_discount")
+    assert code == 6, out + err
+    # The same answer twice: a third request would only cost time.
+    assert len(llm_server.requests) == 2 and "the same answer again" in err
+    assert "nothing committed: the edits leave broken code after 2 attempt(s)" in err
+    assert "undefined name 'logger'" in err and "--keep-failing" in err
+    before.assert_unchanged(shop)
+    # Kept on request: committed, with an exit code that says it is not a success.
+    llm_server.queue(NO_PATH_UNDEFINED)
+    code, out, err = improve(
+        shop, llm_server, "add logging", "--max-retries", "0", "--keep-failing", "--json"
+    )
+    assert code == 1, err
+    data = json.loads(out)
+    message = git(shop, "log", "-1", "--format=%B", data["branch"])
+    assert "Problems left after the retries:" in message and "'logger'" in message
+
+
+def test_a_rename_that_misses_a_caller_in_another_file(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pricing.py": "def apply_discount(amount, percent):\n    return amount\n",
+            "cart.py": "from pricing import apply_discount\n\n\ndef pay(x):\n"
+            "    return apply_discount(x, 5)\n",
+        },
+    )
+    renamed = "pricing.py\n```python\ndef discounted(amount, percent):\n    return amount\n```\n"
+    both = renamed + (
+        "\ncart.py\n```python\nfrom pricing import discounted\n\n\ndef pay(x):\n"
+        "    return discounted(x, 5)\n```\n"
+    )
+    llm_server.queue(renamed, both)
+    code, out, err = improve(repo, llm_server, "rename apply_discount to discounted", "--json")
+    assert code == 0, err
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "cart.py:1: uses 'apply_discount' from pricing.py" in retry
+    branch = json.loads(out)["branch"]
+    assert "discounted(x, 5)" in git(repo, "show", f"{branch}:cart.py")
+
+
+def test_need_blocks_are_not_invited_and_not_answered_when_nothing_more_exists(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    need = "```need\npath/to/file.py\n```\n"
+    llm_server.queue(need, need)
+    code, _, err = improve(shop, llm_server, "add logging")
+    assert code == 6, err
+    assert "no usable edit" in err and "more context than can be given" in err
+    assert len(llm_server.requests) == 2
+    assert "no more can be given" in llm_server.requests[1].body["messages"][-1]["content"]
+
+
+def test_a_reply_that_repeats_itself_is_stopped_and_asked_again(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    loop = "```python\n" + 'logger.debug("checking the discount of the amount")\n' * 400
+    llm_server.queue(Reply(loop, delay=0), NO_PATH_RIGHT)
+    code, out, err = improve(shop, llm_server, "add logging", "--json")
+    assert code == 0, err
+    assert "started repeating itself" in err
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "kept repeating the same lines" in retry
+    assert git(shop, "show", f"{json.loads(out)['branch']}:invoice.py") == WITH_LOGGING
+
+
+def test_prose_is_the_models_answer(shop: Path, llm_server: LLMServer) -> None:
+    llm_server.queue("I cannot add a database to this module: it has no storage layer.")
+    code, _, err = improve(shop, llm_server, "store invoices in postgres")
+    assert code == 6
+    assert "the model answered without an edit: I cannot add a database" in err
+    assert len(llm_server.requests) == 1
+
+
+def test_check_command_failures_go_back_and_a_failing_result_is_not_committed(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    check = "python3 -c 'import invoice; assert invoice.total(100, 10) == 90.0, \"ninety\"'"
+    wrong = "invoice.py\n```python\n" + INVOICE.replace("1 - percent", "1 + percent") + "```\n"
+    llm_server.queue(wrong, wrong)
+    code, _, err = improve(shop, llm_server, "tidy", "--check", check, "--max-retries", "1")
+    assert code == 8, err
+    assert "still fails" in err and "--keep-failing" in err
+    fed_back = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "AssertionError: ninety" in fed_back
+    # A result that passes is committed, and says so.
+    right = "invoice.py\n```python\n" + WITH_LOGGING + "```\n"
+    llm_server.queue(wrong, right)
+    code, out, err = improve(shop, llm_server, "add logging", "--check", check)
+    assert code == 0, err
+    assert "the result passes --check" in out
+
+
+def test_too_long_to_write_whole_asks_for_diffs(shop: Path, llm_server: LLMServer) -> None:
+    code, out, err = improve(
+        shop, llm_server, "add logging", "--dry-run", "--json", GPTE_MAX_TOKENS="50"
+    )
+    assert code == 0, err
+    run = run_gpte(
+        "-v",
+        "improve",
+        "add logging",
+        "--dry-run",
+        cwd=shop,
+        env=local_env(llm_server, GPTE_MAX_TOKENS="50"),
+    )
+    assert "@@ -START" in run.stdout  # the diff format was asked for instead
+    diff = (
+        "```diff\n--- invoice.py\n+++ invoice.py\n@@ -1,2 +1,3 @@\n+import math\n"
+        " def apply_discount(amount, percent):\n     return amount * (1 - percent / 100)\n```\n"
+    )
+    llm_server.queue(diff)
+    code, out, err = improve(shop, llm_server, "import math", "--json", GPTE_MAX_TOKENS="50")
+    assert code == 0, err
+    assert json.loads(out)["edit_format"] == "diff"
+    assert "output cap of 50 tokens" in json.loads(out)["edit_format_note"]
+    assert "edit format: diff (invoice.py is ~" in run.stdout
+
+
+def test_edit_format_is_a_choice_of_the_user_too(shop: Path, llm_server: LLMServer) -> None:
+    hosted = {"OPENAI_BASE_URL": llm_server.openai_base_url, "OPENAI_API_KEY": "k"}
+    plan = run_gpte("-v", "improve", "x", "-n", "--model", "gpt-4o", cwd=shop, env=hosted)
+    assert "@@ -START" in plan.stdout  # hosted models: diffs
+    whole = run_gpte(
+        "-v",
+        "improve",
+        "x",
+        "-n",
+        "--model",
+        "gpt-4o",
+        "--edit-format",
+        "whole",
+        cwd=shop,
+        env=hosted,
+    )
+    assert "complete file" in whole.stdout and "@@ -START" not in whole.stdout
+    configured = run_gpte(
+        "-v",
+        "improve",
+        "x",
+        "-n",
+        cwd=shop,
+        env=local_env(llm_server, GPTE_EDIT_FORMAT="search-replace"),
+    )
+    assert "<<<<<<< SEARCH" in configured.stdout
+    bad = run_gpte(
+        "improve", "x", "-n", cwd=shop, env=local_env(llm_server, GPTE_EDIT_FORMAT="yaml")
+    )
+    assert bad.returncode == 4 and "unknown edit format 'yaml'" in bad.stderr
+
+
+def test_a_broken_new_file_nobody_asked_for_is_not_created(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # The model logs through a helper of its own and adds a logging.py that would hide
+    # Python's logging module: the file is refused, the sound rest committed (exit 1).
+    helper = (
+        "invoice.py\n```python\n"
+        + WITH_LOGGING
+        + "```\n\nlogging.py\n```python\nimport logging\n\n\ndef log(x):\n"
+        "    logger.debug(x)\n```\n"
+    )
+    llm_server.queue(helper, helper)
+    code, out, err = improve(shop, llm_server, "add logging", "--json")
+    assert code == 1, err
+    data = json.loads(out)
+    assert data["files_changed"] == ["invoice.py"]
+    assert any(line.startswith("logging.py: not created") for line in data["refused"])
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
