@@ -64,3 +64,40 @@ def test_unrelated_indentation_is_refused() -> None:
     # Too deep by four, but an added line has less than that to take away.
     out = run([(" ", "        a()"), ("+", "  b()")], ["    a()"])
     assert isinstance(out, str) and "'b()'" in out
+
+
+def test_added_lines_at_the_files_depth_stay_there_when_one_neighbour_lost_its_indentation() -> (
+    None
+):
+    # The context line below the insertion lost its 8 spaces; the one above matches the file,
+    # and so do the added lines: they are right as written.
+    file_lines = [
+        "        try:",
+        "            value = obj.name",
+        "        except AttributeError:",
+        "            value = None",
+    ]
+    ops: list[tuple[Op, str]] = [
+        (" ", "        try:"),
+        (" ", "            value = obj.name"),
+        ("+", "            logger.debug('name %s', value)"),
+        ("+", "            value = value.strip()"),
+        (" ", "except AttributeError:"),
+        (" ", "            value = None"),
+    ]
+    out = run(ops, file_lines)
+    assert isinstance(out, Reindented) and out.ops == ops and out.note == ""
+
+
+def test_added_lines_that_lost_their_indentation_with_a_neighbour_are_not_kept_as_written() -> None:
+    # Here the added line lost its indentation like the line above it: it does not agree with
+    # the file, and the two neighbours disagree on the depth, so it is refused, not guessed.
+    file_lines = ["        try:", "            value = obj.name", "        except AttributeError:"]
+    ops: list[tuple[Op, str]] = [
+        (" ", "        try:"),
+        (" ", "value = obj.name"),
+        ("+", "value = value.strip()"),
+        (" ", "        except AttributeError:"),
+    ]
+    out = run(ops, file_lines)
+    assert isinstance(out, str) and "unevenly" in out

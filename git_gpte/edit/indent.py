@@ -142,6 +142,10 @@ def reindent(
         minus = [k for k in block if ops[k][0] == "-" and k in shifts]
         before = [k for k in shifts if k < block[0]][-1:]
         after = [k for k in shifts if k > block[-1]][:1]
+        if _agrees(
+            ops, plus, [k for k in before + minus + after if shifts[k] == SAME], mapping, file_lines
+        ):
+            continue  # written at the depth of a line around it that matches the file exactly
         if minus and not flattened:
             anchors = [shifts[k] for k in minus]
         else:
@@ -170,6 +174,21 @@ def reindent(
         return Reindented(list(ops), "")
     note = "added lines moved line by line to the file's depth (the hunk lost its indentation)"
     return Reindented(_with(ops, moved), note)
+
+
+def _agrees(
+    ops: Sequence[tuple[Op, str]],
+    plus: list[int],
+    exact: list[int],
+    mapping: dict[int, int],
+    file_lines: Sequence[str],
+) -> bool:
+    """Whether a run of added lines already sits at the file's depth: its first line is
+    indented like one of the lines around it (``exact``: those the reply copied with the file's
+    own indentation). A neighbour that lost its indentation then says nothing about the added
+    lines; moving them by its shift would put them at the wrong depth."""
+    depth = lead(ops[plus[0]][1])
+    return any(depth == lead(file_lines[mapping[k]]) for k in exact)
 
 
 def _with(ops: Sequence[tuple[Op, str]], moved: dict[int, str | None]) -> list[tuple[Op, str]]:
