@@ -81,3 +81,34 @@ def test_a_deleted_module_still_imported() -> None:
 def test_module_names_cover_every_import_root() -> None:
     assert module_names("src/pkg/mod.py") == {"src.pkg.mod", "pkg.mod", "mod"}
     assert module_names("pkg/__init__.py") == {"pkg"}
+
+
+def test_an_import_of_a_name_the_module_does_not_define() -> None:
+    # The callers were renamed, the function was not: the edited file imports a name its
+    # module does not have.
+    loader = "def get_cols(r):\n    return r\n"
+    before = {"pkg/report.py": "from .loader import get_cols\n"}
+    after = {"pkg/report.py": "from .loader import numeric_cols\n"}
+    paths = {"pkg/__init__.py", "pkg/loader.py", "pkg/report.py", "pkg/sub/__init__.py"}
+    texts = {
+        "pkg/loader.py": loader,
+        "pkg/__init__.py": "",
+        "pkg/report.py": after["pkg/report.py"],
+    }
+    source = (paths, texts.get)
+    [problem] = python_problems(before, after, None, source)
+    assert (problem.kind, problem.path, problem.line) == ("missing-import", "pkg/report.py", 1)
+    assert "'numeric_cols' from pkg/loader.py" in problem.text
+    # Submodules, absolute names under the importer's folders, star-exporting modules: fine.
+    fine = {"pkg/report.py": "from pkg import sub, loader\nfrom pkg.loader import get_cols\n"}
+    assert python_problems(before, fine, None, source) == []
+    star = {**texts, "pkg/loader.py": "from os.path import *\n"}
+    assert python_problems(before, after, None, (paths, star.get)) == []
+    # Not one of ours (the standard library, a package that is installed): not checked.
+    other = {"pkg/report.py": "from json import nothing_like_this\n"}
+    assert python_problems(before, other, None, source) == []
+    # Already broken before the edit: not blamed on it.
+    assert (
+        python_problems(after, {"pkg/report.py": after["pkg/report.py"] + "x = 1\n"}, None, source)
+        == []
+    )

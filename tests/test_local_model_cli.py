@@ -291,3 +291,25 @@ def test_a_broken_new_file_nobody_asked_for_is_not_created(
     assert data["files_changed"] == ["invoice.py"]
     assert any(line.startswith("logging.py: not created") for line in data["refused"])
     assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+
+
+def test_a_rename_made_at_the_callers_only(tmp_path: Path, llm_server: LLMServer) -> None:
+    # What the model answered for "rename get_cols to numeric_cols": the import and the call
+    # renamed, the function itself not.
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/__init__.py": "",
+            "pkg/loader.py": "def get_cols(r):\n    return r\n",
+            "pkg/report.py": "from .loader import get_cols\n\n\ndef build(r):\n"
+            "    return get_cols(r)\n",
+        },
+    )
+    callers = (
+        "pkg/report.py\n```python\nfrom .loader import numeric_cols\n\n\ndef build(r):\n"
+        "    return numeric_cols(r)\n```\n"
+    )
+    llm_server.queue(callers, callers)
+    code, _, err = improve(repo, llm_server, "rename get_cols to numeric_cols")
+    assert code == 6, err
+    assert "imports 'numeric_cols' from pkg/loader.py, which does not define it" in err

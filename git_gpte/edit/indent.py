@@ -142,10 +142,8 @@ def reindent(
         minus = [k for k in block if ops[k][0] == "-" and k in shifts]
         before = [k for k in shifts if k < block[0]][-1:]
         after = [k for k in shifts if k > block[-1]][:1]
-        if _agrees(
-            ops, plus, [k for k in before + minus + after if shifts[k] == SAME], mapping, file_lines
-        ):
-            continue  # written at the depth of a line around it that matches the file exactly
+        if not flattened and _agrees(ops, plus, minus, before, after, shifts, mapping, file_lines):
+            continue  # at the file's depth already: a neighbour's lost indentation is not theirs
         if minus and not flattened:
             anchors = [shifts[k] for k in minus]
         else:
@@ -179,15 +177,22 @@ def reindent(
 def _agrees(
     ops: Sequence[tuple[Op, str]],
     plus: list[int],
-    exact: list[int],
+    minus: list[int],
+    before: list[int],
+    after: list[int],
+    shifts: dict[int, Shift],
     mapping: dict[int, int],
     file_lines: Sequence[str],
 ) -> bool:
-    """Whether a run of added lines already sits at the file's depth: its first line is
-    indented like one of the lines around it (``exact``: those the reply copied with the file's
-    own indentation). A neighbour that lost its indentation then says nothing about the added
-    lines; moving them by its shift would put them at the wrong depth."""
+    """Whether a run of added lines already sits at the file's depth, whatever the lines
+    around it lost: indented like the file's first line it replaces, or, when it only inserts,
+    like a neighbour the reply copied exactly (not one that opens a block: what follows that is
+    deeper)."""
     depth = lead(ops[plus[0]][1])
+    if minus:
+        return depth == lead(file_lines[mapping[minus[0]]])
+    exact = [k for k in after if shifts[k] == SAME]
+    exact += [k for k in before if shifts[k] == SAME and not ops[k][1].rstrip().endswith(_OPENERS)]
     return any(depth == lead(file_lines[mapping[k]]) for k in exact)
 
 

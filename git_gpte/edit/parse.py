@@ -28,8 +28,9 @@ _DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 _REPLACE = re.compile(r"^\s*>{5,9} ?REPLACE\s*<?\s*$")
 _DEV_NULL = "/dev/null"
 # Path characters, with the brackets, parentheses and $ of web framework routes
-# (``pages/[id].jsx``, ``app/(auth)/page.tsx``, ``routes/$slug.tsx``).
-_PATHLIKE = re.compile(r"^[\w.@+$\[(-]?[\w./@+ $\[\]()-]*[\w@+\])-]$")
+# (``pages/[id].jsx``, ``app/(auth)/page.tsx``, ``routes/$slug.tsx``), and backticks inside a
+# name (``file`2`.py`` is a file name git takes).
+_PATHLIKE = re.compile(r"^[\w.@+$\[(-]?[\w./@+ $\[\]()`-]*[\w@+\])-]$")
 
 
 def parse_reply(
@@ -95,11 +96,11 @@ def _overlaps(start: int, end: int, spans: Sequence[tuple[int, int]]) -> bool:
 def _parse_all(lines: list[str]) -> _Found:
     """Diffs, SEARCH/REPLACE blocks and whole files together, in reply order.
 
-    Where a diff and a SEARCH/REPLACE block claim the same lines, the one that starts first
-    owns them (the other's lines are its content). Whole-file blocks come from the fences
-    neither of them touched.
+    Where blocks of different formats claim the same lines, the one that starts first owns
+    them (the other's lines are its content): a diff quoted inside a whole Markdown file is
+    part of that file, and a whole file never starts inside a diff.
     """
-    readers = [_parse_diffs(lines), _parse_search_replace(lines)]
+    readers = [_parse_diffs(lines), _parse_search_replace(lines), _parse_files(lines)]
     claims = sorted(
         (
             (start, end, k, edit)
@@ -112,13 +113,11 @@ def _parse_all(lines: list[str]) -> _Found:
     owned: list[tuple[int, int, int]] = []
     for start, end, k, edit in claims:
         if any(start < b and a < end and k != who for a, b, who in owned):
-            continue  # inside a block of the other format that starts earlier
+            continue  # inside a block of another format that starts earlier
         owned.append((start, end, k))
         if edit is not None:
             out.edits.append((start, end, edit))
-    files = _parse_files(lines, [(a, b) for a, b, _ in owned])
-    out.edits = sorted([*out.edits, *files.edits], key=lambda x: x[0])
-    out.problems += files.problems
+    out.edits.sort(key=lambda x: x[0])
     return out
 
 
@@ -145,6 +144,7 @@ def _fence_regions(lines: list[str]) -> tuple[list[int], list[str]]:
     current = 0
     marker = ""
     count = 0
+    diff: bool | None = None  # the open block holds a diff (None: not known yet)
     for i, line in enumerate(lines):
         match = _FENCE.match(line)
         if current == 0:
@@ -153,12 +153,19 @@ def _fence_regions(lines: list[str]) -> tuple[list[int], list[str]]:
                 current = count
                 marker = match.group(1)
                 region[i] = -current  # the opening fence line itself
+                language = match.group(2).lower()
+                diff = True if language in ("diff", "patch", "udiff") else None
             continue
         stripped = line.strip()
+        if diff is None and stripped:
+            diff = line.startswith(("--- ", "@@"))
         if (
             stripped.startswith(marker[0] * 3)
             and set(stripped) <= {marker[0]}
             and len(stripped) >= len(marker)
+            # In a diff, a line starting with a space, + or - is hunk text: " ```" is a context
+            # line of a Markdown file, not the end of the block.
+            and not (diff and line.startswith((" ", "+", "-")))
         ):
             region[i] = -current
             current = 0
@@ -345,7 +352,7 @@ def _path_from_line(line: str, *, explicit: bool = False) -> str | None:
     text = line.strip()
     if not text:
         return None
-    text = re.sub(r"^#+\s*", "", text)
+    text = re.sub(r"^(?:#+|[-*+]|\d+[.)])\s+", "", text)  # a heading or list item
     labelled = re.sub(r"^(?:\*\*)?(?:file(?:name)?|path)\s*:\s*", "", text, flags=re.I)
     explicit = explicit or labelled != text or text.strip("*").startswith("`")
     text = labelled.strip("*`'\" ")
@@ -442,6 +449,9 @@ def _parse_files(lines: list[str], claimed: Sequence[tuple[int, int]] = ()) -> _
         match = _FENCE.match(lines[i])
         info = match.group(3) if match else ""
         path = _path_from_line(info, explicit=True) if info else None
+        language = match.group(2) if match else ""
+        if path is None and not info and ("." in language or "/" in language):
+            path = _path_from_line(language, explicit=True)  # ```b.txt: a path, not a language
         if path is None:
             j = i - 1
             while j >= 0 and not lines[j].strip() and i - j <= 2:
@@ -459,6 +469,8 @@ def _parse_files(lines: list[str], claimed: Sequence[tuple[int, int]] = ()) -> _
         if _holds_diff(info or (match.group(2) if match else ""), path, body):
             problems.append(f"the block under {path} is a diff without ---/+++ headers; ignored")
             continue
+        if _holds_search_replace(body):
+            continue  # a SEARCH/REPLACE block under its path line, not the file's text
         content = "\n".join(unnumbered(body))
         if content and not content.endswith("\n"):
             content += "\n"
@@ -546,6 +558,19 @@ def _sole_file(lines: list[str], path: str, current: str) -> FileEdit | None:
     if content and not content.endswith("\n"):
         content += "\n"
     return FileEdit(path=path, kind="whole-file", content=content, fmt="files")
+
+
+def _holds_search_replace(body: list[str]) -> bool:
+    """A fenced block holding a SEARCH/REPLACE edit (markers in order), not a whole file."""
+    stage = 0
+    for line in body:
+        if stage == 0 and _SEARCH.match(line):
+            stage = 1
+        elif stage == 1 and _DIVIDER.match(line):
+            stage = 2
+        elif stage == 2 and _REPLACE.match(line):
+            return True
+    return False
 
 
 def _holds_diff(language: str, path: str, body: list[str]) -> bool:

@@ -23,6 +23,8 @@ Method = Literal["exact", "whitespace", "fuzzy", "insert"]
 HINT_TOLERANCE = 40
 # ...and every other place is at least this much farther (2*d + HINT_MARGIN).
 HINT_MARGIN = 5
+# A number that names one copy exactly decides when the next copy is at least this far.
+EXACT_HINT_MARGIN = 2
 CONTEXT_SIM = 0.7  # a context line pairs with a file line this similar
 REMOVED_SIM = 0.9  # a removed line must be at least this similar to the line it removes
 TIE_SCORE = 0.08  # fuzzy candidates closer than this (per line) score alike
@@ -159,6 +161,10 @@ def choose_by_hint(starts: list[int], hint: int | None) -> tuple[int | None, str
     ranked = sorted(starts, key=lambda s: abs(s - hint))
     d1, d2 = abs(ranked[0] - hint), abs(ranked[1] - hint)
     if d1 <= HINT_TOLERANCE and d2 >= 2 * d1 + HINT_MARGIN:
+        return ranked[0], ""
+    if d1 == 0 and d2 >= EXACT_HINT_MARGIN:
+        # The number names one copy exactly: strong evidence, unless the copies are so close
+        # that a number one off (the commonest slip) would name the other.
         return ranked[0], ""
     return None, (
         f"the lines occur {len(starts)} times (at lines {where}) and the hunk's line number "

@@ -15,7 +15,7 @@ import ast
 import posixpath
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 # pyflakes messages that mean the code fails when that line runs.
@@ -43,19 +43,29 @@ class Problem:
         return f"{where}: {self.text}"
 
 
+# The repository's files: every path, and a reader for the text of one (as edited, None when
+# it is not there or not text).
+Source = tuple[Collection[str], Callable[[str], "str | None"]]
+
+
 def python_problems(
     before: Mapping[str, str],
     after: Mapping[str, str | None],
     users: Callable[[Iterable[str]], Mapping[str, str]] | None = None,
+    source: Source | None = None,
 ) -> list[Problem]:
     """What the edits broke in Python files.
 
     ``before``: the base text of edited files that existed; ``after``: the edited files' new
     text (None: deleted). ``users(names)``: the other Python files (path -> text as edited) that
     mention any of ``names``, to find imports of a name a file no longer defines (a rename that
-    missed a caller in another module); None skips that check.
+    missed a caller in another module). ``source``: the repository's files, to find imports in
+    an edited file of a name its module does not define (a rename made at the callers only).
+    None skips that check.
     """
     problems: list[Problem] = []
+    if source is not None:
+        problems += _missing_imports(before, after, source)
     removed: dict[str, set[str]] = {}
     for path, text in after.items():
         if not path.endswith(".py"):
@@ -268,3 +278,103 @@ def _stale(importer: str, line: int, name: str, path: str) -> Problem:
         f"uses {name!r} from {path}, which no longer defines it after your edit "
         "(update this file's imports and uses of the name)",
     )
+
+
+def _missing_imports(
+    before: Mapping[str, str], after: Mapping[str, str | None], source: Source
+) -> list[Problem]:
+    """``from module import name`` in an edited file where ``module`` is one of the
+    repository's and does not define ``name`` (nor has a submodule of that name); imports that
+    were already broken before the edit are not counted."""
+    paths, read = source
+    problems = []
+    for path, text in after.items():
+        if text is None or not path.endswith(".py"):
+            continue
+        tree = _parse(path, text)[0]
+        if tree is None:
+            continue
+        old_tree = _parse(path, before[path])[0] if path in before else None
+        already = (
+            {(m, n) for m, n, _ in _unresolved(path, old_tree, paths, read)} if old_tree else set()
+        )
+        for module, name, line in _unresolved(path, tree, paths, read):
+            if (module, name) not in already:
+                problems.append(
+                    Problem(
+                        "missing-import",
+                        path,
+                        line,
+                        f"imports {name!r} from {module}, which does not define it "
+                        "(define it there, or import the name it has)",
+                    )
+                )
+    return problems
+
+
+def _unresolved(
+    importer: str,
+    tree: ast.Module,
+    paths: Collection[str],
+    read: Callable[[str], str | None],
+) -> list[tuple[str, str, int]]:
+    """(module path, name, line) of each name imported from a repository module that does not
+    define it. A module with a star import or a module-level ``__getattr__`` defines anything."""
+    out = []
+    cache: dict[str, set[str] | None] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        dotted = _resolve_relative(importer, node.module, node.level)
+        target = _module_path(importer, dotted, paths, absolute=node.level == 0) if dotted else None
+        if target is None:
+            continue
+        if target not in cache:
+            module_tree = _parse(target, read(target))[0]
+            cache[target] = _exports(module_tree) if module_tree is not None else None
+        names = cache[target]
+        if names is None:
+            continue
+        package = target[: -len("__init__.py")] if target.endswith("__init__.py") else None
+        for alias in node.names:
+            if alias.name == "*" or alias.name in names:
+                continue
+            if package is not None and (
+                f"{package}{alias.name}.py" in paths
+                or f"{package}{alias.name}/__init__.py" in paths
+            ):
+                continue
+            out.append((target, alias.name, node.lineno))
+    return out
+
+
+def _module_path(
+    importer: str, dotted: str, paths: Collection[str], *, absolute: bool
+) -> str | None:
+    """The repository file ``dotted`` names, or None (not one of ours, or unclear).
+
+    A relative name is exact. An absolute one is looked up under each folder above the
+    importer (the repository root, ``src/``, a service's own folder: wherever the import root
+    is); it must name exactly one file."""
+    tail = dotted.replace(".", "/")
+    roots = [""]
+    if absolute:
+        parts = importer.split("/")[:-1]
+        roots += ["/".join(parts[: i + 1]) + "/" for i in range(len(parts))]
+    found = {
+        root + name
+        for root in roots
+        for name in (f"{tail}.py", f"{tail}/__init__.py")
+        if root + name in paths
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+def _exports(tree: ast.Module) -> set[str] | None:
+    """What ``from module import name`` can take from a module; None when anything goes."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__getattr__":
+            return None
+    return _defined(tree)

@@ -264,7 +264,9 @@ class _Loop:
         """Broken Python first (cheap, and the user's check would only fail on it); then the
         user's check, on a result that changes something."""
         files = self.files
-        problems = python_problems(_originals(files), files.changes, self._users)
+        problems = python_problems(
+            _originals(files), files.changes, self._users, (self._paths(), self._read)
+        )
         self.edited.checked = False
         if problems or self.verify is None or not files.file_changes():
             return problems
@@ -272,6 +274,18 @@ class _Loop:
             return problems  # the result is not complete yet: check it once it is
         self.edited.checked = True
         return self.verify(files.file_changes())
+
+    def _paths(self) -> frozenset[str]:
+        """Every path of the result: the base's, with the edits' new and deleted files."""
+        files = self.files
+        deleted = {p for p, t in files.changes.items() if t is None}
+        return frozenset((set(files.entries) | set(files.changes)) - deleted)
+
+    def _read(self, path: str) -> str | None:
+        try:
+            return self.files.get(path)
+        except UnreadableFile:
+            return None
 
     def _users(self, names: Iterable[str]) -> dict[str, str]:
         """The Python files (as edited) that mention any of ``names``: where a name a module
