@@ -316,6 +316,19 @@ def test_corrupt_or_foreign_index_is_rebuilt(tmp_path: Path) -> None:
     assert _paths(select(repo, head, "discount", 4000))[0] == "shop/pricing.py"
 
 
+def test_damaged_rows_are_indexed_again_through_the_cli(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, PY_FILES)
+    first = run_gpte("context", "discount", "--format", "lines", cwd=repo.root)
+    assert first.returncode == 0, first.stderr
+    conn = sqlite3.connect(repo.state_dir() / FILENAME)
+    conn.execute("UPDATE blobs SET data = x'00112233'")
+    conn.commit()
+    conn.close()
+    again = run_gpte("context", "discount", "--format", "lines", cwd=repo.root)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == first.stdout and "shop/pricing.py" in again.stdout
+
+
 def test_concurrent_runs_share_the_index(tmp_path: Path) -> None:
     files = {f"pkg/m{i}.py": f"def func_{i}(a):\n    return a * {i}\n" for i in range(150)}
     root = make_repo(tmp_path / "r", files)  # type: ignore[arg-type]

@@ -17,27 +17,31 @@ from .parse import FileRecord
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .rules import DEFAULT_MAX_FILE_BYTES
-from .store import IndexStore
+from .store import DamagedRows, IndexStore
 
 T = TypeVar("T")
 
 
 def _with_index(repo: Repository, work: Callable[[IndexStore], T]) -> T:
-    """``work`` on the repository's index; an index SQLite cannot read is moved aside and
-    ``work`` runs once more on a fresh one (a broken index is rebuilt, never fatal)."""
+    """``work`` on the repository's index. An index SQLite cannot read is moved aside and
+    ``work`` runs once more on a fresh one; rows that cannot be read are deleted and ``work``
+    runs once more, indexing those files again (a broken index is rebuilt, never fatal)."""
     directory = repo.state_dir()
-    for attempt in range(2):
+    for attempt in range(3):
         store = IndexStore(directory)
         try:
             return work(store)
+        except DamagedRows:
+            if attempt == 2:
+                raise
         except sqlite3.DatabaseError:
-            if attempt:
+            if attempt == 2:
                 raise
             store.close()
             IndexStore.discard(directory)
         finally:
             store.close()
-    raise AssertionError("unreachable: the second attempt returns or raises")
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _history(repo: Repository, commit: str) -> RecentChanges:

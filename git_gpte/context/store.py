@@ -49,6 +49,15 @@ CREATE TABLE IF NOT EXISTS defs (
 """
 
 
+class DamagedRows(Exception):
+    """Rows that could not be read (and were deleted): the query is re-run, which indexes
+    those blobs again."""
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        super().__init__(f"{len(keys)} damaged index row(s) deleted")
+        self.keys = list(keys)
+
+
 @dataclass(frozen=True)
 class BlobStat:
     status: str
@@ -164,7 +173,10 @@ class IndexStore:
         return out
 
     def records(self, keys: Sequence[str]) -> dict[str, FileRecord]:
+        """The records of these blobs; a row that cannot be read is deleted and
+        :class:`DamagedRows` raised (the caller runs its query again, re-indexing them)."""
         out: dict[str, FileRecord] = {}
+        damaged: list[str] = []
         for part in _chunks(keys):
             marks = ",".join("?" * len(part))
             rows = self.conn.execute(
@@ -173,9 +185,26 @@ class IndexStore:
             for key, data in rows:
                 try:
                     out[key] = FileRecord.from_json(json.loads(zlib.decompress(data)))
-                except (zlib.error, ValueError, TypeError, KeyError):
-                    continue  # a damaged row: the caller re-indexes what is missing
+                except (zlib.error, ValueError, TypeError, KeyError, AttributeError):
+                    damaged.append(key)
+        if damaged:
+            self.forget(damaged)
+            raise DamagedRows(damaged)
         return out
+
+    def forget(self, keys: Sequence[str]) -> None:
+        """Delete these blobs' rows and lookup rows (a damaged row is indexed again)."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for part in _chunks(list(keys)):
+                marks = ",".join("?" * len(part))
+                for table in ("blobs", "postings", "defs"):
+                    conn.execute(f"DELETE FROM {table} WHERE key IN ({marks})", part)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     # ------------------------------------------------------------------ writes
     def put(self, rows: Iterable[tuple[str, FileRecord | None]]) -> int:
