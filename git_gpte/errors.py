@@ -22,6 +22,8 @@ code  meaning
 7     unsafe path in an LLM reply (absolute, ``..``, ``.git/``, symlink)
 8     the program under test failed or timed out (run / heal, improve --check)
 9     GitHub problem (API error, permission, push)
+10    files could not be written to the work tree (disk full, permissions):
+      nothing written, or the message says what was
 70    internal error: a bug in git-gpte (``-v`` shows the traceback)
 130   interrupted (Ctrl-C)
 ====  =====================================================================
@@ -155,6 +157,12 @@ class GitHubError(GpteError):
     """The GitHub API or a push to GitHub failed."""
 
     exit_code = 9
+
+
+class WriteError(GpteError):
+    """The work tree could not be written (``apply``); the message says what was written."""
+
+    exit_code = 10
 
 
 class Interrupted(GpteError):

@@ -379,3 +379,34 @@ def test_context_that_lost_the_diffs_leading_space_moves_no_added_line(tmp_path:
         "-= amount\n        return self.balance\n",
         "-= amount\n        self.log(amount)\n        return self.balance\n",
     )
+
+
+# ------------------------------------------------------------------ writing
+def test_a_write_that_fails_writes_nothing_and_says_so(tmp_path: Path) -> None:
+    """A disk that fills up half way through: no file is changed, exit 10 (not "cannot be
+    read"). Simulated with a file-size limit the process cannot write past."""
+    import resource
+    import subprocess
+    import sys
+
+    big = "x = 1\n" * 40_000  # ~240 KB: over the limit below
+    repo = make_repo(tmp_path / "r", {"a.py": "a = 1\n", "big.py": big})
+    before = Snapshot.take(repo)
+    text = "a.py\n```python\na = 2\n```\n\nbig.py\n```python\n" + big + "y = 2\n```\n"
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_gpte", "apply", reply(tmp_path, text)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+        check=False,
+    )
+    assert proc.returncode == 10, proc.stdout + proc.stderr
+    assert "nothing was written" in proc.stderr and "Traceback" not in proc.stderr
+    assert (repo / "a.py").read_text() == "a = 1\n"
+    before.assert_unchanged(repo)
+    assert not [p for p in repo.iterdir() if p.name.startswith(".gpte-")]

@@ -9,6 +9,7 @@ as improve, the checkout untouched.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import EditError, EmptyRepository, UnsafePathError, UsageError
+from ..errors import EditError, EmptyRepository, UnsafePathError, WriteError
 from ..git import Repository, format_message
 from ..git.branch import require_new_branch
 from .commit import CommitSpec, commit
@@ -99,28 +100,64 @@ class WorkTreeFiles(Mapping[str, str]):
 
 
 def write_files(root: Path, changed: dict[str, str | None], dirs: tuple[str, ...]) -> None:
-    """Write the results; every target is checked before the first byte is written."""
+    """Write the results all or nothing, as far as a file system allows.
+
+    Every target is checked, then every new text is written to a temporary file beside its
+    target (where a full disk or a permission problem shows); only when all are written are
+    they renamed into place and the deletions made. A failure before that leaves the work tree
+    as it was; a rename failing after (rare: a rename allocates nothing) is reported with what
+    was and was not written. Raises :class:`WriteError`."""
     targets = {path: confined(root, path, dirs) for path in changed}
-    for path, text in changed.items():
-        target = targets[path]
-        if text is None:
-            if target.exists():
-                target.unlink()
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".gpte-", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(text.encode("utf-8"))
-            if target.exists():
-                os.chmod(tmp, target.stat().st_mode & 0o7777)
-            else:
-                os.chmod(tmp, 0o666 & ~_umask())
-            os.replace(tmp, target)
-        except BaseException:
-            if os.path.exists(tmp):
+    staged: dict[str, str] = {}
+    try:
+        for path, text in changed.items():
+            if text is not None:
+                staged[path] = _stage(targets[path], text)
+    except OSError as exc:
+        for tmp in staged.values():
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            raise
+        where = f" {exc.filename}" if exc.filename else ""
+        raise WriteError(
+            f"cannot write{where}: {exc.strerror or exc}; nothing was written"
+        ) from None
+    done: list[str] = []
+    for path in changed:
+        try:
+            if path in staged:
+                os.replace(staged.pop(path), targets[path])
+            elif targets[path].exists():
+                targets[path].unlink()
+        except OSError as exc:
+            for tmp in staged.values():
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            left = [p for p in changed if p not in done]
+            raise WriteError(
+                f"cannot write {path}: {exc.strerror or exc}; written: "
+                f"{', '.join(done) or 'nothing'}; not written: {', '.join(left)}"
+            ) from None
+        done.append(path)
+
+
+def _stage(target: Path, text: str) -> str:
+    """``text`` in a temporary file beside ``target``, with the mode the target will have."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".gpte-", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
 
 
 def _umask() -> int:
@@ -163,11 +200,7 @@ def apply_parsed(
         files = WorkTreeFiles(repo.root, dirs)
         result = apply_reply(files, parsed, known_paths=repo.tracked_files())
         if not check and result.files:
-            try:
-                write_files(repo.root, result.files, dirs)
-            except OSError as exc:
-                where = f" {exc.filename}" if exc.filename else ""
-                raise UsageError(f"cannot write{where}: {exc.strerror or exc}") from None
+            write_files(repo.root, result.files, dirs)
             return Applied(result, written=True)
         return Applied(result)
     if not repo.has_commits():
