@@ -236,3 +236,34 @@ def test_context_settings_and_their_errors(shop: Path) -> None:
     dry = run_gpte("improve", "-n", "--json", REQUEST, "--model", "gpt-4", cwd=shop)
     data = json.loads(dry.stdout)
     assert data["selection"]["budget"] < 8192 - 4096 and data["over_budget"] is None
+
+
+def test_need_rounds_never_grow_the_request_past_the_window(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # A need block buried in 2,000 lines of prose, asking for 30 items: the conversation keeps
+    # only the items answered, says which were not, and no request exceeds gpt-4's 8k window.
+    prose = "".join(f"Thought {i}: I am thinking about this carefully.\n" for i in range(2_000))
+    items = "\n".join(f"shop/nothing_{i}.py" for i in range(30))
+    need = prose + f"```need\nshop/weather.py\n{items}\n```\n"
+    llm_server.queue(need, need, need, need, FIX)
+    result = run_gpte(
+        "improve",
+        REQUEST,
+        "--model",
+        "gpt-4",
+        "-b",
+        "fix",
+        "--context-tokens",
+        "600",
+        "--context-rounds",
+        "10",
+        cwd=shop,
+        env=env_for(llm_server),
+    )
+    assert result.returncode == 0, result.stderr
+    sizes = [sum(len(m["content"]) for m in r.body["messages"]) for r in llm_server.requests]
+    assert all(size / 4 < 8192 - 4096 for size in sizes), sizes  # the window minus the reply
+    second = llm_server.requests[1].body["messages"]
+    assert second[-2]["role"] == "assistant" and len(second[-2]["content"]) < 1000
+    assert "only 20 items are answered per request" in second[-1]["content"]

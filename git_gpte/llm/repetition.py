@@ -33,10 +33,12 @@ def loop_start(text: str) -> int | None:
 
 
 class LoopWatch:
-    """Fed the pieces of a streamed reply; says when it has started looping."""
+    """Fed the pieces of a streamed reply; says when it has started looping. Looks at the
+    tail only (a reply of 500 KB is not joined again every few pieces)."""
 
     def __init__(self) -> None:
         self.text: list[str] = []
+        self.tail = ""
         self.size = 0
         self._next = WINDOW + MIN_UNIT
 
@@ -44,7 +46,10 @@ class LoopWatch:
         """The cut point (see :func:`loop_start`) once the reply loops, else None."""
         self.text.append(piece)
         self.size += len(piece)
+        self.tail = (self.tail + piece)[-(WINDOW + MAX_UNIT + 1) :]
         if self.size < self._next:
             return None
         self._next = self.size + STEP
+        if loop_start(self.tail) is None:
+            return None
         return loop_start("".join(self.text))

@@ -24,7 +24,7 @@ from ..edit.pycheck import Problem, module_names, python_problems
 from ..edit.render import retry_prompt
 from ..errors import EditError, ReplyTruncated
 from ..git import FileChange
-from ..prompts.context import parse_need
+from ..prompts.context import MAX_NEED_ITEMS, need_block, parse_need
 from ..prompts.messages import retry_user_message
 from ..ui import Console
 from .files import CommitFiles
@@ -159,11 +159,18 @@ def edit_loop(
             console.info("the model gave the same answer again; not asking once more")
             break
         answers.append(text.strip())
-        messages = [
-            *messages,
-            {"role": "assistant", "content": text},
-            {"role": "user", "content": loop.retry_message(feedback, attempt + 1)},
-        ]
+        following = fit(
+            plan,
+            [
+                *messages,
+                {"role": "assistant", "content": text},
+                {"role": "user", "content": loop.retry_message(feedback, attempt + 1)},
+            ],
+        )
+        if following is None:
+            console.info("a retry would not fit in the model's window; not asking again")
+            break
+        messages = following
     loop.drop_broken_new_files()
     loop.edited.changes = files.file_changes()
     loop.edited.context = loop.asking.log
@@ -454,9 +461,17 @@ class _Asking:
             items = parse_need(reply.text)
             if items is None or parse_reply(reply.text, "auto").edits:
                 break
-            self.used += 1
-            asked = [*messages, {"role": "assistant", "content": reply.text}]
+            # Only the items stay in the conversation: a need block with thousands of lines
+            # around it would be sent again with every later request.
+            kept = need_block(items[:MAX_NEED_ITEMS])
+            asked = [*messages, {"role": "assistant", "content": kept}]
             used, _ = estimate_tokens(asked, self.plan.model.name)
+            if not _room_for_more(self.plan, used):
+                self.console.info(
+                    "the conversation is as long as the model can read: not asking again"
+                )
+                break
+            self.used += 1
             text, record = self.more.answer(items, used, self.used, self.plan.rounds - self.used)
             self.console.info(
                 f"round {self.used}/{self.plan.rounds}: the model asked for "
@@ -468,6 +483,30 @@ class _Asking:
             messages = [*asked, {"role": "user", "content": text}]
             reply = self.llm.ask(messages)
         return messages, reply
+
+
+# Tokens an answer to a need block needs at the least to be worth sending.
+MIN_ANSWER_TOKENS = 512
+
+
+def _room_for_more(plan: Plan, used: int) -> bool:
+    """Whether a request of ``used`` tokens leaves room to answer a need block."""
+    return plan.token_cap is None or used + MIN_ANSWER_TOKENS <= plan.token_cap
+
+
+def fit(plan: Plan, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
+    """``messages`` within the model's window: the conversation as it is, else the system
+    prompt, the first request and the last message (what the retry needs), else None."""
+    from ..llm import estimate_tokens
+
+    if plan.token_cap is None:
+        return messages
+    if estimate_tokens(messages, plan.model.name)[0] <= plan.token_cap:
+        return messages
+    short = [*messages[:2], messages[-1]] if len(messages) > 3 else messages
+    if estimate_tokens(short, plan.model.name)[0] <= plan.token_cap:
+        return short
+    return None
 
 
 def context_record(plan: Plan) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..context.rules import secret_content_reason
 from ..edit import UnreadableFile
-from ..prompts.context import NeedItem, more_user_message
+from ..prompts.context import MAX_NEED_ITEMS, NeedItem, more_user_message
 from ..prompts.messages import Part, file_lines
 from .files import CommitFiles
 from .shown import Shown, merge_ranges
@@ -88,12 +88,16 @@ class MoreContext:
         """The user message answering ``items``, given ``used_tokens`` already in the request."""
         from ..llm import estimate_tokens
 
-        record = Round(number, [str(i) for i in items])
-        if not items:
+        record = Round(number, [str(i) for i in items[:MAX_NEED_ITEMS]])
+        for item in items[MAX_NEED_ITEMS:]:
+            record.not_given.append(
+                (str(item), f"only {MAX_NEED_ITEMS} items are answered per request; ask again")
+            )
+        items = items[:MAX_NEED_ITEMS]
+        if not items and not record.not_given:
             record.not_given.append(
                 ("your need block", "no path, line range or symbol could be read from it")
             )
-        room = self._room(used_tokens)
         wanted: dict[str, Part] = {}
         for item in items:
             for part in self._parts(item, record):
@@ -103,6 +107,13 @@ class MoreContext:
                 elif not old.whole:
                     ranges = merge_ranges(old.ranges + part.ranges)
                     wanted[part.path] = Part(part.path, part.text, ranges)
+        # What the answer says besides the parts (what was not found, what to do now) takes
+        # room too: counted before any part is, with a line for each part that may not fit.
+        frame = more_user_message(
+            [], [*record.not_given, *((p.path, "x" * 120) for p in wanted.values())], rounds_left
+        )
+        frame_cost, _ = estimate_tokens([{"role": "user", "content": frame}], self.plan.model.name)
+        room = self._room(used_tokens) - frame_cost
         given: list[Part] = []
         for part in wanted.values():
             cost, _ = estimate_tokens(

@@ -26,7 +26,8 @@ from typing import Literal
 
 from .messages import Part, fence_for, render_part
 
-# Items read from one need block; more are ignored (a model listing the whole map asks for all).
+# Items answered from one need block; the model is told which of the rest were not (a model
+# listing the whole map asks for all).
 MAX_NEED_ITEMS = 20
 
 _NEED = re.compile(
@@ -116,7 +117,7 @@ class NeedItem:
 
 
 def parse_need(reply: str) -> list[NeedItem] | None:
-    """The items of the reply's need blocks, or None when it has none."""
+    """The items of the reply's need blocks (each once), or None when it has none."""
     blocks = _NEED.findall(reply)
     if not blocks:
         return None
@@ -129,7 +130,7 @@ def parse_need(reply: str) -> list[NeedItem] | None:
             item = _item(line)
             if item is not None and item not in items:
                 items.append(item)
-    return items[:MAX_NEED_ITEMS]
+    return items
 
 
 def _item(line: str) -> NeedItem | None:
@@ -148,6 +149,12 @@ def _item(line: str) -> NeedItem | None:
     if " " in line.strip():
         return None  # prose, not a path
     return NeedItem("file", path=line)
+
+
+def need_block(items: Sequence[NeedItem]) -> str:
+    """A need block holding ``items``: what the conversation keeps of a reply that asked for
+    more (its prose and anything else it held would only take room)."""
+    return "```need\n" + "\n".join(str(i) for i in items) + "\n```"
 
 
 def more_user_message(
