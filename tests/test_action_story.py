@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -183,3 +184,54 @@ def test_a_pre_merge_heal_fix_joins_the_story_of_a_git_gpte_pull_request(
     assert "- heal attempt 1 `" in section and "**Self-heal:** passed." in section
     assert "**Applied:**" not in section and "**Sent:**" not in section
     assert "**Total:** 2 run(s)" in body
+
+
+def test_a_tampered_or_hostile_story_is_republished_harmless(
+    world: World, gh: GitHubServer
+) -> None:
+    """Anyone who can edit a pull request body can change the stored story: a kind holding
+    HTML, mentions and links, a link to anywhere, an absurd cost; a marker followed by spaces
+    that a backtracking pattern would chew on for minutes; JSON nested deeper than Python
+    reads. Each run still succeeds, and the body git-gpte writes carries none of it."""
+    head = world.remote_refs()["refs/heads/main"]
+    hostile = [
+        {
+            "kind": "<img src=x onerror=alert(1)> @octo/owners [win](https://evil.example)",
+            "request": "r",
+            "cost_usd": 1e308,
+            "tokens_in": 10**30,
+            "run_url": "https://evil.example/octo/demo/actions/runs/1",
+        }
+    ]
+    bodies = {
+        40: "Closes #4\n\n### What git-gpte did\n\n" + _stored(hostile),
+        41: "Closes #5\n\n<!-- git-gpte-story " + " " * 50_000 + "x",
+        42: "Closes #6\n\n<!-- git-gpte-story "
+        + base64.b64encode(b"[" * 3000 + b"]" * 3000).decode()
+        + " -->",
+    }
+    for number, body in bodies.items():
+        branch = f"gpte/issue-{number}"
+        git(world.origin, "update-ref", f"refs/heads/{branch}", head)
+        gh.add_pull(REPO, number, branch, "main", "Ours")
+        gh.repos[REPO].issues[number]["body"] = body
+    world.llm.queue(FIX_DIFF, FIX_DIFF, FIX_DIFF)
+    for number in bodies:
+        ask = gh.add_review_comment(
+            REPO, number, "/gpte capitalise", user="alice", path="src/app.py", line=2
+        )
+        run = world.run("pull_request_review_comment", review_comment_event(gh, ask, number))
+        assert run.code == 0, run.proc.stdout + run.proc.stderr
+    first = body_of(gh, 40)
+    assert (
+        "#### 1. `<img src=x onerror=alert(1)> @octo/owners [win](https://evil.example)`" in first
+    )
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").render(first)
+    outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.S)
+    assert "evil.example" not in outside_code
+    assert "<img" not in html and 'href="https://evil' not in html and "$inf" not in first
+    assert "#### 2. review comments" in first
+    assert body_of(gh, 41) == bodies[41]  # no story there: a person's text, left alone
+    assert "#### 1. review comments" in body_of(gh, 42)  # unreadable: the story starts again

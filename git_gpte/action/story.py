@@ -27,7 +27,13 @@ if TYPE_CHECKING:
     from .report import Outcome
 
 MARKER = "git-gpte-story"
-_STORED = re.compile(rf"<!--\s*{MARKER}\s+([A-Za-z0-9+/=\s]*?)\s*-->")
+_PAYLOAD = re.compile(r"[A-Za-z0-9+/=\s]*")  # one class, one star: linear on any input
+MAX_BODY_CHARS = 70_000  # GitHub keeps 65,536 characters of a body; anything longer is not ours
+# The kinds of run a story holds; anything else read back is shown as code, never as Markdown.
+_KINDS = re.compile(r"(?:issue #\d{1,9}|/gpte comment|review comments|pre-merge heal)")
+_RUNS = re.compile(r"(https?://[^/\s]+/[\w.-]+/[\w.-]+/actions/runs/)\d+(?:/attempts/\d+)?")
+MAX_TOKENS = 10**12
+MAX_COST_USD = 10**6
 HEADING = "### What git-gpte did"
 MAX_ITERATIONS = 20  # the oldest give way: a body has a size limit (65,536 characters)
 MAX_REQUEST_CHARS = 600
@@ -83,7 +89,7 @@ class Iteration:
 
         def number(key: str) -> int:
             value = data.get(key)
-            return value if isinstance(value, int) and value >= 0 else 0
+            return value if isinstance(value, int) and 0 <= value <= MAX_TOKENS else 0
 
         def texts(key: str) -> list[str]:
             value = data.get(key)
@@ -114,7 +120,11 @@ class Iteration:
             files_sent=texts("files_sent"),
             tokens_in=number("tokens_in"),
             tokens_out=number("tokens_out"),
-            cost_usd=float(cost) if isinstance(cost, (int, float)) and cost >= 0 else None,
+            cost_usd=(
+                float(cost)
+                if isinstance(cost, (int, float)) and 0 <= cost <= MAX_COST_USD
+                else None
+            ),
             files_changed=texts("files_changed"),
             applied=number("applied"),
             refused=texts("refused"),
@@ -165,16 +175,30 @@ def iteration(kind: str, request: str, o: Outcome) -> Iteration:
     )
 
 
+def _stored(body: str | None) -> str | None:
+    """The base64 text of the stored story, found without a regular expression that could
+    backtrack (a body is written by people too): the last ``<!-- git-gpte-story ... -->``."""
+    text = (body or "")[-MAX_BODY_CHARS:]
+    at = text.rfind(MARKER)
+    if at < 0 or not text[:at].rstrip().endswith("<!--"):
+        return None
+    end = text.find("-->", at)
+    if end < 0:
+        return None
+    payload = text[at + len(MARKER) : end]
+    return payload if _PAYLOAD.fullmatch(payload) else None
+
+
 def read_story(body: str | None) -> list[Iteration]:
     """The iterations stored in a pull request body; [] when there are none (or they are not
     readable: the story then starts again rather than failing the run)."""
-    found = _STORED.search(body or "")
-    if not found:
+    payload = _stored(body)
+    if payload is None:
         return []
     try:
-        data = json.loads(base64.b64decode("".join(found.group(1).split()), validate=True))
-    except (binascii.Error, ValueError):
-        return []
+        data = json.loads(base64.b64decode("".join(payload.split()), validate=True))
+    except (binascii.Error, ValueError, RecursionError):
+        return []  # not base64, not JSON, or nested deeper than a story is: no story
     items = data if isinstance(data, list) else []
     kept = [it for it in (Iteration.from_json(x) for x in items) if it is not None]
     return kept[-MAX_ITERATIONS:]
@@ -186,8 +210,12 @@ def _listed(paths: list[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def _section(n: int, it: Iteration) -> list[str]:
-    head = f"#### {n}. {it.kind}"
+def _section(n: int, it: Iteration, runs: str | None) -> list[str]:
+    """One run's section. Everything in ``it`` may have been read back from a body anyone
+    could edit: text goes out as code spans or fences, the kind only if it is one of ours, the
+    run link only if it is one of this repository's workflow runs (``runs``)."""
+    kind = it.kind if _KINDS.fullmatch(it.kind) else code(it.kind)
+    head = f"#### {n}. {kind}"
     if it.commit:
         head += f" · commit {code(it.commit[:12])}"
     if it.model:
@@ -221,16 +249,21 @@ def _section(n: int, it: Iteration) -> list[str]:
         lines += ["", f"**Self-heal:** {result}."]
     else:
         lines += ["", "**Self-heal:** not run (no check command)."]
-    if re.fullmatch(r"https?://[^\s<>()\[\]]+", it.run_url):
+    link = _RUNS.fullmatch(it.run_url)
+    if runs is not None and link is not None and link.group(1) == runs:
         lines += ["", f"[Workflow run]({it.run_url})"]
     return lines
 
 
-def story_markdown(iterations: list[Iteration]) -> str:
-    """The runs, oldest first, then the totals, then the stored form for the next run."""
+def story_markdown(iterations: list[Iteration], run_url: str | None = None) -> str:
+    """The runs, oldest first, then the totals, then the stored form for the next run.
+    ``run_url``: this run's own (trusted) link, which says what a workflow run link of this
+    repository looks like."""
+    ours = _RUNS.fullmatch(run_url or "")
+    runs = ours.group(1) if ours else None
     lines = [HEADING, ""]
     for n, it in enumerate(iterations, 1):
-        lines += [*_section(n, it), ""]
+        lines += [*_section(n, it, runs), ""]
     spent = total(it.usage for it in iterations)
     lines.append(f"**Total:** {len(iterations)} run(s), {spent.describe()}.")
     data = json.dumps([asdict(it) for it in iterations], separators=(",", ":"))
@@ -241,11 +274,11 @@ def story_markdown(iterations: list[Iteration]) -> str:
 def with_iteration(head: str, previous_body: str | None, new: Iteration) -> str:
     """A body: ``head`` (ours), then the story of the earlier runs plus ``new``."""
     iterations = [*read_story(previous_body), new][-MAX_ITERATIONS:]
-    return head.rstrip("\n") + "\n\n" + story_markdown(iterations)
+    return head.rstrip("\n") + "\n\n" + story_markdown(iterations, new.run_url)
 
 
 def has_story(body: str | None) -> bool:
-    return bool(_STORED.search(body or ""))
+    return _stored(body) is not None
 
 
 def story_head(body: str) -> str:
