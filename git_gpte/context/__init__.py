@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..git.repo import display_path
 from .model import ContextSelection, LineRange, MapEntry, Pick, Signature, SymbolLocation
 
 if TYPE_CHECKING:
@@ -184,7 +185,9 @@ def describe(selection: ContextSelection) -> list[str]:
         out.extend(f"  {e.path}  ({len(e.signatures)} definitions)" for e in selection.map)
     if selection.skipped:
         out.append(f"left out ({len(selection.skipped)}):")
-        out.extend(f"  {path}  ({reason})" for path, reason in selection.skipped.items())
+        out.extend(
+            f"  {display_path(path)}  ({reason})" for path, reason in selection.skipped.items()
+        )
     return out
 
 

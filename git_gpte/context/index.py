@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..git.pathspecs import match_paths
-from ..git.repo import Repository, TreeEntry, decode_text, is_utf8_name
+from ..git.repo import Repository, TreeEntry, decode_text
 from .languages import language_of
 from .parse import parse_file
-from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, secret_reason
+from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, ineligible
 from .store import IndexStore
 
 # Never indexed, even when named: a "text" file this big is data, and reading it costs memory.
@@ -71,28 +71,23 @@ def list_candidates(
     """The files of ``commit`` that may be ranked, and those left out with their reason."""
     result = Candidates(named=explicit_paths(pathspecs))
     entries: dict[str, TreeEntry] = {e.path: e for e in repo.tree_entries(commit)}
-    gpteignore = repo.root / ".gpteignore"
-    matched = match_paths(repo, commit, pathspecs, gpteignore if gpteignore.is_file() else None)
+    matched = match_paths(repo, commit, pathspecs)
     wanted: Sequence[str] = matched.paths if matched.paths is not None else list(entries)
     ignored = matched.ignored
     for path in sorted(set(wanted)):
         entry = entries.get(path)
         if entry is None:
             continue
-        named = path in result.named
-        secret = secret_reason(path)
-        if not is_utf8_name(path):
-            result.skipped[path] = "file name is not UTF-8"
-        elif not entry.is_regular:
-            result.skipped[path] = "symlink or submodule"
-        elif path in ignored and not named:
-            result.skipped[path] = "excluded by .gpteignore"
-        elif secret is not None and not named:
-            result.skipped[path] = secret
-        elif entry.size > INDEX_MAX_BYTES:
-            result.skipped[path] = f"{entry.size:,} bytes, too big to index"
-        elif entry.size > max_bytes and not named:
-            result.skipped[path] = f"{entry.size:,} bytes, over the {max_bytes:,}-byte limit"
+        reason = ineligible(
+            path,
+            entry,
+            named=path in result.named,
+            ignored=path in ignored,
+            max_bytes=max_bytes,
+            index_max=INDEX_MAX_BYTES,
+        )
+        if reason is not None:
+            result.skipped[path] = reason
         else:
             result.files.append(Candidate(path, entry.sha, entry.size))
     return result

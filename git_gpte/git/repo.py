@@ -10,6 +10,7 @@ this module writes to the user's index, work tree or HEAD.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -93,11 +94,29 @@ def is_utf8_name(path: str) -> bool:
     return True
 
 
+_QUOTED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
 def display_path(path: str) -> str:
-    """``path`` fit to print: bytes that are not UTF-8 shown as ``\\xe9`` escapes."""
-    if is_utf8_name(path):
+    """``path`` fit to print: bytes that are not UTF-8 shown as ``\\xe9`` escapes; a name
+    with control or text-direction characters in git's quoted form (``"a\\nb"``), so it can
+    neither break a line nor turn the text around it."""
+    if not is_utf8_name(path):
+        path = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if not _UNSAFE.search(path):
         return path
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    out = []
+    for char in path:
+        if char in _QUOTED:
+            out.append(_QUOTED[char])
+        elif _UNSAFE.match(char):
+            out.append("".join(f"\\{byte:03o}" for byte in char.encode("utf-8")))
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def encode_path(path: str) -> bytes:

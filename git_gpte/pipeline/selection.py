@@ -19,13 +19,13 @@ from ..context.rules import (  # the rules live with the index, which applies th
     DEFAULT_MAX_FILE_BYTES,
     SECRET_PATTERNS,
     explicit_paths,
+    ineligible,
     looks_secret,
     secret_content_reason,
-    secret_reason,
 )
 from ..errors import UsageError
 from ..git.pathspecs import match_paths
-from ..git.repo import Repository, TreeEntry, decode_text, is_utf8_name
+from ..git.repo import Repository, TreeEntry, decode_text
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -76,31 +76,18 @@ def select_files(
     selection = Selection()
     named = explicit_paths(pathspecs)
     all_entries = {e.path: e for e in repo.tree_entries(base)}
-    gpteignore = repo.root / ".gpteignore"
-    matched = match_paths(repo, base, pathspecs, gpteignore if gpteignore.is_file() else None)
+    matched = match_paths(repo, base, pathspecs)
     wanted = matched.paths if matched.paths is not None else list(all_entries)
     ignored = matched.ignored
     for path in sorted(set(wanted)):
         entry = all_entries.get(path)
         if entry is None:
             continue
-        if not is_utf8_name(path):
-            # git keeps names as bytes; one that is not UTF-8 cannot be written in a request
-            # (nor named in a reply), so the file is reported and left out.
-            selection.skipped[path] = "file name is not UTF-8"
-            continue
-        if not entry.is_regular:
-            selection.skipped[path] = "symlink or submodule"
-            continue
-        if path in ignored and path not in named:
-            selection.skipped[path] = "excluded by .gpteignore"
-            continue
-        secret = secret_reason(path)
-        if secret is not None and path not in named:
-            selection.skipped[path] = secret
-            continue
-        if entry.size > max_bytes and path not in named:
-            selection.skipped[path] = f"{entry.size:,} bytes, over the {max_bytes:,}-byte limit"
+        reason = ineligible(
+            path, entry, named=path in named, ignored=path in ignored, max_bytes=max_bytes
+        )
+        if reason is not None:
+            selection.skipped[path] = reason
             continue
         text = decode_text(repo.read_blob(entry.sha))
         if text is None:
