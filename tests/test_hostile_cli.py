@@ -606,3 +606,52 @@ def test_the_gpteignore_of_the_commit_sent_is_the_one_that_counts(tmp_path: Path
     (repo / ".gpteignore").write_text("app.py\n")
     plan = json.loads(run_gpte("improve", "-n", "--json", "x", cwd=repo).stdout)
     assert plan["skipped"].get("app.py") == "excluded by .gpteignore"
+
+
+SSH2_KEY = (
+    "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n"
+    'Comment: "server deploy key"\n'
+    "P2/56wAAAi4AAAA3aWYtbW9kbntzaWdue3JzYS1wa2NzMS1zaGExfSxlbmNyeXB0e3JzYS1wa2NzMXYyLW9hZXB9fQ==\n"
+    "---- END SSH2 ENCRYPTED PRIVATE KEY ----\n"
+)
+PUTTY_KEY = (
+    "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy server key\n"
+    "Public-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIA\nPLaceholder\nPrivate-Lines: 1\n"
+    "AAAAIGNvbmZpZGVudGlhbA\nPrivate-MAC: 0f0e\n"
+)
+
+
+def test_private_keys_in_ssh2_and_putty_form_are_one_gate_for_context_and_improve(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(
+        tmp_path / "p",
+        {
+            "deploy/server.py": "KEY = 'server_key.txt'\n",
+            "server_key.txt": SSH2_KEY,
+            "notes/deploy server.txt": PUTTY_KEY,
+        },
+    )
+    listed = run_gpte("context", "deploy server key", "--json", cwd=repo)
+    assert listed.returncode == 0, listed.stderr
+    data = json.loads(listed.stdout)
+    picked = {p["path"] for p in data["picks"]} | {m["path"] for m in data["map"]}
+    assert "server_key.txt" not in picked and "notes/deploy server.txt" not in picked
+    assert data["skipped"]["server_key.txt"].startswith("looks like a secret: holds a private key")
+    plan = json.loads(run_gpte("improve", "-n", "--json", "deploy server key", cwd=repo).stdout)
+    assert plan["skipped"]["server_key.txt"] == data["skipped"]["server_key.txt"]
+    assert "PuTTY private key" in plan["skipped"]["notes/deploy server.txt"]
+    for context in ("auto", "all"):
+        llm_server.queue("No change needed.")
+        run_gpte(
+            "improve",
+            "deploy server key",
+            "--context",
+            context,
+            "--model",
+            "gpt-4o-mini",
+            cwd=repo,
+            env=env_for(llm_server),
+        )
+        sent = json.dumps(llm_server.requests[-1].body)
+        assert "SSH2 ENCRYPTED" not in sent and "Private-Lines" not in sent

@@ -16,7 +16,7 @@ from .pack import pack
 from .parse import FileRecord
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
-from .rules import DEFAULT_MAX_FILE_BYTES
+from .rules import DEFAULT_MAX_FILE_BYTES, secret_reason_for
 from .store import DamagedRows, IndexStore
 
 T = TypeVar("T")
@@ -71,12 +71,23 @@ def run_select(
 
     history = _history(repo, commit)
 
+    held: dict[str, str] = {}
+
     def work(store: IndexStore) -> Ranking:
         ensure_indexed(repo, store, candidates.files, progress)
-        return rank(store, candidates.files, request, file_weights(history.commits), history.lines)
+        # The one content gate: a file holding a key is left out of what is ranked, listed and
+        # sent, unless a pathspec named it.
+        stats = store.stats([c.key for c in candidates.files])
+        held.clear()
+        for c in candidates.files:
+            status = stats[c.key].status if c.key in stats else ""
+            if status.startswith("secret:") and c.path not in candidates.named:
+                held[c.path] = secret_reason_for(status[len("secret:") :])
+        files = [c for c in candidates.files if c.path not in held]
+        return rank(store, files, request, file_weights(history.commits), history.lines)
 
     ranking = _with_index(repo, work)
-    skipped = dict(candidates.skipped)
+    skipped = {**candidates.skipped, **held}
     for path in ranking.binary:
         skipped[path] = "binary or not UTF-8"
     picks, entries = pack(ranking, budget - map_budget, map_budget)

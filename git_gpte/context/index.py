@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from ..git.pathspecs import match_paths
 from ..git.repo import Repository, TreeEntry, decode_text
 from .languages import language_of
-from .parse import parse_file
+from .parse import FileRecord, parse_file
 from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, ineligible
+from .secret_files import secret_content
 from .store import IndexStore
 
 # Never indexed, even when named: a "text" file this big is data, and reading it costs memory.
@@ -135,16 +136,17 @@ def ensure_indexed(
     started = time.monotonic()
     shown = False
     done = 0
-    batch: list[tuple[str, object]] = []
+    batch: list[tuple[str, FileRecord | None, str | None]] = []
     batch_bytes = 0
     for blob, data in repo.read_blobs(list(by_blob)):
         text = decode_text(data)
+        held = secret_content(text) if text is not None else None
         for c in by_blob[blob]:
-            batch.append((c.key, None if text is None else parse_file(c.path, text)))
+            batch.append((c.key, None if text is None else parse_file(c.path, text), held))
             done += 1
         batch_bytes += len(data)
         if len(batch) >= _WRITE_BATCH or batch_bytes >= _WRITE_BYTES:
-            store.put(batch)  # type: ignore[arg-type]
+            store.put(batch)
             batch = []
             batch_bytes = 0
         if progress is not None and (shown or time.monotonic() - started > PROGRESS_AFTER_S):
@@ -152,7 +154,7 @@ def ensure_indexed(
                 progress(done, len(missing))
             shown = True
     if batch:
-        store.put(batch)  # type: ignore[arg-type]
+        store.put(batch)
     if shown and progress is not None:
         progress(len(missing), len(missing))
     return done

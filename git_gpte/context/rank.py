@@ -327,7 +327,7 @@ def rank(
     """
     query = analyse_request(request)
     stats = store.stats([c.key for c in files])
-    texts = [c for c in files if c.key in stats and stats[c.key].status == "ok"]
+    texts = [c for c in files if c.key in stats and stats[c.key].status != "binary"]
     keys = {c.key for c in texts}
     n = max(len(texts), 1)
     postings = store.postings(list(query.terms), keys)
@@ -456,7 +456,7 @@ def rank(
             if f.record is None:
                 f.record = more.get(f.cand.key)
     chunks = _rank_chunks(ordered[:CHUNK_FILES], query, idf, ident_chunks, recent_lines or {})
-    binary = [c.path for c in files if c.key in stats and stats[c.key].status != "ok"]
+    binary = [c.path for c in files if c.key in stats and stats[c.key].status == "binary"]
     return Ranking(ordered, chunks, binary)
 
 

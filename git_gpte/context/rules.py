@@ -42,8 +42,11 @@ def secret_reason(path: str) -> str | None:
 def secret_content_reason(text: str) -> str | None:
     """Why a file with this text is left out as a likely secret (a key in it), or None."""
     held = secret_content(text)
-    if held is None:
-        return None
+    return None if held is None else secret_reason_for(held)
+
+
+def secret_reason_for(held: str) -> str:
+    """The reason given for a file holding ``held`` ("a private key")."""
     return f"looks like a secret: holds {held} (name it explicitly to send it)"
 
 

@@ -82,6 +82,16 @@ SECRET_RULES: tuple[SecretRule, ...] = (
 # description and the patterns that must all occur in the text.
 CONTENT_RULES: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = (
     ("a private key", (re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),)),
+    # RFC 4716 (SSH2) key files: "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----".
+    ("a private key", (re.compile(r"---- BEGIN SSH2 (?:[A-Z0-9]+ )*PRIVATE KEY ----"),)),
+    # PuTTY's .ppk, versions 2 and 3, named anything.
+    (
+        "a PuTTY private key",
+        (
+            re.compile(r"^PuTTY-User-Key-File-\d+:", re.M),
+            re.compile(r"^Private-Lines:\s*\d+", re.M),
+        ),
+    ),
     (
         "a service-account key",
         (re.compile(r'"type"\s*:\s*"service_account"'), re.compile(r'"private_key"\s*:')),

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .parse import FileRecord
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 FILENAME = "context.sqlite"
 _BATCH = 500  # SQLite's variable limit is 999 on old builds
 
@@ -32,7 +32,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS blobs (
     key TEXT PRIMARY KEY,          -- "<blob id>:<language or text>"
-    status TEXT NOT NULL,          -- ok | binary
+    status TEXT NOT NULL,          -- ok | binary | secret:<what it holds>
     lines INTEGER NOT NULL,
     nbytes INTEGER NOT NULL,
     length INTEGER NOT NULL,       -- number of terms (BM25 document length)
@@ -180,7 +180,8 @@ class IndexStore:
         for part in _chunks(keys):
             marks = ",".join("?" * len(part))
             rows = self.conn.execute(
-                f"SELECT key, data FROM blobs WHERE status = 'ok' AND key IN ({marks})", part
+                f"SELECT key, data FROM blobs WHERE status != 'binary' AND key IN ({marks})",
+                part,
             )
             for key, data in rows:
                 try:
@@ -207,8 +208,9 @@ class IndexStore:
             raise
 
     # ------------------------------------------------------------------ writes
-    def put(self, rows: Iterable[tuple[str, FileRecord | None]]) -> int:
-        """Store records (None: a binary or undecodable blob); one transaction per call.
+    def put(self, rows: Iterable[tuple[str, FileRecord | None, str | None]]) -> int:
+        """Store records (None: a binary or undecodable blob), each with what secret its text
+        holds (None: none); one transaction per call.
 
         The lookup rows of the whole batch go in sorted, in one statement per table: inserts
         in key order touch each b-tree page once, where one blob's rows land on pages all over
@@ -221,7 +223,7 @@ class IndexStore:
         defs: set[tuple[str, str]] = set()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for key, record in rows:
+            for key, record, secret in rows:
                 if record is None:
                     conn.execute(
                         "INSERT OR IGNORE INTO blobs VALUES (?, 'binary', 0, 0, 0, NULL)", (key,)
@@ -229,9 +231,10 @@ class IndexStore:
                     count += 1
                     continue
                 data = zlib.compress(json.dumps(record.to_json(), separators=(",", ":")).encode())
+                status = f"secret:{secret}" if secret else "ok"
                 cur = conn.execute(
-                    "INSERT OR IGNORE INTO blobs VALUES (?, 'ok', ?, ?, ?, ?)",
-                    (key, record.lines, record.nbytes, sum(record.terms.values()), data),
+                    "INSERT OR IGNORE INTO blobs VALUES (?, ?, ?, ?, ?, ?)",
+                    (key, status, record.lines, record.nbytes, sum(record.terms.values()), data),
                 )
                 if cur.rowcount:
                     postings.extend((t, key, n) for t, n in record.terms.items())
