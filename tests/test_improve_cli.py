@@ -211,7 +211,8 @@ def test_reply_without_edits_says_so_in_the_users_words(
 
 def test_reply_that_stays_broken_commits_nothing(project: Path, llm_server: LLMServer) -> None:
     before = Snapshot.take(project)
-    llm_server.queue(INVENTED_CONTEXT, INVENTED_CONTEXT, INVENTED_CONTEXT)
+    other = INVENTED_CONTEXT.replace("greet_everyone", "greet_all")
+    llm_server.queue(INVENTED_CONTEXT, other, INVENTED_CONTEXT)  # never the same answer twice
     code, _, err = improve(project, llm_server, "change greeting")
     assert code == 6, err
     assert "nothing committed" in err and "Traceback" not in err
