@@ -329,6 +329,30 @@ def test_damaged_rows_are_indexed_again_through_the_cli(tmp_path: Path) -> None:
     assert again.stdout == first.stdout and "shop/pricing.py" in again.stdout
 
 
+def test_a_locked_index_is_waited_for_and_kept(tmp_path: Path) -> None:
+    import threading
+
+    repo = _repo(tmp_path, PY_FILES)
+    assert run_gpte("context", "discount", cwd=repo.root).returncode == 0
+    write_files(repo.root, {"shop/new.py": "def fresh():\n    return 1\n"})
+    commit_all(repo.root, "a new file to index")
+    holder = sqlite3.connect(
+        repo.state_dir() / FILENAME, isolation_level=None, check_same_thread=False
+    )
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("INSERT INTO meta VALUES ('holder', 'was here')")
+    release = threading.Timer(4.0, lambda: holder.execute("COMMIT"))
+    release.start()
+    proc = run_gpte("context", "fresh discount", "--format", "lines", cwd=repo.root, process=True)
+    release.join()
+    assert proc.returncode == 0, proc.stderr
+    assert "waiting for another git-gpte run" in proc.stderr
+    kept = holder.execute("SELECT value FROM meta WHERE key = 'holder'").fetchone()
+    assert kept == ("was here",)  # the other process's index was waited for, not discarded
+    assert "shop/new.py" in proc.stdout
+    holder.close()
+
+
 def test_concurrent_runs_share_the_index(tmp_path: Path) -> None:
     files = {f"pkg/m{i}.py": f"def func_{i}(a):\n    return a * {i}\n" for i in range(150)}
     root = make_repo(tmp_path / "r", files)  # type: ignore[arg-type]

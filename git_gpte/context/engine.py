@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ..errors import GitCommandError
+from ..errors import GitCommandError, RepoError
 from ..git.history import RecentChanges
 from ..git.repo import Repository
 from .index import ensure_indexed, list_candidates
@@ -17,7 +17,7 @@ from .parse import FileRecord
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .rules import DEFAULT_MAX_FILE_BYTES, secret_reason_for
-from .store import DamagedRows, IndexStore
+from .store import DamagedRows, IndexBusy, IndexStore
 
 T = TypeVar("T")
 
@@ -28,9 +28,14 @@ def _with_index(repo: Repository, work: Callable[[IndexStore], T]) -> T:
     runs once more, indexing those files again (a broken index is rebuilt, never fatal)."""
     directory = repo.state_dir()
     for attempt in range(3):
-        store = IndexStore(directory)
+        try:
+            store = IndexStore(directory)
+        except IndexBusy as exc:
+            raise _busy(exc) from None
         try:
             return work(store)
+        except IndexBusy as exc:
+            raise _busy(exc) from None
         except DamagedRows:
             if attempt == 2:
                 raise
@@ -42,6 +47,14 @@ def _with_index(repo: Repository, work: Callable[[IndexStore], T]) -> T:
         finally:
             store.close()
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _busy(exc: IndexBusy) -> RepoError:
+    return RepoError(
+        f"the context index is in use: {exc}",
+        hint="let the other git-gpte run finish; if none is running, delete that file "
+        "(it is rebuilt)",
+    )
 
 
 def _history(repo: Repository, commit: str) -> RecentChanges:

@@ -14,18 +14,28 @@ and rebuilt: the index is a cache, never a reason to fail.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sqlite3
+import sys
+import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from .parse import FileRecord
 
+T = TypeVar("T")
+
 SCHEMA_VERSION = 11
 FILENAME = "context.sqlite"
+# How long one write waits for another run's write before saying so, and in all.
+BUSY_NOTICE_S = 2.0
+BUSY_GIVE_UP_S = 600.0
+_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED
 _BATCH = 500  # SQLite's variable limit is 999 on old builds
 
 _SCHEMA = """
@@ -49,6 +59,18 @@ CREATE TABLE IF NOT EXISTS defs (
 """
 
 
+class IndexBusy(Exception):
+    """Another process has held the index's write lock for longer than a run waits."""
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    """A lock held by another connection (not a broken file)."""
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return code & 0xFF in _BUSY_CODES
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+
 class DamagedRows(Exception):
     """Rows that could not be read (and were deleted): the query is re-run, which indexes
     those blobs again."""
@@ -56,6 +78,23 @@ class DamagedRows(Exception):
     def __init__(self, keys: Sequence[str]) -> None:
         super().__init__(f"{len(keys)} damaged index row(s) deleted")
         self.keys = list(keys)
+
+
+def _prepare(conn: sqlite3.Connection) -> tuple[str]:
+    """WAL mode, the tables, the schema row; returns the schema version found."""
+    mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    if str(mode).lower() != "wal":
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.executescript(_SCHEMA)
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    if row is None:
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    return (str(row[0]),)
 
 
 @dataclass(frozen=True)
@@ -81,29 +120,44 @@ class IndexStore:
 
     # ------------------------------------------------------------------ opening
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        conn.execute("PRAGMA busy_timeout = 60000")
+        # A short wait per try: a longer one is done by _waiting, which says that it waits.
+        conn = sqlite3.connect(self.path, timeout=BUSY_NOTICE_S, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_NOTICE_S * 1000)}")
         # 64 MiB of page cache (default 2 MiB): a cold build's inserts land all over the
         # lookup tables' b-trees.
         conn.execute("PRAGMA cache_size = -65536")
         return conn
 
+    def _waiting(self, work: Callable[[], T]) -> T:
+        """``work`` (a write), retried while another run holds the write lock: said once on
+        standard error, and given up after BUSY_GIVE_UP_S with :class:`IndexBusy` (the other
+        run's index is never discarded for being busy)."""
+        started = time.monotonic()
+        said = False
+        while True:
+            try:
+                return work()
+            except sqlite3.Error as exc:
+                if not is_busy(exc):
+                    raise
+                if time.monotonic() - started > BUSY_GIVE_UP_S:
+                    raise IndexBusy(
+                        f"{self.path} has been locked by another process for "
+                        f"{BUSY_GIVE_UP_S:.0f} s"
+                    ) from None
+                if not said:
+                    print(
+                        f"git-gpte: waiting for another git-gpte run that is writing {self.path}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    said = True
+
     def _open(self) -> sqlite3.Connection:
         for _attempt in range(3):
             try:
                 conn = self._connect()
-                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-                if str(mode).lower() != "wal":
-                    conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = NORMAL")
-                conn.executescript(_SCHEMA)
-                row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                if row is None:
-                    conn.execute(
-                        "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
-                        (str(SCHEMA_VERSION),),
-                    )
-                    row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                row = self._waiting(functools.partial(_prepare, conn))
                 if row[0] == str(SCHEMA_VERSION):
                     conn.execute("SELECT count(*) FROM blobs WHERE rowid < 2").fetchone()
                     return conn
@@ -196,7 +250,7 @@ class IndexStore:
     def forget(self, keys: Sequence[str]) -> None:
         """Delete these blobs' rows and lookup rows (a damaged row is indexed again)."""
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
+        self._waiting(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
             for part in _chunks(list(keys)):
                 marks = ",".join("?" * len(part))
@@ -221,7 +275,7 @@ class IndexStore:
         conn = self.conn
         postings: list[tuple[str, str, int]] = []
         defs: set[tuple[str, str]] = set()
-        conn.execute("BEGIN IMMEDIATE")
+        self._waiting(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
             for key, record, secret in rows:
                 if record is None:
