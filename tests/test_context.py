@@ -772,3 +772,20 @@ def test_the_best_three_files_go_whole_whatever_their_score(
     ]
     picks, _ = pack(Ranking(files, []), 12000)
     assert [p.path for p in picks if p.whole] == ["first.py", "second.py", "third.py"]
+
+
+def test_context_and_a_dry_run_work_when_git_gpte_cannot_write_in_git(tmp_path: Path) -> None:
+    # .git/gpte cannot be created (here: a file is in its place; a read-only .git is the same
+    # to git-gpte): what only reads still works, with an index in memory.
+    repo = _repo(tmp_path, PY_FILES)
+    state = repo.state_dir()
+    for leftover in sorted(state.rglob("*"), reverse=True):
+        leftover.unlink() if leftover.is_file() else leftover.rmdir()
+    state.rmdir()
+    state.write_text("not a directory\n")
+    listed = run_gpte("context", "discount", "--format", "lines", cwd=repo.root)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[0] == "shop/pricing.py"
+    plan = run_gpte("improve", "-n", "--json", "discount", "--model", "gpt-4o", cwd=repo.root)
+    assert plan.returncode == 0, plan.stderr
+    assert "shop/pricing.py" in json.loads(plan.stdout)["files"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from ..errors import GitCommandError, RepoError
@@ -26,7 +27,10 @@ def _with_index(repo: Repository, work: Callable[[IndexStore], T]) -> T:
     """``work`` on the repository's index. An index SQLite cannot read is moved aside and
     ``work`` runs once more on a fresh one; rows that cannot be read are deleted and ``work``
     runs once more, indexing those files again (a broken index is rebuilt, never fatal)."""
-    directory = repo.state_dir()
+    try:
+        directory: Path | None = repo.state_dir()
+    except RepoError:
+        directory = None  # .git cannot be written: an index in memory, for this run only
     for attempt in range(3):
         try:
             store = IndexStore(directory)
@@ -43,7 +47,8 @@ def _with_index(repo: Repository, work: Callable[[IndexStore], T]) -> T:
             if attempt == 2:
                 raise
             store.close()
-            IndexStore.discard(directory)
+            if directory is not None:
+                IndexStore.discard(directory)
         finally:
             store.close()
     raise AssertionError("unreachable: the last attempt returns or raises")

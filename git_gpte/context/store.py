@@ -80,6 +80,12 @@ class DamagedRows(Exception):
         self.keys = list(keys)
 
 
+def _in_memory() -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.executescript(_SCHEMA)
+    return conn
+
+
 def _prepare(conn: sqlite3.Connection) -> tuple[str]:
     """WAL mode, the tables, the schema row; returns the schema version found."""
     mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -113,10 +119,11 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
 class IndexStore:
     """Open (creating or rebuilding as needed) the index at ``directory/context.sqlite``."""
 
-    def __init__(self, directory: Path) -> None:
-        self.path = directory / FILENAME
+    def __init__(self, directory: Path | None) -> None:
+        """``directory`` None: an index in memory (``.git`` cannot be written)."""
+        self.path = directory / FILENAME if directory is not None else Path(":memory:")
         self.rebuilt = False
-        self.conn = self._open()
+        self.conn = self._open() if directory is not None else _in_memory()
 
     # ------------------------------------------------------------------ opening
     def _connect(self) -> sqlite3.Connection:
@@ -166,9 +173,7 @@ class IndexStore:
                 pass
             self._move_aside()
         # A directory we cannot write, or a disk that fails: index in memory for this run.
-        conn = sqlite3.connect(":memory:", isolation_level=None)
-        conn.executescript(_SCHEMA)
-        return conn
+        return _in_memory()
 
     def _move_aside(self) -> None:
         self.rebuilt = True

@@ -260,6 +260,16 @@ class Repository:
             ) from None
         return path
 
+    def scratch_dir(self) -> Path:
+        """Where short-lived files go (a temporary index): ``.git/gpte/``, or the system's
+        temporary directory when that cannot be written (a read-only ``.git``: commands that
+        only read still work)."""
+        try:
+            path = self.state_dir()
+        except RepoError:
+            return Path(tempfile.gettempdir())
+        return path if os.access(path, os.W_OK) else Path(tempfile.gettempdir())
+
     @contextmanager
     def temporary_index(self, tree: str | None) -> Iterator[dict[str, str]]:
         """An index file inside ``.git/gpte/`` loaded from ``tree`` (None: empty).
@@ -267,7 +277,7 @@ class Repository:
         Yields the environment that points git at it; the file is removed afterwards, even on
         error. The user's own index is never read or written.
         """
-        fd, index_path = tempfile.mkstemp(prefix="index-", dir=self.state_dir())
+        fd, index_path = tempfile.mkstemp(prefix="index-", dir=self.scratch_dir())
         os.close(fd)
         os.unlink(index_path)  # git wants to create it itself
         env = {"GIT_INDEX_FILE": index_path}
