@@ -285,6 +285,20 @@ def test_sigterm_and_sighup_close_the_run(
     assert only_run(project)["outcome"] == "interrupted"
 
 
+def test_a_run_killed_outright_is_marked_interrupted_by_the_next_command(
+    project: Path, llm_server: LLMServer
+) -> None:
+    # SIGKILL leaves no chance to record anything: the next git-gpte command sees the process
+    # is gone and says so, instead of a run that stays "running" forever.
+    llm_server.queue(Reply(DIFF * 20, delay=0.05))
+    proc = _start(project, llm_server, command=("git-gpte",))
+    _wait_for_request(llm_server, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    run = only_run(project)
+    assert run["outcome"] == "interrupted" and "killed" in run["detail"]
+
+
 # ---------------------------------------------------------------------------- run log storage
 def test_corrupt_run_log_says_how_to_recover(project: Path, llm_server: LLMServer) -> None:
     state = project / ".git" / "gpte"

@@ -11,8 +11,11 @@ Run ids are 12 hex digits; like commit ids, any unique prefix of four or more fi
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import secrets
+import socket
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -94,7 +97,23 @@ MIGRATIONS: list[Migration] = [
         "0003_runs_usage_exact",
         "ALTER TABLE runs ADD COLUMN usage_exact INTEGER NOT NULL DEFAULT 1",
     ),
+    (
+        # The process (and machine) a run is recorded by: a run whose process is gone without
+        # recording how it ended (killed) is found and marked interrupted.
+        "0004_runs_process",
+        "ALTER TABLE runs ADD COLUMN pid INTEGER; ALTER TABLE runs ADD COLUMN host TEXT",
+    ),
 ]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 @dataclass
@@ -374,12 +393,13 @@ class RunLog(Database):
         base: str | None = None,
         meta: Mapping[str, Any] | None = None,
     ) -> Run:
+        self.sweep()
         for _ in range(10):
             run_id = secrets.token_hex(6)
             try:
                 self._insert_run(
                     "INSERT INTO runs (id, started_at, command, prompt, model, provider, base,"
-                    " version, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " version, meta, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         run_id,
                         utc_now(),
@@ -390,6 +410,8 @@ class RunLog(Database):
                         base,
                         __version__,
                         json.dumps(dict(meta or {}), sort_keys=True, default=str),
+                        os.getpid(),
+                        socket.gethostname(),
                     ),
                 )
             except sqlite3.IntegrityError:
@@ -406,10 +428,30 @@ class RunLog(Database):
         except sqlite3.Error as exc:
             raise database_error(self.path, exc) from None
 
+    def sweep(self) -> int:
+        """Mark as interrupted the runs still "running" whose process on this machine is gone
+        (killed with SIGKILL, or the machine stopped): they will never record their end.
+        Returns how many."""
+        host = socket.gethostname()
+        rows = self.conn.execute(
+            "SELECT id, pid FROM runs WHERE outcome = 'running' AND host = ? AND pid IS NOT NULL",
+            (host,),
+        ).fetchall()
+        gone = [row["id"] for row in rows if row["pid"] != os.getpid() and not _alive(row["pid"])]
+        for run_id in gone:
+            self.conn.execute(
+                "UPDATE runs SET outcome = 'interrupted', finished_at = ?, detail = ?"
+                " WHERE id = ? AND outcome = 'running'",
+                (utc_now(), "the process ended without recording how (killed?)", run_id),
+            )
+        return len(gone)
+
     def list(self, limit: int | None = None) -> list[RunRecord]:
         """Runs, newest first (without their exchanges). No database yet: no runs."""
         if self._conn is None and not self.path.exists():
             return []
+        with contextlib.suppress(sqlite3.Error):  # a read-only log is still listed
+            self.sweep()
         sql = "SELECT * FROM runs ORDER BY started_at DESC, rowid DESC"
         params: tuple[Any, ...] = ()
         if limit is not None:
