@@ -489,6 +489,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.url:
         parser.error("--url is required (see bench/local_model.py start)")
+    probe = subprocess.run([sys.executable, "-c", "import pytest"], capture_output=True)
+    if probe.returncode != 0:
+        parser.error(f"the checks run pytest with {sys.executable}: pip install pytest there")
     gpte = args.gpte.split() if args.gpte else [str(Path(sys.executable).parent / "git-gpte")]
     ctx = Context(args.url.rstrip("/"), gpte, args.aider, args.gpt_engineer, args.logs)
     tasks: list[SolveTask] = [] if args.no_own_tasks else load_all(only=tuple(args.only))
