@@ -67,6 +67,8 @@ def build_tree(repo: Repository, base: str | None, changes: Sequence[FileChange]
     if base is not None and changes:
         wanted = tuple(f":(literal){c.path}" for c in changes)
         modes = {e.path: e.mode for e in repo.tree_entries(base, wanted)}
+    contents = [c.content for c in changes if c.content is not None]
+    ids = iter(repo.write_blobs(contents))
     records = []
     for change in changes:
         if change.content is None:
@@ -78,7 +80,7 @@ def build_tree(repo: Repository, base: str | None, changes: Sequence[FileChange]
                 mode = MODE_FILE
         else:
             mode = MODE_EXECUTABLE if change.executable else MODE_FILE
-        records.append(f"{mode} {repo.write_blob(change.content)}\t{change.path}\0")
+        records.append(f"{mode} {next(ids)}\t{change.path}\0")
     with repo.temporary_index(base) as env:
         records_bytes = "".join(records).encode("utf-8", "surrogateescape")
         repo._git("update-index", "-z", "--index-info", env=env, input=records_bytes)
