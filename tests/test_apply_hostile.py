@@ -410,3 +410,36 @@ def test_a_write_that_fails_writes_nothing_and_says_so(tmp_path: Path) -> None:
     assert (repo / "a.py").read_text() == "a = 1\n"
     before.assert_unchanged(repo)
     assert not [p for p in repo.iterdir() if p.name.startswith(".gpte-")]
+
+
+def test_a_huge_near_miss_block_is_refused_not_searched_for_minutes(tmp_path: Path) -> None:
+    lines = [f"    value_{i} = compute_{i % 97}(arg_{i % 13}, {i})" for i in range(20_000)]
+    repo = make_repo(tmp_path / "r", {"m.py": "\n".join(lines) + "\n"})
+    block = lines[10_000:13_000]
+    search = [x.replace("compute", "compote") if k % 10 == 0 else x for k, x in enumerate(block)]
+    replace = [*search[:1500], search[1500] + "  # edited", *search[1501:]]
+    text = (
+        "m.py\n```python\n<<<<<<< SEARCH\n"
+        + "\n".join(search)
+        + "\n=======\n"
+        + "\n".join(replace)
+        + "\n>>>>>>> REPLACE\n```\n"
+    )
+    code, data = apply_json(repo, tmp_path, text, "--check")
+    assert code == 6
+    [report] = data["hunks"]
+    assert report["status"] == "refused" and "too long to place by similarity" in report["detail"]
+
+
+def test_a_reply_creating_many_files_is_committed_in_one_pass(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "a = 1\n"})
+    text = "\n".join(
+        f"```diff\n--- /dev/null\n+++ gen/d{i % 50}/f{i}.py\n@@ -0,0 +1 @@\n+x = {i}\n```"
+        for i in range(5_000)
+    )
+    proc = run_gpte("apply", "--branch", "many", reply(tmp_path, text), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    from tests.helpers.gitrepo import git
+
+    assert len(git(repo, "ls-tree", "-r", "--name-only", "many").split()) == 5_001
+    assert git(repo, "show", "many:gen/d7/f4507.py") == "x = 4507\n"

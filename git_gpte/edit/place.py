@@ -28,6 +28,9 @@ EXACT_HINT_MARGIN = 2
 CONTEXT_SIM = 0.7  # a context line pairs with a file line this similar
 REMOVED_SIM = 0.9  # a removed line must be at least this similar to the line it removes
 TIE_SCORE = 0.08  # fuzzy candidates closer than this (per line) score alike
+# The most alignment cells (hunk lines x file lines looked at) a fuzzy placement may cost:
+# about a second on a small machine (bench/apply.py's largest near-miss cases stay under it).
+MAX_ALIGN_CELLS = 1_500_000
 MIN_MATCHED = 0.6  # share of the old side's non-blank lines that must be found
 
 
@@ -402,6 +405,14 @@ def _fuzzy(
             windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))
         else:
             windows.append((lo, hi))
+    cells = n * sum(hi - lo for lo, hi in windows)
+    if cells > MAX_ALIGN_CELLS:
+        # Aligning line by line costs hunk lines x file lines: a 3,000-line block in a
+        # 20,000-line file would take minutes. Past this size, refuse and say why.
+        return Refusal(
+            f"the hunk's {n} lines do not occur in the file as written, and a hunk this long "
+            "is too long to place by similarity; send it in smaller pieces, copied exactly"
+        )
     for lo, hi in windows:
         al = _align(norms_old, kinds, text.norms, lo, hi)
         if al is not None and (al.first not in found or found[al.first].score < al.score):
