@@ -267,3 +267,14 @@ def test_need_rounds_never_grow_the_request_past_the_window(
     second = llm_server.requests[1].body["messages"]
     assert second[-2]["role"] == "assistant" and len(second[-2]["content"]) < 1000
     assert "only 20 items are answered per request" in second[-1]["content"]
+
+
+def test_a_need_block_that_lost_its_fence_is_still_a_request(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # As a 1.5B model wrote it: no fence around the items.
+    llm_server.queue("need\nshop/weather.py\nsymbol: falcon_step_3\n", FIX)
+    code, _, err = improve(shop, llm_server, REQUEST, "--context-tokens", "600")
+    assert code == 0, err
+    assert "round 1/2: the model asked for shop/weather.py" in err
+    assert "File: shop/weather.py\n" in llm_server.requests[1].body["messages"][-1]["content"]

@@ -116,13 +116,21 @@ class NeedItem:
         return self.path
 
 
+_BARE_NEED = re.compile(r"^[ \t]*need[ \t]*:?[ \t]*\n((?:[ \t]*\S.*(?:\n|$))+)", re.M | re.I)
+
+
 def parse_need(reply: str) -> list[NeedItem] | None:
-    """The items of the reply's need blocks (each once), or None when it has none."""
-    blocks = _NEED.findall(reply)
+    """The items of the reply's need blocks (each once), or None when it has none.
+
+    A need block that lost its fence (a line "need", then the items up to a blank line, as
+    small models write it) is one too: the model asked, it did not answer."""
+    blocks = [body for _fence, body in _NEED.findall(reply)]
+    if not blocks:
+        blocks = [m.group(1) for m in _BARE_NEED.finditer(reply)]
     if not blocks:
         return None
     items: list[NeedItem] = []
-    for _fence, body in blocks:
+    for body in blocks:
         for raw in body.splitlines():
             line = raw.strip().lstrip("-*").strip().strip("`").strip()
             if not line or line.startswith("#"):
