@@ -678,3 +678,27 @@ def test_from_worktree_checkout_refuses_when_a_file_is_in_the_way(
     assert (project / ".git" / "index").read_bytes() == index
     assert (project / "src/util.py").read_text() == "# my own, untracked\n"
     assert (project / "README.md").read_text() == "# demo\n\nmine\n"
+
+
+def test_a_repaired_hunk_is_shown_in_the_output_json_log_and_commit(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Placed far from its @@ line after leaving out two lines the file does not have: applied,
+    # and said so everywhere a user looks.
+    module = "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(200))
+    repo = make_repo(tmp_path / "r", {"m.py": module})
+    repaired = (
+        "```diff\n--- m.py\n+++ m.py\n@@ -60,7 +60,7 @@\n def f150(x):\n # an invented line\n"
+        "-    return x + 150\n+    return x - 150\n # another invented line\n def f151(x):\n```\n"
+    )
+    llm_server.queue(repaired, repaired)
+    code, out, err = improve(repo, llm_server, "subtract in f150")
+    assert code == 0, err
+    assert "corrected: corrected m.py hunk 1 at line 301: left out 2 line(s)" in out
+    code, out, err = improve(repo, llm_server, "subtract in f150", "--json", "-b", "again")
+    data = json.loads(out)
+    assert data["corrected"] and "placed at line 301, not 60" in data["corrected"][0]
+    message = git(repo, "log", "-1", "--format=%B", "again")
+    assert "Corrected while applying:" in message and "placed at line 301, not 60" in message
+    shown = run_gpte("log", "show", data["run_id"], cwd=repo).stdout
+    assert "edits: diff format, 1 attempt(s)" in shown and "placed at line 301, not 60" in shown

@@ -170,6 +170,9 @@ def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
     context = record.meta.get("context")
     if isinstance(context, dict):
         click.echo("\n".join(_context_lines(context)) + "\n")
+    edits = record.meta.get("edits")
+    if isinstance(edits, dict):
+        click.echo("\n".join(_edit_lines(edits)) + "\n")
     for exchange in record.exchanges:
         flags = []
         if exchange.cached:
@@ -196,6 +199,16 @@ def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
             )
         click.echo(f"--- reply\n{exchange.reply.rstrip()}\n")
     return 0
+
+
+def _edit_lines(edits: dict[str, Any]) -> list[str]:
+    """What became of the edits (the run log's ``meta.edits``): each hunk applied, corrected
+    (and how) or refused (and why), in every attempt, and the problems left."""
+    lines = [f"edits: {edits.get('format', '?')} format, {edits.get('attempts', '?')} attempt(s)"]
+    lines += [f"  {line}" for line in edits.get("hunks") or []]
+    for problem in edits.get("problems") or []:
+        lines.append(f"  problem left: {str(problem).splitlines()[0] if problem else ''}")
+    return lines
 
 
 def _context_lines(context: dict[str, Any]) -> list[str]:

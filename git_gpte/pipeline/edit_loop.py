@@ -174,6 +174,17 @@ def edit_loop(
     loop.drop_broken_new_files()
     loop.edited.changes = files.file_changes()
     loop.edited.context = loop.asking.log
+    if llm.run is not None:  # what ``log show`` tells of the edits: every hunk, every problem
+        edited = loop.edited
+        llm.run.note(
+            "edits",
+            {
+                "format": plan.edit_format,
+                "attempts": edited.attempts,
+                "hunks": [r.one_line() for r in edited.reports],
+                "problems": edited.problems,
+            },
+        )
     return loop.edited
 
 
