@@ -313,3 +313,27 @@ def test_a_rename_made_at_the_callers_only(tmp_path: Path, llm_server: LLMServer
     code, _, err = improve(repo, llm_server, "rename get_cols to numeric_cols")
     assert code == 6, err
     assert "imports 'numeric_cols' from pkg/loader.py, which does not define it" in err
+
+
+def test_a_local_server_that_is_not_running_is_said_at_once(shop: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    result = run_gpte(
+        "improve", "add logging", cwd=shop, env={"OPENAI_BASE_URL": url, "MODEL_NAME": "local"}
+    )
+    assert result.returncode == 5, result.stderr
+    assert f"nothing is listening at {url}: is the server running?" in result.stderr
+    assert "retrying" not in result.stderr and "GPTE_MAX_RETRIES" not in result.stderr
+
+
+def test_a_request_over_the_window_says_what_to_do(shop: Path, llm_server: LLMServer) -> None:
+    from tests.helpers.llm_server import Fault
+
+    llm_server.queue(Fault(400, message="Requested tokens (9000) exceed context window of 4096"))
+    code, _, err = improve(shop, llm_server, "add logging")
+    assert code == 5
+    assert "lower --context-tokens" in err and "pathspecs" in err

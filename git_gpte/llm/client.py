@@ -8,6 +8,7 @@ message; Ctrl-C is recorded (the exchange so far, the run as interrupted) and re
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -31,6 +32,16 @@ from .usage import ZERO, Usage
 _T = TypeVar("_T")
 
 DEFAULT_TEMPERATURE = 0.1  # gpt-engineer's: low, for code
+
+
+# How providers and local servers say a request is longer than the window (OpenAI's code
+# context_length_exceeded, llama.cpp's "exceeds the available context size", vLLM's
+# "maximum context length", llama-cpp-python's "exceed context window").
+_TOO_LONG = re.compile(
+    r"context[_ ]length[_ ]exceeded|maximum context length|exceeds? (?:the )?(?:available )?"
+    r"context (?:size|window)|context window of",
+    re.IGNORECASE,
+)
 
 
 class _Looping(Exception):
@@ -224,7 +235,10 @@ class LLM:
                         self.console.end_stream()
                     else:
                         clock.spend(time.monotonic() - tried)
-                    delay = clock.next_delay(failure.retry_after) if failure.retryable else None
+                    retry = failure.retryable and not (
+                        failure.kind == "refused" and info.local
+                    )  # a local server that is not running will not start by waiting
+                    delay = clock.next_delay(failure.retry_after) if retry else None
                     if delay is None:
                         raise self._give_up(
                             sent, loaded, failure, attempts, started, clock.why
@@ -388,13 +402,22 @@ class LLM:
     ) -> LLMError:
         message = failure.message
         hint = None
-        if failure.retryable:
+        if failure.kind == "refused" and self.info.local:
+            message = f"nothing is listening at {self.info.base_url}: is the server running?"
+            hint = "start it (ollama serve, llama-server, ...) or point OPENAI_BASE_URL at it"
+        elif failure.retryable:
             tries = "1 try" if attempts == 1 else f"{attempts} tries"
             message += f" (gave up after {tries}, {time.monotonic() - started:.1f}s"
             message += f": {why})" if why else ")"
             hint = "GPTE_MAX_RETRIES and GPTE_MAX_RETRY_SECONDS set how long to keep trying"
             if failure.kind == "timeout":
                 hint += ", GPTE_REQUEST_TIMEOUT how long one try waits for an answer"
+        elif failure.status == 400 and _TOO_LONG.search(failure.message):
+            hint = (
+                "the request is longer than the model's context window: lower --context-tokens "
+                "(or GPTE_CONTEXT_TOKENS), narrow the files with pathspecs, or lower "
+                "GPTE_MAX_TOKENS (the room kept for the reply)"
+            )
         elif failure.status in (401, 403):
             hint = f"check {key_variables(self.info)[0]}"
         elif failure.status == 404:

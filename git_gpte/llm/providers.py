@@ -175,12 +175,26 @@ def cut_off(label: str, partial: str, cause: BaseException | None = None) -> Pro
     )
 
 
+def _refused(exc: BaseException) -> bool:
+    """Whether the connection was refused (nothing listens at that address)."""
+    current: BaseException | None = exc
+    for _ in range(8):
+        if current is None:
+            return False
+        if isinstance(current, ConnectionRefusedError):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def transport_failure(label: str, where: str, exc: BaseException, partial: str) -> ProviderFailure:
-    """The connection failed: a cut-off reply when some text had arrived, else unreachable."""
+    """The connection failed: a cut-off reply when some text had arrived, else unreachable
+    (``refused`` when nothing listens there: a server that is not running)."""
     if partial:
         return cut_off(label, partial, exc)
+    kind = "refused" if _refused(exc) else "connection"
     return ProviderFailure(
-        f"cannot reach {where}: {_describe_transport(exc)}", retryable=True, kind="connection"
+        f"cannot reach {where}: {_describe_transport(exc)}", retryable=True, kind=kind
     )
 
 
