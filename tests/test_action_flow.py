@@ -123,6 +123,11 @@ def test_labeled_issue_pushes_a_branch_and_opens_a_pull_request(
     commit = refs["refs/heads/gpte/issue-7"]
     assert git(world.origin, "rev-parse", f"{commit}^").strip() == develop
     assert 'return "Hello, " + name + "!"' in git(world.origin, "show", f"{commit}:src/app.py")
+    # the commit says what changed in the issue's words, not the instructions sent around them
+    message = git(world.origin, "log", "-1", "--format=%B", commit)
+    assert message.splitlines()[0] == "Capitalise the greeting"
+    assert "issue #7: Capitalise the greeting" in message and "quoted below" not in message
+    assert "Gpte-Run: " in message and "Gpte-Model: " in message
     # the pull request
     [pr] = gh.pulls(REPO)
     assert (pr["head"], pr["base"], pr["draft"]) == ("gpte/issue-7", "develop", True)
@@ -175,8 +180,11 @@ def test_comment_trigger_adds_the_maintainers_words(world: World, gh: GitHubServ
     assert run.code == 0, run.proc.stdout + run.proc.stderr
     prompt = prompt_of(world.llm)
     assert "use an exclamation mark" in prompt and "The greeting is too plain." in prompt
-    assert "refs/heads/gpte/issue-8" in world.remote_refs()
+    refs = world.remote_refs()
+    assert "refs/heads/gpte/issue-8" in refs
     assert run.outputs["branch"] == "gpte/issue-8"
+    subject = git(world.origin, "log", "-1", "--format=%s", refs["refs/heads/gpte/issue-8"])
+    assert subject.strip() == "use an exclamation mark"
 
 
 def test_empty_issue_body_is_worked_from_the_title(world: World, gh: GitHubServer) -> None:

@@ -106,12 +106,17 @@ class IssueFlow:
         settings = load_settings(s.workspace, repo.root)
         # The remote branch may exist locally already (a re-run): the local name gets a suffix.
         local = unique_branch(repo, target)
+        kind = "pull request" if t.is_pull_request else "issue"
         request = ImproveRequest(
             prompt=prompt,
             model=self.ctx.model,
             base=base_commit,
             branch=local,
             identity=who,
+            # The commit says what changed in the issue's words, not the instructions around them.
+            subject=clean(t.extra).splitlines()[0] if t.extra.strip() else clean(t.title),
+            quoted=f"{kind} #{t.number}: {clean(t.title)}"
+            + (f"\n{clean(t.extra)}" if t.extra.strip() else ""),
             context=resolve_context(
                 settings,
                 ranked_by="\n\n".join(clean(text) for text in (t.title, t.body, t.extra) if text),

@@ -23,6 +23,7 @@ from .gate import check_actor, check_state
 from .remote import Remote
 from .report import heal_section, summary_markdown, usage_line
 from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
+from .sanitize import clean
 from .status import StatusComment
 from .steps import (
     Context,
@@ -174,13 +175,17 @@ class ReviewFlow:
         remote = Remote.origin(repo, s.server_url, s.token)
         who = identity(repo)
         head = remote.fetch(t.head_ref)
+        contexts = self._contexts(repo, head)
         prompt, o.truncated_prompt = build_review_prompt(
             number=t.number,
             title=t.title,
-            comments=self._contexts(repo, head),
+            comments=contexts,
             extra=t.extra,
             max_chars=s.max_prompt_chars,
         )
+        asked = [clean(c.request) for c in contexts if c.request.strip()]
+        if t.extra.strip():
+            asked.insert(0, clean(t.extra))
         self.ctx.say(f"pull request #{t.number}: {len(self.comments)} review comment(s)")
         self.ctx.say(f"based on {t.head_ref} at {head[:12]}")
         self.status.update(f"editing: asking the model for changes to {md.code(t.head_ref)}.")
@@ -191,6 +196,13 @@ class ReviewFlow:
         settings = load_settings(s.workspace, repo.root)
         request = ImproveRequest(
             prompt=prompt,
+            subject=(
+                asked[0].splitlines()[0]
+                if len(asked) == 1
+                else f"Address {len(asked)} review comments on #{t.number}"
+            ),
+            quoted=f"review comments on pull request #{t.number}:\n"
+            + "\n".join(f"- {a}" for a in asked),
             model=self.ctx.model,
             base=head,
             branch=unique_branch(repo, f"gpte/review-{t.number}"),

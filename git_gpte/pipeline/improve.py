@@ -74,6 +74,10 @@ class ImproveRequest:
     # --keep-failing: commit a result that still fails a check (exit 1) instead of nothing.
     check: str | None = None
     keep_failing: bool = False
+    # The commit message's subject and the request it quotes, when the prompt is not what a
+    # person wrote (the Action wraps an issue in instructions): None, the prompt's own.
+    subject: str | None = None
+    quoted: str | None = None
 
 
 @dataclass
@@ -306,8 +310,8 @@ def _improve(
             session.finish("failed", detail="; ".join(edited.problems)[:2000])
             raise broken_result(edited, request.check)
         message = format_message(
-            summary_line(request.prompt),
-            commit_body(prompt_section(request.prompt), edited),
+            summary_line(request.subject or request.prompt),
+            commit_body(prompt_section(request.quoted or request.prompt), edited),
             [("Gpte-Run", session.id), ("Gpte-Model", planned.model.name)],
         )
         branch, sha = _commit(repo, prepared, request, edited, message, identity, session.command)
