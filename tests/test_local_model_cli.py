@@ -337,3 +337,28 @@ def test_a_request_over_the_window_says_what_to_do(shop: Path, llm_server: LLMSe
     code, _, err = improve(shop, llm_server, "add logging")
     assert code == 5
     assert "lower --context-tokens" in err and "pathspecs" in err
+
+
+def test_a_model_writing_whole_files_sees_only_whole_files(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # A budget that fits the two small modules whole but not the big one: no excerpt is sent
+    # (a small model rewrote excerpts as if they were files); the big one is named in the map.
+    big = "".join(f"def helper_{i}(x):\n    return x * {i}\n\n\n" for i in range(400))
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "cli.py": "from report import build\n\n\ndef main():\n    print(build([1, 2]))\n",
+            "report.py": "def build(rows):\n    return sum(rows)\n",
+            "helpers.py": big + "def build_helper():\n    return 1\n",
+        },
+    )
+    plan = run_gpte(
+        "-v", "improve", "-n", "make build in report.py return a float",
+        "--context-tokens", "1500", cwd=repo, env=local_env(llm_server),
+    )  # fmt: skip
+    assert plan.returncode == 0, plan.stderr
+    assert "(excerpt:" not in plan.stdout
+    assert "File: report.py\n" in plan.stdout and "helpers.py  (too long to show whole here)" in (
+        plan.stdout
+    )

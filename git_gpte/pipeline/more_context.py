@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..context.rules import secret_content_reason
 from ..edit import UnreadableFile
+from ..edit.formats import EDIT_FORMATS
 from ..prompts.context import MAX_NEED_ITEMS, NeedItem, more_user_message
 from ..prompts.messages import Part, file_lines
 from .files import CommitFiles
@@ -107,6 +108,9 @@ class MoreContext:
                 elif not old.whole:
                     ranges = merge_ranges(old.ranges + part.ranges)
                     wanted[part.path] = Part(part.path, part.text, ranges)
+        if EDIT_FORMATS[self.plan.edit_format].whole_files:
+            # A model writing whole files is given whole files (see shown.whole_only).
+            wanted = {path: Part(path, part.text) for path, part in wanted.items()}
         # What the answer says besides the parts (what was not found, what to do now) takes
         # room too: counted before any part is, with a line for each part that may not fit.
         frame = more_user_message(

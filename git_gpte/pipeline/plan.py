@@ -18,7 +18,7 @@ from ..git import Repository
 from ..prompts.context import context_user_message
 from ..prompts.messages import Part, check_prompt, improve_user_message
 from .selection import DEFAULT_MAX_FILE_BYTES, Selection, select_files
-from .shown import ContextChoice, Shown, add_pins, shown_from_selection
+from .shown import ContextChoice, Shown, add_pins, shown_from_selection, whole_only
 
 if TYPE_CHECKING:
     from ..llm import ModelInfo
@@ -94,7 +94,7 @@ def plan(
     ranks by (default: the instruction). ``edit_format`` is the --edit-format flag (None: as
     configured, else the model's own). A request over the model's window is recorded in
     ``over_budget`` (see :meth:`Plan.check`)."""
-    from ..llm import estimate_tokens, resolve_model
+    from ..llm import count_text, estimate_tokens, resolve_model
     from ..prompts import system_prompt
 
     check_prompt(instruction)
@@ -122,6 +122,8 @@ def plan(
             max_file_bytes=max_file_bytes,
             progress=progress,
         )
+        if EDIT_FORMATS[fmt].whole_files:
+            shown = whole_only(shown, budget, lambda text: count_text(text, info.name)[0])
         selection = Selection(files=shown.texts, skipped=dict(shown.skipped))
         parts = list(shown.parts.values())
     note = ""

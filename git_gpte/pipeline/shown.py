@@ -9,7 +9,7 @@ usual precedence: flag > environment > ``git config gpte.*`` > TOML > default.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -214,3 +214,29 @@ def add_pins(
         shown.add(Part(path, text, ((start, end),)))
         added.append(f"{path}:{start}-{end}")
     return added
+
+
+def whole_only(shown: Shown, budget: int, count: Callable[[str], int]) -> Shown:
+    """``shown`` for a model that writes files out whole: every file it sees, it sees whole.
+
+    An excerpt is a file such a model cannot edit (written out whole it would lose the lines
+    not shown) and, measured with a small model, one it confuses with the files around it. So
+    the files are taken in the selection's order, whole, while they fit ``budget`` (``count``
+    gives a text's tokens); an excerpted file that does not fit whole is named in the map
+    instead. The first file is always kept (whole if it fits, else as it was)."""
+    out = Shown(selection=shown.selection, skipped=dict(shown.skipped))
+    spent = 0
+    dropped: list[str] = []
+    for n, part in enumerate(shown.parts.values()):
+        cost = count(part.text)
+        if spent + cost <= budget or (n == 0 and part.whole):
+            out.add(Part(part.path, part.text))
+            spent += cost
+        elif n == 0:
+            out.add(part)  # too long to show whole: the plan asks for diffs instead
+        else:
+            dropped.append(part.path)
+    lines = [shown.map_text.rstrip()] if shown.map_text.strip() else []
+    lines += [f"{path}  (too long to show whole here)" for path in dropped]
+    out.map_text = "\n".join(lines)
+    return out
