@@ -362,3 +362,24 @@ def test_a_model_writing_whole_files_sees_only_whole_files(
     assert "File: report.py\n" in plan.stdout and "helpers.py  (too long to show whole here)" in (
         plan.stdout
     )
+
+
+def test_while_the_model_reads_the_user_sees_time_pass(shop: Path, llm_server: LLMServer) -> None:
+    # A model that reads for a while before its first token: on a terminal the elapsed time
+    # counts up; in a log (no terminal) a line comes every GPTE_HEARTBEAT_SECONDS.
+    from tests.helpers.pty_run import run_in_pty
+
+    llm_server.queue(Reply(NO_PATH_RIGHT, think=2.5), Reply(NO_PATH_RIGHT, think=2.5))
+    on_tty = run_in_pty(
+        ["git", "gpte", "improve", "add logging", "-b", "tty"],
+        cwd=shop,
+        env=local_env(llm_server),
+    )
+    assert on_tty.returncode == 0, on_tty.output
+    assert "waiting for local-model: 1 s" in on_tty.output
+    in_log = run_gpte(
+        "improve", "add logging", "-b", "log", cwd=shop,
+        env=local_env(llm_server, GPTE_HEARTBEAT_SECONDS="1"), process=True,
+    )  # fmt: skip
+    assert in_log.returncode == 0, in_log.stderr
+    assert "still waiting for local-model: 1 s" in in_log.stderr

@@ -224,7 +224,8 @@ class LLM:
                 tried = time.monotonic()
                 try:
                     in_call = True
-                    completion = self.provider.complete(request, on_token)
+                    with self.console.waiting(info.name):
+                        completion = self.provider.complete(request, on_token)
                     break
                 except _Looping as looping:
                     completion = Completion("".join(partial)[: looping.cut], "loop", None, None)

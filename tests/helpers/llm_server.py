@@ -66,6 +66,7 @@ class Reply:
     finish_reason: str = "stop"
     usage: tuple[int, int] | None = None  # (input tokens, output tokens); computed when None
     delay: float = 0.0  # seconds between streamed pieces (a slow model, for Ctrl-C tests)
+    think: float = 0.0  # seconds before anything is sent (a model reading a long prompt)
 
 
 @dataclass(frozen=True)
@@ -301,6 +302,8 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         ident = f"chatcmpl-{next(self.server.owner._ids)}"
         created = int(time.time())
+        if isinstance(item, Reply) and item.think:
+            time.sleep(item.think)
         tokens_in = count_tokens(_prompt_text(body))
         text = item.text if isinstance(item, Reply) else item.text_so_far
         usage_in, usage_out = (
@@ -618,6 +621,7 @@ def items_from_json(data: Iterable[Any]) -> Iterator[Item]:
                 finish_reason=str(entry.get("finish_reason", "stop")),
                 usage=(int(usage[0]), int(usage[1])) if usage else None,
                 delay=float(entry.get("delay", 0.0)),
+                think=float(entry.get("think", 0.0)),
             )
 
 
