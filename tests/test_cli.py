@@ -107,3 +107,19 @@ def test_sysinfo_never_prints_secrets(tmp_path: Path) -> None:
     assert secret not in result.stdout + result.stderr
     assert "OPENAI_API_KEY" in result.stdout and "GITHUB_TOKEN" in result.stdout
     assert "python:" in result.stdout and "git:" in result.stdout
+
+
+def test_typos_get_a_suggestion(tmp_path: Path) -> None:
+    from tests.helpers.gitrepo import make_repo
+
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n"})
+    command = run_gpte("imporve", "x", cwd=repo)
+    assert command.returncode == 2 and "Did you mean 'improve'?" in command.stderr
+    model = run_gpte("improve", "-n", "x", "--model", "gtp-4o", cwd=repo)
+    assert model.returncode == 4 and "did you mean 'gpt-4o'?" in model.stderr
+    dated = run_gpte(
+        "improve", "-n", "x", "--model", "gpt-4o-2099-01-01", cwd=repo,
+        env={"OPENAI_API_KEY": "k"},
+    )  # fmt: skip
+    assert dated.returncode == 0, dated.stderr
+    assert "priced and limited as gpt-4o" in dated.stdout

@@ -15,6 +15,7 @@ from .options import cache_option, model_option, on_branch_options
 
 if TYPE_CHECKING:
     from ..git import Repository
+    from ..llm import ModelInfo
     from ..pipeline.improve import ImprovePlan, ImproveResult
 
 CONFIRM_TOKENS_DEFAULT = 100_000
@@ -303,7 +304,7 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
             click.echo(f"left out ({len(plan.selection.skipped)}):")
             for path, reason in skipped.items():
                 click.echo(f"  {path}  ({reason})")
-    click.echo(f"model: {plan.model.name}")
+    click.echo(f"model: {plan.model.name}{_family_note(plan.model)}")
     note = f" ({plan.format_note})" if plan.format_note else ""
     click.echo(f"edit format: {plan.edit_format}{note}")
     click.echo(f"to send: {format_tokens(plan.tokens_estimate, plan.tokens_exact)}")
@@ -318,6 +319,13 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         for message in plan.messages:
             click.echo(f"\n----- {message['role']} -----\n{message['content']}")
     return 0
+
+
+def _family_note(info: ModelInfo) -> str:
+    """Said when a model is not listed under its own name but priced as its family."""
+    if info.family and info.family != info.name:
+        return f" (not listed itself: priced and limited as {info.family})"
+    return ""
 
 
 def _print_result(

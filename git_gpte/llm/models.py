@@ -270,6 +270,14 @@ def request_timeout(info: ModelInfo, settings: Settings) -> float:
     )
 
 
+def closest_model(name: str) -> str | None:
+    """The known model (or alias) a mistyped ``name`` most likely meant, or None."""
+    import difflib
+
+    found = difflib.get_close_matches(name.lower(), [*KNOWN_MODELS, *ALIASES], n=1, cutoff=0.75)
+    return ALIASES.get(found[0], found[0]) if found else None
+
+
 def known_models_text() -> str:
     return ", ".join(sorted(KNOWN_MODELS))
 
@@ -334,8 +342,10 @@ def resolve_model(name: str | None, settings: Settings) -> ModelInfo:
             self_hosted=family is None and is_local_network(base_url),
         )
     else:
+        close = closest_model(model)
         raise ConfigError(
-            f"unknown model {model!r}; known models: {known_models_text()}",
+            f"unknown model {model!r}"
+            + (f": did you mean {close!r}?" if close else f"; known models: {known_models_text()}"),
             hint="for a local or OpenAI-compatible server (Ollama, llama.cpp, vLLM) set "
             "OPENAI_BASE_URL (or git config gpte.baseUrl) to its address",
         )
