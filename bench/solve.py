@@ -19,10 +19,13 @@ Tools (``--tools``, comma-separated):
 
     gpte                git gpte improve with its defaults for the server
     gpte-whole | gpte-diff | gpte-search-replace    the same with --edit-format
-    gpte-check          defaults plus --check running the project's own visible tests
+    gpte-check          defaults plus --check running the project's own visible tests (what
+                        a user who has tests gives it; the hidden check is never shown)
     aider-whole | aider-diff      aider (its own venv, ``--aider PATH``) with that edit format;
                         the files the reference solution edits are added to its chat, as an
                         aider user adds the files to change
+    aider-whole-test | aider-diff-test   the same with --test-cmd (the visible tests) and
+                        --auto-test: aider's own way of checking a result
     gpt-engineer        gpt-engineer improve mode (``--gpt-engineer PATH``), the same files
                         selected in its file list, its question answered yes
 
@@ -214,8 +217,9 @@ def gpte_tool(extra: list[str], check: bool = False) -> Callable[..., Outcome]:
         env = base_env()
         env.update(OPENAI_BASE_URL=ctx.url, OPENAI_API_KEY="local", MODEL_NAME=MODEL)
         argv = [*ctx.gpte, "improve", task.prompt, "--json", "--yes", *extra]
-        if check and (repo / "tests").is_dir():
-            argv += ["--check", f"{sys.executable} -m pytest -q -x -p no:cacheprovider tests"]
+        command = visible_tests(repo) if check else None
+        if command:
+            argv += ["--check", command]
         proc = run_logged(argv, repo, env, ctx, f"{task.name}-gpte{'-'.join(['', *extra])}")
         data: dict[str, object] = {}
         with contextlib.suppress(ValueError):
@@ -246,7 +250,15 @@ def _aider_tokens(text: str) -> tuple[int, int]:
     return sent, received
 
 
-def aider_tool(edit_format: str) -> Callable[..., Outcome]:
+def visible_tests(repo: Path) -> str | None:
+    """The check a user of the project would give a tool: its own test suite (never the
+    hidden one), when it has one."""
+    if not (repo / "tests").is_dir():
+        return None
+    return f"{sys.executable} -m pytest -q -x -p no:cacheprovider tests"
+
+
+def aider_tool(edit_format: str, test: bool = False) -> Callable[..., Outcome]:
     def run(task: SolveTask, repo: Path, work: Path, ctx: Context) -> Outcome:
         if ctx.aider is None:
             raise SystemExit("--aider PATH (aider's executable) is needed for the aider tools")
@@ -279,7 +291,11 @@ def aider_tool(edit_format: str) -> Callable[..., Outcome]:
             task.prompt,
             *files,
         ]
-        proc = run_logged(argv, repo, env, ctx, f"{task.name}-aider-{edit_format}")
+        check = visible_tests(repo) if test else None
+        if check:
+            argv[1:1] = ["--test-cmd", check, "--auto-test"]
+        label = f"{task.name}-aider-{edit_format}{'-test' if test else ''}"
+        proc = run_logged(argv, repo, env, ctx, label)
         tokens_in, tokens_out = _aider_tokens(proc.stdout + proc.stderr)
         made = changed(repo)
         tree = copy_work_tree(repo, work / "result") if made else None
@@ -353,6 +369,8 @@ def tools(gpte: list[str]) -> dict[str, Callable[..., Outcome]]:
         "gpte-check": gpte_tool([], check=True),
         "aider-whole": aider_tool("whole"),
         "aider-diff": aider_tool("diff"),
+        "aider-whole-test": aider_tool("whole", test=True),
+        "aider-diff-test": aider_tool("diff", test=True),
         "gpt-engineer": gpt_engineer_tool,
     }
 

@@ -207,12 +207,17 @@ def test_check_command_failures_go_back_and_a_failing_result_is_not_committed(
     assert "still fails" in err and "--keep-failing" in err
     fed_back = llm_server.requests[1].body["messages"][-1]["content"]
     assert "AssertionError: ninety" in fed_back
-    # A result that passes is committed, and says so.
+    # A result that passes is committed, and says so. The check can be set once in git config.
     right = "invoice.py\n```python\n" + WITH_LOGGING + "```\n"
+    git(shop, "config", "gpte.check", check)
     llm_server.queue(wrong, right)
-    code, out, err = improve(shop, llm_server, "add logging", "--check", check)
+    code, out, err = improve(shop, llm_server, "add logging")
     assert code == 0, err
     assert "the result passes --check" in out
+    llm_server.queue(wrong)
+    code, out, err = improve(shop, llm_server, "break it", "--no-check")
+    assert code == 0, err  # not checked: the wrong result is what was asked for
+    assert "passes --check" not in out
 
 
 def test_too_long_to_write_whole_asks_for_diffs(shop: Path, llm_server: LLMServer) -> None:

@@ -14,6 +14,7 @@ from ..errors import RepoError, UsageError
 from .options import cache_option, model_option, on_branch_options
 
 if TYPE_CHECKING:
+    from ..config import Settings
     from ..git import Repository
     from ..llm import ModelInfo
     from ..pipeline.improve import ImprovePlan, ImproveResult
@@ -117,8 +118,9 @@ def pick_files_in_editor(paths: list[str]) -> tuple[str, ...]:
     "check_cmd",
     metavar="CMD",
     help="A shell command the result must pass (e.g. 'pytest -q'), run in a temporary "
-    "worktree of it; failures go back to the model.",
+    "worktree of it; failures go back to the model (default: GPTE_CHECK, gpte.check).",
 )
+@click.option("--no-check", is_flag=True, help="Do not run the configured check command.")
 @click.option(
     "--keep-failing",
     is_flag=True,
@@ -151,6 +153,7 @@ def command(
     context_tokens: int | None,
     context_rounds: int | None,
     check_cmd: str | None,
+    no_check: bool,
     keep_failing: bool,
 ) -> int:
     """Ask the LLM for edits to the tracked files and commit them on a new branch.
@@ -218,7 +221,7 @@ def command(
         continue_branch=chain.branch if chain else None,
         history=history_text(chain) if chain else "",
         context=context,
-        check=check_cmd,
+        check=None if no_check else _check_command(settings, check_cmd),
         keep_failing=keep_failing,
     )
     if dry_run and from_worktree:
@@ -319,6 +322,14 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         for message in plan.messages:
             click.echo(f"\n----- {message['role']} -----\n{message['content']}")
     return 0
+
+
+def _check_command(settings: Settings, flag: str | None) -> str | None:
+    """--check, else GPTE_CHECK / git config gpte.check / TOML ``check``: set once per
+    repository, every improve there is checked with it."""
+    value = settings.get(flag=flag, env=("GPTE_CHECK",), git="gpte.check", toml=("check",))
+    text = str(value).strip() if value is not None else ""
+    return text or None
 
 
 def _family_note(info: ModelInfo) -> str:
