@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -789,3 +790,16 @@ def test_context_and_a_dry_run_work_when_git_gpte_cannot_write_in_git(tmp_path: 
     plan = run_gpte("improve", "-n", "--json", "discount", "--model", "gpt-4o", cwd=repo.root)
     assert plan.returncode == 0, plan.stderr
     assert "shop/pricing.py" in json.loads(plan.stdout)["files"]
+
+
+def test_the_listing_reads_in_the_requests_words_best_first(tmp_path: Path) -> None:
+    repo = _repo(
+        tmp_path,
+        {**PY_FILES, "LICENSE": "MIT License\n\nPermission is hereby granted...\n" * 30},
+    )
+    listed = run_gpte("context", "computing discounts elapsed", cwd=repo.root).stdout
+    said = {w for m in re.findall(r"matches (.+)", listed) for w in m.split(", ")}
+    assert said and said <= {"computing", "discounts", "elapsed"}, said  # not "comput", "elaps"
+    scores = [float(s) for s in re.findall(r"score (\d+\.\d+)", listed)]
+    assert scores == sorted(scores, reverse=True)
+    assert "(0 definitions)" not in listed and "score 0.000" not in listed

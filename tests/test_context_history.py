@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,13 @@ def _two_commits(tmp_path: Path) -> tuple[Path, Repository]:
     return root, Repository.discover(root)
 
 
-def test_parse_log_skips_root_commits() -> None:
-    out = "\x01abc\0\na.py\0b.py\0\x01\0\nc.py\0"
+def test_parse_log_skips_root_commits_and_dependency_bumps() -> None:
+    out = (
+        "\x01abc\x02Ann\x02fix\0\na.py\0b.py\0"
+        "\x01def\x02dependabot[bot]\x02Bump urllib3 from 2.0 to 2.1\0\nreq.txt\0"
+        "\x01fed\x02Bob\x02chore(deps): update pyproject\0\npyproject.toml\0"
+        "\x01\x02Ann\x02initial\0\nc.py\0"
+    )
     assert parse_log(out) == (("a.py", "b.py"),)
 
 
@@ -94,6 +100,21 @@ def test_cli_shows_the_history_reason_and_survives_a_shallow_clone(tmp_path: Pat
     result = run_gpte("context", "--format", "lines", "--tokens", "700", "fix it", cwd=shallow)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
+
+
+def test_a_dependency_bump_is_not_recent_work(tmp_path: Path) -> None:
+    root, repo = _two_commits(tmp_path)
+    write_files(root, {"requirements.txt": "urllib3==2.1\n"})
+    git(root, "add", "-A")
+    git(
+        root, "-c", "user.name=dependabot[bot]", "-c", "user.email=bot@example.com",
+        "commit", "-qm", "Bump urllib3 from 2.0 to 2.1",
+    )  # fmt: skip
+    head = repo.resolve_commit("HEAD")
+    assert all("requirements.txt" not in paths for paths in repo.recent_changes(head, 5).commits)
+    listed = json.loads(run_gpte("context", "urllib3 requirements", "--json", cwd=root).stdout)
+    for pick in listed["picks"]:
+        assert pick["path"] != "requirements.txt" or "changed recently" not in pick["reasons"]
 
 
 def test_a_new_file_is_all_recent_and_a_sweeping_change_marks_no_lines(

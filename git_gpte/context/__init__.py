@@ -176,13 +176,18 @@ def describe(selection: ContextSelection) -> list[str]:
         f"~{selection.tokens:,} of {selection.budget:,} tokens (estimate), "
         f"{selection.candidates} file(s) ranked"
     ]
-    for pick in selection.picks:
+    # Best first, whatever was sent whole or in part (the packing order is the budget's).
+    for pick in sorted(selection.picks, key=lambda p: -p.score):
         what = "whole" if pick.whole else ", ".join(str(r) for r in pick.ranges)
-        out.append(f"  {pick.path}  [{what}]  ~{pick.tokens:,} tokens  score {pick.score:.3f}")
+        score = f"  score {pick.score:.3f}" if pick.score > 0 else ""
+        out.append(f"  {pick.path}  [{what}]  ~{pick.tokens:,} tokens{score}")
         out.extend(f"      {reason}" for reason in pick.reasons)
     if selection.map:
         out.append(f"map ({len(selection.map)} more file(s), ~{selection.map_tokens:,} tokens):")
-        out.extend(f"  {e.path}  ({len(e.signatures)} definitions)" for e in selection.map)
+        out.extend(
+            f"  {e.path}" + (f"  ({len(e.signatures)} definitions)" if e.signatures else "")
+            for e in selection.map
+        )
     if selection.skipped:
         out.append(f"left out ({len(selection.skipped)}):")
         out.extend(

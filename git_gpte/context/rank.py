@@ -124,6 +124,7 @@ class Query:
     path_mentions: tuple[str, ...]
     wants_tests: bool
     wants_prose: bool
+    words: dict[str, str] = field(default_factory=dict)  # term -> the request's own word
 
 
 def analyse_request(request: str) -> Query:
@@ -158,6 +159,7 @@ def analyse_request(request: str) -> Query:
         path_mentions=tuple(dict.fromkeys(p for p in paths if len(p) >= 4)),
         wants_tests=bool(lowered & {"test", "tests", "pytest", "unittest", "spec"}),
         wants_prose=bool(lowered & {"doc", "docs", "readme", "changelog", "documentation"}),
+        words=T.request_words(request),
     )
 
 
@@ -447,7 +449,8 @@ def rank(
                 f.reasons.append(f"linked: {(links or back)[0]}")
     for f in scored.values():
         if f.matched:
-            f.reasons.insert(0, "matches " + ", ".join(f.matched[:6]))
+            said = dict.fromkeys(query.words.get(t, t) for t in f.matched)
+            f.reasons.insert(0, "matches " + ", ".join(list(said)[:6]))
     ordered = sorted(scored.values(), key=lambda f: (-f.score, f.cand.path))
     missing = [f.cand.key for f in ordered[:CHUNK_FILES] if f.record is None]
     if missing:
@@ -499,7 +502,7 @@ def _rank_chunks(
             reasons = []
             if hits:
                 best = sorted(hits, key=lambda x: (-x[0], x[1]))[:5]
-                reasons.append("matches " + ", ".join(t for _, t in best))
+                reasons.append("matches " + ", ".join(query.words.get(t, t) for _, t in best))
             bonus = 0.0
             short = chunk.name.rsplit(".", 1)[-1] if chunk.name else ""
             if short and short in named:

@@ -119,6 +119,16 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
+def request_words(text: str) -> dict[str, str]:
+    """Each term of a request -> the word of the request it came from ("elaps" -> "elapsed"),
+    to tell a person what matched in their own words."""
+    words: dict[str, str] = {}
+    for match in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        for part in split_identifier(match.group(0)):
+            words.setdefault(stem(part), part)
+    return words
+
+
 def merge_counts(counters: Iterable[Counter[str]]) -> Counter[str]:
     total: Counter[str] = Counter()
     for counter in counters:

@@ -24,12 +24,29 @@ class RecentChanges:
     lines: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
 
+# Commits a bot made to bump a dependency: no hint of where the work goes on.
+_BOT_AUTHOR = re.compile(r"\[bot\]$|^(?:dependabot|renovate|pre-commit-ci|snyk-bot)\b", re.I)
+_BUMP_SUBJECT = re.compile(
+    r"^(?:bump\b|(?:chore|build|fix|ci)\((?:deps|deps-dev|dependencies)\)|update dependency\b)",
+    re.I,
+)
+
+
+def is_bump(author: str, subject: str) -> bool:
+    """A dependency bump (dependabot, renovate, "Bump x from 1 to 2", "chore(deps): ...")."""
+    return bool(_BOT_AUTHOR.search(author.strip()) or _BUMP_SUBJECT.match(subject.strip()))
+
+
 def parse_log(output: str) -> tuple[tuple[str, ...], ...]:
-    """``git log -z --name-only --format=%x01%P`` output -> the paths of each non-root commit."""
+    """``git log -z --name-only --format=%x01%P%x02%an%x02%s`` output -> the paths of each
+    commit, newest first, leaving out root commits (they add everything) and dependency
+    bumps (a bot's, not the work going on)."""
     commits = []
     for record in output.split("\x01")[1:]:
-        parents, _, names = record.partition("\0")
-        if not parents.strip():
+        header, _, names = record.partition("\0")
+        parents, _, rest = header.partition("\x02")
+        author, _, subject = rest.partition("\x02")
+        if not parents.strip() or is_bump(author, subject):
             continue
         paths = tuple(n.strip("\n") for n in names.split("\0") if n.strip("\n"))
         commits.append(paths)

@@ -382,7 +382,7 @@ class Repository:
             return RecentChanges()
         log = self._git(
             "log", "--first-parent", f"-n{depth}", "--no-renames", "--name-only", "-z",
-            "--diff-merges=first-parent", "--format=%x01%P", commit, "--",
+            "--diff-merges=first-parent", "--format=%x01%P%x02%an%x02%s", commit, "--",
         )  # fmt: skip
         commits = parse_log(log)
         chain = self._git("rev-list", "--first-parent", f"-n{depth + 1}", commit, "--").split()
@@ -393,7 +393,9 @@ class Repository:
             "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", chain[-1], commit, "--",
             strip=False,
         )  # fmt: skip
-        return RecentChanges(commits, parse_new_lines(diff))
+        worked_on = {path for paths in commits for path in paths}
+        lines = {p: spans for p, spans in parse_new_lines(diff).items() if p in worked_on}
+        return RecentChanges(commits, lines)
 
     def trailer_values(self, rev: str, key: str, depth: int) -> list[list[str]]:
         """For ``rev`` and its first-parent ancestors (newest first, at most ``depth``): the
