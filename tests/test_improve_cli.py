@@ -7,6 +7,7 @@ ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY and the documented options.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -702,3 +703,40 @@ def test_a_repaired_hunk_is_shown_in_the_output_json_log_and_commit(
     assert "Corrected while applying:" in message and "placed at line 301, not 60" in message
     shown = run_gpte("log", "show", data["run_id"], cwd=repo).stdout
     assert "edits: diff format, 1 attempt(s)" in shown and "placed at line 301, not 60" in shown
+
+
+def test_select_starts_from_the_ranked_selection(tmp_path: Path, llm_server: LLMServer) -> None:
+    from tests.helpers.pty_run import run_in_pty
+
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "src/app.py": APP,
+            "src/greeting_rules.py": "GREETING = 'hello'\n",
+            "docs/notes.md": "# notes\n",
+            "tools/other.py": "X = 1\n",
+        },
+    )
+    seen = tmp_path / "offered.txt"
+    editor = tmp_path / "editor.py"
+    # Keeps what it was offered, but sends tools/other.py too (uncommented).
+    editor.write_text(
+        "import sys, shutil\n"
+        f"shutil.copy(sys.argv[1], {str(seen)!r})\n"
+        "text = open(sys.argv[1]).read().replace('# tools/other.py', 'tools/other.py')\n"
+        "open(sys.argv[1], 'w').write(text)\n"
+    )
+    llm_server.queue(CLEAN_DIFF)
+    result = run_in_pty(
+        ["git", "gpte", "improve", "change the greeting", "--select", "--model", "gpt-4o-mini"],
+        cwd=repo,
+        env={**env_for(llm_server), "EDITOR": f"{sys.executable} {editor}"},
+    )
+    assert result.returncode == 0, result.output
+    offered = seen.read_text()
+    listed = [line for line in offered.splitlines() if line and not line.startswith("#")]
+    # the ranked selection, best first (alphabetical order would start with docs/notes.md)
+    assert listed[0] in ("src/greeting_rules.py", "src/app.py") and "src/app.py" in listed
+    assert "# tools/other.py" in offered  # the rest, commented out
+    sent = llm_server.requests[0].body["messages"][-1]["content"]
+    assert "File: tools/other.py" in sent and "File: src/app.py" in sent

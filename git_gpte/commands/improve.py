@@ -46,25 +46,54 @@ def interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def pick_files_in_editor(paths: list[str]) -> tuple[str, ...]:
-    """Open the file list in $EDITOR (like ``git rebase -i``); kept lines are what is sent."""
+def pick_files_in_editor(chosen: list[str], others: list[str]) -> tuple[str, ...]:
+    """Open the files to send in $EDITOR (like ``git rebase -i``): the ranked selection first,
+    every other file below it commented out. Kept lines are what is sent, whole."""
     if not interactive():
         raise UsageError("--select needs a terminal (it opens $EDITOR)")
     header = (
-        "# Files to send to the model, one per line.\n"
-        "# Delete or comment out (#) the lines of files to leave out. An empty list aborts.\n"
+        "# Files to send to the model, whole, one per line: the files selected for the\n"
+        "# request first. Delete or comment out (#) a line to leave its file out; remove the\n"
+        "# '# ' in front of another file to send it too. An empty list aborts.\n"
     )
-    edited = click.edit(header + "\n".join(paths) + "\n", extension=".txt", require_save=False)
+    listing = "\n".join(chosen)
+    if others:
+        listing += "\n\n# Other files:\n" + "\n".join(f"# {p}" for p in others)
+    edited = click.edit(header + listing + "\n", extension=".txt", require_save=False)
     if edited is None:
         raise UsageError("--select: the editor was closed without saving")
-    chosen = [line.strip() for line in edited.splitlines()]
-    kept = [p for p in chosen if p and not p.startswith("#")]
-    unknown = [p for p in kept if p not in paths]
+    offered = set(chosen) | set(others)
+    kept = [line.strip() for line in edited.splitlines()]
+    kept = [p for p in kept if p and not p.startswith("#")]
+    unknown = [p for p in kept if p not in offered]
     if unknown:
         raise UsageError(f"--select: not among the files offered: {', '.join(unknown[:3])}")
     if not kept:
         raise UsageError("--select: no file left in the list; nothing to do")
-    return tuple(f":(literal){p}" for p in kept)
+    return tuple(f":(literal){p}" for p in dict.fromkeys(kept))
+
+
+def _offer(
+    repo: Repository, settings: Settings, base: str, request: str, specs: tuple[str, ...],
+    model: str | None, tokens: int | None,
+) -> tuple[list[str], list[str]]:  # fmt: skip
+    """What --select offers: the ranked selection for ``request`` (within the budget the
+    model would get), then every other file that may be sent."""
+    from ..context import candidates, select
+    from ..errors import ConfigError
+    from ..llm import resolve_model
+    from ..pipeline.shown import resolve_context
+
+    commit = repo.resolve_commit(base)
+    try:
+        info = resolve_model(model, settings)
+    except ConfigError:
+        info = None
+    budget = resolve_context(settings, tokens=tokens).budget_for(info)
+    selection = select(repo, commit, request, budget, specs)
+    chosen = [p.path for p in selection.picks]
+    allowed, _ = candidates(repo, commit, specs)
+    return chosen, sorted(set(allowed) - set(chosen))
 
 
 @click.command("improve")
@@ -198,10 +227,10 @@ def command(
     elif force_branch:
         raise UsageError("--force-branch only goes with --on BRANCH")
     if select:
-        from ..pipeline.selection import select_files
-
-        offered = select_files(repo, repo.resolve_commit(base), specs)
-        specs = pick_files_in_editor(list(offered.files))
+        if not interactive():
+            raise UsageError("--select needs a terminal (it opens $EDITOR)")
+        chosen, others = _offer(repo, settings, base, text, specs, model, context_tokens)
+        specs = pick_files_in_editor(chosen, others)
         context_mode = "all"  # the files picked are the ones to send
     context = resolve_context(
         settings, mode=context_mode, tokens=context_tokens, rounds=context_rounds
