@@ -205,8 +205,9 @@ def test_reply_without_edits_says_so_in_the_users_words(
     code, _, err = improve(project, llm_server, "change greeting", "--max-retries", "1")
     assert code == 6, err
     assert "the reply held no usable edit" in err
-    assert "no edits in the requested format" in (
-        llm_server.requests[-1].body["messages"][-1]["content"]
+    assert (
+        "no edits in the requested format"
+        in (llm_server.requests[-1].body["messages"][-1]["content"])
     )
 
 
@@ -714,7 +715,12 @@ def test_select_starts_from_the_ranked_selection(tmp_path: Path, llm_server: LLM
             "src/app.py": APP,
             "src/greeting_rules.py": "GREETING = 'hello'\n",
             "docs/notes.md": "# notes\n",
-            "tools/other.py": "X = 1\n",
+            **{
+                f"tools/other_{k}.py": "".join(
+                    f"def tool_{k}_{i}():\n    return {i}\n\n\n" for i in range(40)
+                )
+                for k in range(12)
+            },
         },
     )
     seen = tmp_path / "offered.txt"
@@ -723,12 +729,22 @@ def test_select_starts_from_the_ranked_selection(tmp_path: Path, llm_server: LLM
     editor.write_text(
         "import sys, shutil\n"
         f"shutil.copy(sys.argv[1], {str(seen)!r})\n"
-        "text = open(sys.argv[1]).read().replace('# tools/other.py', 'tools/other.py')\n"
+        "text = open(sys.argv[1]).read().replace('# tools/other_3.py', 'tools/other_3.py')\n"
         "open(sys.argv[1], 'w').write(text)\n"
     )
     llm_server.queue(CLEAN_DIFF)
     result = run_in_pty(
-        ["git", "gpte", "improve", "change the greeting", "--select", "--model", "gpt-4o-mini"],
+        [
+            "git",
+            "gpte",
+            "improve",
+            "change the greeting",
+            "--select",
+            "--model",
+            "gpt-4o-mini",
+            "--context-tokens",
+            "600",
+        ],
         cwd=repo,
         env={**env_for(llm_server), "EDITOR": f"{sys.executable} {editor}"},
     )
@@ -737,6 +753,6 @@ def test_select_starts_from_the_ranked_selection(tmp_path: Path, llm_server: LLM
     listed = [line for line in offered.splitlines() if line and not line.startswith("#")]
     # the ranked selection, best first (alphabetical order would start with docs/notes.md)
     assert listed[0] in ("src/greeting_rules.py", "src/app.py") and "src/app.py" in listed
-    assert "# tools/other.py" in offered  # the rest, commented out
+    assert "# tools/other_3.py" in offered  # the rest, commented out
     sent = llm_server.requests[0].body["messages"][-1]["content"]
-    assert "File: tools/other.py" in sent and "File: src/app.py" in sent
+    assert "File: tools/other_3.py" in sent and "File: src/app.py" in sent
