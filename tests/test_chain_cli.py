@@ -94,7 +94,8 @@ def test_continue_a_branch_twice_then_see_its_chain(proj: Path, llm_server: LLMS
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].startswith("chain of gpte/capitalise-greeting: 3 run(s), tip " + third[:12])
-    assert [line.split()[1] for line in lines[1:]] == [first[:12], second[:12], third[:12]]
+    assert [line.split()[1] for line in lines[1:4]] == [first[:12], second[:12], third[:12]]
+    assert lines[4].startswith("total: 3 run(s), ") and "tokens in" in lines[4]
     assert "improve: capitalise the greeting" in lines[1]
     assert "improve: and greet everyone" in lines[3]
     rows = json.loads(gpte(proj, llm_server, "log", "--branch", "-", "--json")[1])

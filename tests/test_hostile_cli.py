@@ -176,7 +176,7 @@ def test_escape_sequences_in_a_streamed_reply_never_reach_the_terminal(
         assert sequence not in result.output
     # the stored reply is intact in the run log; shown, it is filtered too
     run_id = git(repo, "log", "-1", "--format=%(trailers:key=Gpte-Run,valueonly)", "gpte/say-hello")
-    shown = run_gpte("log", "show", run_id.strip(), cwd=repo)
+    shown = run_gpte("log", "show", "--full", run_id.strip(), cwd=repo)
     assert shown.returncode == 0, shown.stderr
     assert "Done." in shown.stdout and "\x1b" not in shown.stdout and "\x07" not in shown.stdout
 

@@ -190,8 +190,18 @@ def test_llm_calls_are_listed_by_git_gpte_log(repo: Path, llm_server: LLMServer)
 
     shown = run_gpte("log", "show", run.id[:6], cwd=repo)
     assert shown.returncode == 0, shown.stderr
-    assert "outcome:  ok" in shown.stdout and "--- system\nsys" in shown.stdout
-    assert "--- reply\n--- src/app.py" in shown.stdout
+    # a summary by default: the run, the request, one line per call; --full has every message
+    assert "outcome:  ok" in shown.stdout and "--- system" not in shown.stdout
+    assert "calls (1):" in shown.stdout and f"log show --full {run.id}" in shown.stdout
+    full_text = run_gpte("log", "show", "--full", run.id[:6], cwd=repo).stdout
+    assert "--- system\nsys" in full_text and "--- reply\n--- src/app.py" in full_text
+    # on a terminal, through the pager git would use
+    from tests.helpers.pty_run import run_in_pty
+
+    paged = run_in_pty(
+        ["git", "gpte", "log", "show", run.id], cwd=repo, env={"GIT_PAGER": "sed s/^/PAGED:/"}
+    )
+    assert paged.returncode == 0 and "PAGED:outcome:  ok" in paged.output
 
     full = json.loads(run_gpte("log", "show", run.id, "--json", cwd=repo).stdout)
     assert full["exchanges"][0]["messages"][1]["content"] == "add logging"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -134,21 +135,57 @@ def _chain(ctx: click.Context, name: str, as_json: bool, limit: int | None) -> i
     )
     if any(r.commit and not on_branch(r) for r in runs):
         click.echo("(!: that run's commit is no longer on the branch)")
+    from ..llm.usage import total
+
+    click.echo(f"total: {len(runs)} run(s), {total(r.usage for r in runs).describe()}")
     return 0
 
 
 @command.command("show")
 @click.argument("run_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help="Print the run and its exchanges as JSON.")
+@click.option("--full", is_flag=True, help="Every message sent and every reply, in full.")
 @click.pass_context
-def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
-    """Show one run in full: prompt, outcome, and every message and reply (ID may be a prefix)."""
-    from ..llm.usage import Usage
-
+def show(ctx: click.Context, run_id: str, as_json: bool, full: bool) -> int:
+    """Show one run: request, model, what was sent, each round, each hunk and how it ended,
+    usage, commit (ID may be a prefix). --full adds every message and reply. On a terminal
+    the text goes through your pager, as git's does."""
     record = _log(ctx).get(run_id)
     if as_json:
         click.echo(json.dumps(record.to_dict(), indent=2, ensure_ascii=False))
         return 0
+    text = "\n".join(_show_lines(record, full)) + "\n"
+    if sys.stdout.isatty():
+        _page(text)
+    else:
+        click.echo(text, nl=False)
+    return 0
+
+
+def _page(text: str) -> None:
+    """``text`` through the pager git would use (GIT_PAGER, core.pager, PAGER, less)."""
+    import os
+    import shutil
+    import subprocess
+
+    pager = os.environ.get("GIT_PAGER") or ""
+    if not pager:
+        found = subprocess.run(["git", "var", "GIT_PAGER"], capture_output=True, text=True)
+        pager = found.stdout.strip() if found.returncode == 0 else ""
+    pager = pager or os.environ.get("PAGER") or ("less" if shutil.which("less") else "")
+    if not pager or pager == "cat":
+        click.echo(text, nl=False)
+        return
+    env = {**os.environ, "LESS": os.environ.get("LESS", "FRX"), "LV": os.environ.get("LV", "-c")}
+    try:
+        subprocess.run(pager, input=text, text=True, shell=True, env=env, check=False)
+    except OSError:
+        click.echo(text, nl=False)
+
+
+def _show_lines(record: RunRecord, full: bool) -> list[str]:
+    from ..llm.usage import Usage
+
     rows = [
         ("run", record.id),
         ("command", record.command),
@@ -162,17 +199,17 @@ def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
         ("tokens", f"{record.usage.tokens_text()} in {record.calls} call(s)"),
         ("cost", record.usage.cost_text()),
     ]
-    for key, value in rows:
-        click.echo(f"{key + ':':<10}{value}")
+    out = [f"{key + ':':<10}{value}" for key, value in rows]
     if record.detail:
-        click.echo(f"{'detail:':<10}{record.detail}")
-    click.echo(f"\nprompt:\n{record.prompt.rstrip()}\n")
+        out.append(f"{'detail:':<10}{record.detail}")
+    out.append(f"\nrequest:\n{record.prompt.rstrip()}\n")
     context = record.meta.get("context")
     if isinstance(context, dict):
-        click.echo("\n".join(_context_lines(context)) + "\n")
+        out += [*_context_lines(context), ""]
     edits = record.meta.get("edits")
     if isinstance(edits, dict):
-        click.echo("\n".join(_edit_lines(edits)) + "\n")
+        out += [*_edit_lines(edits), ""]
+    out.append(f"calls ({len(record.exchanges)}):")
     for exchange in record.exchanges:
         flags = []
         if exchange.cached:
@@ -184,21 +221,27 @@ def show(ctx: click.Context, run_id: str, as_json: bool) -> int:
         used = Usage(
             exchange.tokens_in, exchange.tokens_out, exchange.cost_usd, exchange.usage_exact
         )
-        click.echo(
-            f"=== exchange {exchange.seq}: {exchange.model}, {used.describe()}, "
+        head = (
+            f"{exchange.seq}. {exchange.model}, {used.describe()}, {exchange.elapsed:.0f} s, "
             f"finish {exchange.finish_reason or '-'}" + (f" ({'; '.join(flags)})" if flags else "")
         )
+        if not full:
+            out.append(f"  {head}")
+            continue
+        out.append(f"=== call {head}")
         for message in exchange.messages:
             content = message.get("content", "")
             text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-            click.echo(f"--- {message.get('role', '?')}\n{text.rstrip()}")
+            out.append(f"--- {message.get('role', '?')}\n{text.rstrip()}")
         for image in exchange.images:
-            click.echo(
+            out.append(
                 f"--- image {image.get('path')} ({image.get('media_type')}, "
                 f"{image.get('bytes')} bytes)"
             )
-        click.echo(f"--- reply\n{exchange.reply.rstrip()}\n")
-    return 0
+        out.append(f"--- reply\n{exchange.reply.rstrip()}\n")
+    if not full and record.exchanges:
+        out.append(f"\n(every message and reply: git gpte log show --full {record.id})")
+    return out
 
 
 def _edit_lines(edits: dict[str, Any]) -> list[str]:
