@@ -4,6 +4,7 @@ scripted local server, and a repository larger than the budget (tests/helpers/bi
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,23 @@ def test_a_need_block_that_lost_its_fence_is_still_a_request(
     assert code == 0, err
     assert "round 1/2: the model asked for shop/weather.py" in err
     assert "File: shop/weather.py\n" in llm_server.requests[1].body["messages"][-1]["content"]
+
+
+def test_a_later_round_sends_only_the_lines_not_shown_yet(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    llm_server.queue("```need\nshop/billing.py\nshop/nothing.py\n```\n", FIX)
+    code, _, err = improve(shop, llm_server, REQUEST, "--context-tokens", "600")
+    assert code == 0, err
+    first = user_text(llm_server, 0)
+    shown = re.search(r"File: shop/billing\.py \(excerpt: lines ([\d, -]+) of", first)
+    assert shown, first
+    answer = llm_server.requests[1].body["messages"][-1]["content"]
+    again = re.search(r"File: shop/billing\.py \(excerpt: lines ([\d, -]+) of", answer)
+    assert again, answer  # the rest of the file, not all of it once more
+    sent_before = [tuple(map(int, r.split("-"))) for r in shown.group(1).split(", ")]
+    sent_now = [tuple(map(int, r.split("-"))) for r in again.group(1).split(", ")]
+    for a, b in sent_now:
+        assert all(b < s or a > e for s, e in sent_before), (sent_now, sent_before)
+    # the round's line says what was not given, and why
+    assert "not given: shop/nothing.py (no such file in the repository)" in err

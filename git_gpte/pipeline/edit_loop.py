@@ -484,10 +484,12 @@ class _Asking:
                 break
             self.used += 1
             text, record = self.more.answer(items, used, self.used, self.plan.rounds - self.used)
+            missing = "; ".join(f"{what} ({why})" for what, why in record.not_given[:6])
             self.console.info(
                 f"round {self.used}/{self.plan.rounds}: the model asked for "
                 f"{', '.join(record.asked) or 'more (nothing readable)'}; given "
                 f"{', '.join(record.given) or 'nothing'}"
+                + (f"; not given: {missing}" if missing else "")
             )
             self.log["rounds"].append(record.to_json())
             self._note()

@@ -111,6 +111,8 @@ class MoreContext:
         if EDIT_FORMATS[self.plan.edit_format].whole_files:
             # A model writing whole files is given whole files (see shown.whole_only).
             wanted = {path: Part(path, part.text) for path, part in wanted.items()}
+        else:
+            wanted = self._unseen(wanted, record)
         # What the answer says besides the parts (what was not found, what to do now) takes
         # room too: counted before any part is, with a line for each part that may not fit.
         frame = more_user_message(
@@ -147,6 +149,24 @@ class MoreContext:
         if cap is None:  # the window is unknown: one more budget's worth per round
             return self.plan.context_budget or 0
         return cap - used
+
+    def _unseen(self, wanted: dict[str, Part], record: Round) -> dict[str, Part]:
+        """``wanted`` without the lines already shown as excerpts: a later round sends only
+        what the model has not seen (the rest of a file asked for whole, say)."""
+        out: dict[str, Part] = {}
+        for path, part in wanted.items():
+            old = self.shown.parts.get(path)
+            if old is None or old.whole:
+                out[path] = part
+                continue
+            count = len(file_lines(part.text))
+            asked = part.ranges or ((1, count),)
+            left = _minus(asked, old.ranges)
+            if not left:
+                record.not_given.append((_label(part), "those lines were shown above already"))
+                continue
+            out[path] = Part(path, part.text, left)
+        return out
 
     def _parts(self, item: NeedItem, record: Round) -> list[Part]:
         if item.kind == "symbol":
@@ -221,6 +241,24 @@ class MoreContext:
             record.not_given.append((label, held))
             return None
         return text
+
+
+def _minus(
+    ranges: Sequence[tuple[int, int]], shown: Sequence[tuple[int, int]]
+) -> tuple[tuple[int, int], ...]:
+    """The lines of ``ranges`` not in ``shown`` (inclusive line ranges)."""
+    left: list[tuple[int, int]] = []
+    for start, end in ranges:
+        pieces = [(start, end)]
+        for a, b in shown:
+            pieces = [
+                piece
+                for s, e in pieces
+                for piece in ((s, min(e, a - 1)), (max(s, b + 1), e))
+                if piece[0] <= piece[1]
+            ]
+        left.extend(pieces)
+    return merge_ranges(left)
 
 
 def _label(part: Part) -> str:
