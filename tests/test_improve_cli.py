@@ -233,6 +233,10 @@ def test_partial_result_exits_1_and_lists_refusals(project: Path, llm_server: LL
     code, out, err = improve(project, llm_server, "add logging", "--max-retries", "1")
     assert code == 1, err
     assert "refused" in out
+    # the user's words: what was not applied, where the rest is, what to do now; never the
+    # text written for the model
+    assert "Redo these only" not in out + err and "Send new diffs" not in out + err
+    assert 'to ask for the rest there: git gpte improve --on gpte/add-logging "..."' in out
     body = git(project, "log", "-1", "--format=%B", "gpte/add-logging")
     assert "Refused hunks" in body
     assert "import logging" in show(project, "gpte/add-logging", "src/app.py")

@@ -390,6 +390,11 @@ def _print_result(
             click.echo(f"  {line}")
     for problem in result.problems:
         click.echo(f"problem left: {problem.splitlines()[0]}")
+    if result.refused or result.problems:
+        click.echo(
+            f"what applied is on {result.branch}; to ask for the rest there: "
+            f'git gpte improve --on {result.branch} "..."'
+        )
     if result.checked:
         click.echo("the result passes --check")
     click.echo(f"{result.usage.describe()}   run {result.run_id}")
