@@ -36,7 +36,12 @@ def assert_clean(repo: Path, before: Snapshot, tmpdir: Path | None = None) -> No
         (Path(git(repo, "rev-parse", "--absolute-git-dir").strip()) / "worktrees").iterdir()
     )
     if tmpdir is not None:
-        assert list(tmpdir.iterdir()) == [], "temporary directories were left behind"
+        # Only the repository's run folder stays: its lock and the dependency cache (what
+        # run.sh built), never a checkout.
+        left = [p for p in tmpdir.iterdir() if not p.name.startswith("gpte-run-")]
+        assert left == [], "temporary directories were left behind"
+        for home in tmpdir.iterdir():
+            assert {p.name for p in home.iterdir()} <= {"lock", "cache"}, list(home.iterdir())
 
 
 @pytest.fixture
@@ -304,3 +309,32 @@ def test_ctrl_c_kills_the_program_and_removes_the_worktree(
     assert b"interrupted" in err
     assert wait_gone(child), f"child {child} survived Ctrl-C"
     assert_clean(repo, before, scratch)
+
+
+RUN_WITH_VENV = """\
+if [ -d .venv ]; then echo "reused the environment"; else mkdir .venv; echo "built it"; fi
+touch .venv/used
+if [ -e leftover.txt ]; then echo "a file of the last run is here"; fi
+echo junk > leftover.txt
+echo "$PWD/main.py failed" >&2
+exit 1
+"""
+
+
+def test_what_run_sh_builds_is_kept_between_runs_and_nothing_else(
+    tmp_path: Path, tmpdir_env: tuple[Path, dict[str, str]]
+) -> None:
+    scratch, env = tmpdir_env
+    repo = project(tmp_path, RUN_WITH_VENV, **{"requirements.txt": "requests\n"})
+    first = run_gpte("run", "--yes", cwd=repo, env=env)
+    assert "built it" in first.stdout
+    # the output names files by their place in the repository, not the scratch checkout
+    assert "main.py failed" in first.stderr and str(scratch) not in first.stdout + first.stderr
+    second = run_gpte("run", "--yes", cwd=repo, env=env)
+    assert "reused the environment" in second.stdout
+    assert "a file of the last run" not in second.stdout  # only .venv came along
+    # other dependencies: another environment
+    (repo / "requirements.txt").write_text("requests\nrich\n")
+    git(repo, "commit", "-qam", "add rich")
+    third = run_gpte("run", "--yes", cwd=repo, env=env)
+    assert "built it" in third.stdout

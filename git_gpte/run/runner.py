@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from ..errors import UsageError
 from ..git.repo import Repository
@@ -100,10 +101,16 @@ def run_commit(
             max_output_bytes=options.max_output_bytes,
             on_output=on_output,
         )
-    return _with_commit(result, commit)
+    return _finished(result, commit, workdir)
 
 
-def _with_commit(result: RunResult, commit: str) -> RunResult:
+def _finished(result: RunResult, commit: str, workdir: Path) -> RunResult:
+    """``result`` of ``commit``, its output naming files by their paths in the repository
+    (``src/app.py``), not in the scratch checkout (``/tmp/gpte-run-…/wt/src/app.py``): the
+    model, the user and a pull request comment all read them."""
     from dataclasses import replace
 
-    return replace(result, commit=commit)
+    text = result.output_tail
+    for root in {str(workdir), os.path.realpath(workdir)}:
+        text = text.replace(root + "/", "").replace(root, ".")
+    return replace(result, commit=commit, output_tail=text)
