@@ -136,6 +136,8 @@ def test_labeled_issue_pushes_a_branch_and_opens_a_pull_request(
     assert "Closes #7" in issue_row["body"]
     assert "`src/app.py`" in issue_row["body"]
     assert "tokens in" in issue_row["body"] and "Self-heal" in issue_row["body"]
+    # the model's own words about its change, fenced (data, not markup)
+    assert "**The model's explanation:**\n\n```text\nHere is the change.\n```" in issue_row["body"]
     # outputs and summary
     assert run.outputs["pr-url"] == f"https://github.com/{REPO}/pull/{pr['number']}"
     assert run.outputs["pr-number"] == str(pr["number"])
@@ -143,7 +145,8 @@ def test_labeled_issue_pushes_a_branch_and_opens_a_pull_request(
     assert run.outputs["success"] == "true"
     assert int(run.outputs["tokens-in"]) > 0 and int(run.outputs["tokens-out"]) > 0
     assert run.outputs["cost-usd"]
-    assert "git-gpte" in run.summary and run.outputs["pr-url"] in run.summary
+    assert "git-gpte" in run.summary
+    assert f"[{run.outputs['pr-url']}]({run.outputs['pr-url']})" in run.summary  # a link
     # one status comment, created once and edited to its final state
     [status] = status_comments(gh, 7)
     assert run.outputs["pr-url"] in status and "tokens in" in status

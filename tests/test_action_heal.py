@@ -263,3 +263,28 @@ def test_heal_docker_input_runs_the_check_in_docker(
     assert "docker" in (run.proc.stdout + run.proc.stderr).lower()
     assert llm_server.requests == []
     assert world.remote_refs()["refs/heads/feature"] == head
+
+
+def test_a_healed_issue_edit_links_each_fix_and_its_files_in_the_status(
+    tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
+) -> None:
+    from tests.test_action_flow import status_comments
+
+    world = make_world(
+        tmp_path, gh, llm_server, {"run.sh": RUN_SH, "check.py": BROKEN}, repository=REPO
+    )
+    gh.set_permission(REPO, "alice", "write")
+    issue = issue_payload(42, "Make the check pass", "check.py should add 1 and 2")
+    gh.add_issue(REPO, 42, issue["title"], issue["body"])
+    llm_server.queue(USELESS, FIX)  # the edit does not fix it; heal attempt 1 does
+
+    run = world.run("issues", labeled_event(issue, REPO))
+
+    assert run.code == 0, run.proc.stdout + run.proc.stderr
+    [status] = status_comments(gh, 42)
+    assert "**Self-heal:** the check passed after 1 heal attempt(s)" in status
+    fix = git(world.origin, "rev-parse", "refs/heads/gpte/issue-42").strip()
+    assert (
+        f"- fix 1: [`{fix[:12]}`](https://github.com/{REPO}/commit/{fix}) changed `check.py`"
+        in (status)
+    )

@@ -19,6 +19,7 @@ from .remote import Remote
 from .report import (
     Outcome,
     context_section,
+    heal_section,
     pr_head,
     pr_title,
     summary_markdown,
@@ -191,11 +192,7 @@ class IssueFlow:
                 "(see the pull request)."
             )
         if o.heal_ran:
-            lines.append(
-                f"Self-heal: {'passed' if o.heal_success else 'still failing'} "
-                f"after {o.attempts} attempt(s) "
-                f"of at most {o.max_attempts}."
-            )
+            lines += ["", *heal_section(o, self.s.commit_url)]
         if o.context:
             lines += ["", *context_section(o)]
         self.status.update("\n".join(lines))

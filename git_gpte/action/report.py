@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,7 @@ class Outcome:
     run_url: str | None = None
     truncated_prompt: bool = False
     context: dict[str, Any] = field(default_factory=dict)  # what the model was sent
+    explanation: str = ""  # the model's words around its edits (capped)
 
     @property
     def success(self) -> bool:
@@ -70,12 +72,21 @@ def pr_title(issue_title: str, number: int) -> str:
     return f"{title} (#{number})" if f"#{number}" not in title else title
 
 
-def heal_section(o: Outcome) -> list[str]:
+def heal_section(o: Outcome, commit_url: str | None = None) -> list[str]:
+    """What self-heal did: passed or not, and which fix commits changed which files
+    (``commit_url``: this repository's commit page address, ending in ``/commit/``)."""
     if not o.heal_ran:
         return ["**Self-heal:** not run."]
     if o.heal_success:
         what = "passed" if o.attempts == 0 else f"passed after {o.attempts} heal attempt(s)"
-        return [f"**Self-heal:** the check {what} (up to {o.max_attempts} attempts)."]
+        lines = [f"**Self-heal:** the check {what} (up to {o.max_attempts} attempts)."]
+        for run in o.heal_runs:
+            if run.attempt and run.commit:
+                short = code(run.commit[:12])
+                where = f"[{short}]({commit_url}{run.commit})" if commit_url else short
+                files = ", ".join(code(f) for f in run.files_changed[:20]) or "no file"
+                lines.append(f"- fix {run.attempt}: {where} changed {files}")
+        return lines
     stop = f" ({code(o.heal_stop)})" if o.heal_stop else ""
     lines = [
         f"**Self-heal:** the check still fails after {o.attempts} attempt(s){stop}. Last output:",
@@ -132,6 +143,9 @@ def pr_head(o: Outcome) -> str:
     if o.model:
         made += f" with {code(o.model)}"
     lines = [f"Closes #{o.number}", "", made + "; what each run did is listed below."]
+    if o.explanation.strip():
+        # The model's own words about its change, as data: fenced, nothing in it renders.
+        lines += ["", "**The model's explanation:**", "", fence(o.explanation)]
     if o.truncated_prompt:
         lines += ["", "_The issue text was longer than the limit and was cut._"]
     if o.heal_ran and not o.heal_success:
@@ -140,11 +154,17 @@ def pr_head(o: Outcome) -> str:
     return "\n".join(lines) + "\n"
 
 
+_OUR_LINK = re.compile(r"https?://[^\s<>()\[\]|`]+/pull/\d+")
+
+
 def summary_markdown(title: str, rows: list[tuple[str, str]], extra: str = "") -> str:
     """The job summary: ``title`` and the row values may hold untrusted text (a failure reason,
-    a branch name) and are shown as code; the row names are ours."""
+    a branch name) and are shown as code; the row names are ours. A pull request's address
+    (made by GitHub's API for this run) is a link."""
     lines = [f"### git-gpte: {code(title)}", "", "| | |", "|---|---|"]
-    lines += [f"| {k} | {cell(v)} |" for k, v in rows]
+    lines += [
+        f"| {k} | {f'[{v}]({v})' if _OUR_LINK.fullmatch(v) else cell(v)} |" for k, v in rows
+    ]
     if extra:
         lines += ["", extra]
     return "\n".join(lines) + "\n"

@@ -250,7 +250,7 @@ class ReviewFlow:
         if others:
             lines.append(f"{others} refused hunk(s) in other files: see the other threads.")
         if o.heal_ran:
-            lines += ["", *heal_section(o)]
+            lines += ["", *heal_section(o, self.s.commit_url)]
         lines += ["", f"Usage: {usage_line(o)}."]
         return "\n".join(lines)
 

@@ -152,6 +152,11 @@ class ActionSettings:
             return None
         return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
 
+    @property
+    def commit_url(self) -> str:
+        """This repository's commit page, without the commit: ``…/owner/repo/commit/``."""
+        return f"{self.server_url.rstrip('/')}/{self.repository}/commit/"
+
     def pull_url(self, number: int) -> str:
         return f"{self.server_url.rstrip('/')}/{self.repository}/pull/{number}"
 

@@ -140,6 +140,7 @@ def heal(
         attempts=ctx.settings.max_attempts,
         base=base,
         branch=None,  # heal picks a fresh gpte/heal-... name; the action pushes the commit
+        name_branch=False,  # that local name never reaches GitHub: not in the job log either
         prompt=prompt,
         timeout=ctx.settings.timeout_minutes * 60,
         model=ctx.model,
@@ -253,6 +254,7 @@ def edit_and_heal(
             o.files_changed, o.applied = list(result.files_changed), result.applied
             o.files_sent = list(result.files_sent)
             o.refused, o.problems = list(result.refused), list(result.problems)
+            o.explanation = result.explanation
             if not ctx.settings.self_heal:
                 return
             command = default_heal_command(repo, result.commit, ctx.settings.heal_command)

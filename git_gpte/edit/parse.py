@@ -125,6 +125,22 @@ def _parse_all(lines: list[str]) -> _Found:
 
 
 # ---------------------------------------------------------------------------- fences
+def prose(text: str, limit: int = 1500) -> str:
+    """What a reply says around its edits: the lines outside fenced blocks, without the path
+    line before each block (the model's own explanation of the change), cut at ``limit``."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    region, _ = _fence_regions(lines)
+    kept = []
+    for i, line in enumerate(lines):
+        if region[i] != 0:
+            continue
+        if i + 1 < len(lines) and region[i + 1] < 0 and _path_from_line(line):
+            continue  # the path line of the block below
+        kept.append(line)
+    out = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+    return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
+
+
 def drop_unclosed(text: str) -> str:
     """``text`` without a last fenced block that was never closed (a reply cut off in the
     middle of a block: its content is incomplete and must not be used as if it were whole)."""

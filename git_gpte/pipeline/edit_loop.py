@@ -53,6 +53,7 @@ class Edited:
     attempts: int = 0
     # The model's own words when it answered without any code (shown to the user).
     answer: str = ""
+    explanation: str = ""  # what the model said around the edits that applied
     # What the model was sent and asked for (see context_record), as the run log keeps it.
     context: dict[str, Any] = field(default_factory=dict)
     checked: bool = False  # the user's check command ran on the result (and passed, unless
@@ -226,7 +227,7 @@ class _Loop:
     def take(self, text: str, cut: str) -> list[str]:
         """Apply one answer and check the result: what to tell the model (empty: done)."""
         from ..edit import parse_reply
-        from ..edit.parse import drop_unclosed
+        from ..edit.parse import drop_unclosed, prose
 
         usable = drop_unclosed(text) if cut else text
         parsed = parse_reply(usable, "auto", sole=self.sole)
@@ -234,6 +235,7 @@ class _Loop:
         self.edited.notes = []
         if parsed.edits:
             self._apply(parsed)
+            self.edited.explanation = prose(usable)
         elif not cut and parse_need(text) is not None:
             note = "You asked for more context, but no more can be given: write the edits now."
             feedback.append(note)

@@ -67,6 +67,9 @@ class HealRequest:
     cache: bool = False
     # --on: add the fixes to this existing branch, whose tip is ``base`` (compare-and-swap).
     continue_branch: str | None = None
+    # Whether the heal branch is the user's to look at (the Action pushes only the passing
+    # commit: its scratch branch is never named in its log).
+    name_branch: bool = True
 
 
 @dataclass
@@ -476,8 +479,9 @@ def _heal_loop(
                 console.info(stop_reason)
                 break
             committed = fix.commit
+            where = f" on {branch}" if request.name_branch else ""
             console.info(
-                f"attempt {attempt}/{request.attempts}: committed {fix.commit[:12]} on {branch} "
+                f"attempt {attempt}/{request.attempts}: committed {fix.commit[:12]}{where} "
                 f"({', '.join(fix.files_changed)})"
             )
             previous = result

@@ -101,6 +101,7 @@ class ImproveResult(Spent):
     format_note: str = ""  # why the edit format is not the one configured
     corrected: list[str] = field(default_factory=list)  # hunks placed with a correction
     checked: bool = False  # --check ran on the committed result
+    explanation: str = ""  # the model's words around its edits
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -342,6 +343,7 @@ def _improve(
         format_note=planned.format_note,
         corrected=[r.one_line() for r in edited.corrected],
         checked=edited.checked and not edited.broken,
+        explanation=edited.explanation,
     )
 
 
