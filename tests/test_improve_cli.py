@@ -760,3 +760,27 @@ def test_select_starts_from_the_ranked_selection(tmp_path: Path, llm_server: LLM
     assert "# tools/other_3.py" in offered  # the rest, commented out
     sent = llm_server.requests[0].body["messages"][-1]["content"]
     assert "File: tools/other_3.py" in sent and "File: src/app.py" in sent
+
+
+def test_one_improve_starts_few_git_processes_and_lists_the_base_once(
+    project: Path, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    # Every answer that cannot change during a run is asked once: the base's files, HEAD,
+    # the common git directory, the branches (not one question per candidate name).
+    trace = tmp_path / "trace.txt"
+    llm_server.queue(CLEAN_DIFF)
+    result = run_gpte(
+        "improve", "add logging", "--model", "gpt-4o-mini", cwd=project,
+        env={**env_for(llm_server), "GIT_TRACE": str(trace)}, process=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    commands = [
+        line.split("built-in: git ", 1)[1]
+        for line in trace.read_text().splitlines()
+        if "built-in: git " in line
+    ]
+    gpte_calls = [c for c in commands if not c.startswith("gpte ")]  # git running git-gpte
+    assert len(gpte_calls) <= 25, "\n".join(gpte_calls)
+    base = git(project, "rev-parse", "HEAD").strip()
+    assert sum(1 for c in gpte_calls if c.startswith(f"ls-tree -r -z -l --full-tree {base}")) == 1
+    assert sum(1 for c in gpte_calls if "--git-common-dir" in c) == 1

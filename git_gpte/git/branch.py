@@ -38,6 +38,7 @@ def branch_from_prompt(prompt: str, prefix: str = DEFAULT_PREFIX) -> str:
 # Git stores a branch as a file per name component (plus ``.lock`` while writing): a component
 # longer than the file system's usual 255-byte limit is refused up front, not at the commit.
 MAX_COMPONENT_BYTES = 200
+_VALID: set[str] = set()
 
 
 def check_branch_name(repo: Repository, name: str) -> str:
@@ -49,10 +50,12 @@ def check_branch_name(repo: Repository, name: str) -> str:
     shown = name if len(name) <= 60 else name[:57] + "..."
     if not name.strip() or name in ("@", "HEAD") or name.startswith("-"):
         raise UsageError(f"{shown!r} is not a valid branch name")
-    try:
-        repo._git("check-ref-format", f"refs/heads/{name}")
-    except GitCommandError:
-        raise UsageError(f"{shown!r} is not a valid branch name") from None
+    if name not in _VALID:
+        try:
+            repo._git("check-ref-format", f"refs/heads/{name}")
+        except GitCommandError:
+            raise UsageError(f"{shown!r} is not a valid branch name") from None
+        _VALID.add(name)  # git's rules for a name do not change within a run
     longest = max(len(part.encode("utf-8")) for part in name.split("/"))
     if longest > MAX_COMPONENT_BYTES:
         raise UsageError(
@@ -80,50 +83,68 @@ def require_new_branch(
     return name
 
 
+def branch_names(repo: Repository) -> set[str]:
+    """Every local branch, in one ``for-each-ref``."""
+    out = repo._git("for-each-ref", "--format=%(refname)", "refs/heads/")
+    return {line.removeprefix("refs/heads/") for line in out.splitlines() if line}
+
+
+def _clashes(name: str, names: set[str]) -> str | None:
+    """The branch in ``names`` that keeps ``name`` from being created: itself, ``a`` for
+    ``a/b`` (a D/F clash), or a branch under ``name/``."""
+    if name in names:
+        return name
+    parts = name.split("/")
+    for i in range(1, len(parts)):
+        prefix = "/".join(parts[:i])
+        if prefix in names:
+            return prefix
+    below = sorted(n for n in names if n.startswith(name + "/"))
+    return below[0] if below else None
+
+
 def unique_branch(repo: Repository, name: str) -> str:
-    """``name``, or ``name-2``, ``name-3``… whichever does not exist yet."""
+    """``name``, or ``name-2``, ``name-3``… whichever can be created (the branches are listed
+    once, not asked about one candidate at a time)."""
     check_branch_name(repo, name)
+    names = branch_names(repo)
     candidate, n = name, 1
-    while repo.ref_exists(f"refs/heads/{candidate}") or _blocked_by_prefix(repo, candidate):
+    while _clashes(candidate, names):
         n += 1
         candidate = f"{name}-{n}"
     return candidate
 
 
-def _blocked_by_prefix(repo: Repository, name: str) -> bool:
-    """True when a branch ``a`` exists and ``name`` is ``a/b`` (or the reverse): a D/F clash."""
-    return bool(_prefix_clash(repo, name))
-
-
 def _prefix_clash(repo: Repository, name: str) -> str | None:
     """The existing branch that keeps ``name`` from being created: ``a`` for ``a/b``, or
     ``a/b`` for ``a``."""
-    parts = name.split("/")
-    for i in range(1, len(parts)):
-        prefix = "/".join(parts[:i])
-        if repo.ref_exists("refs/heads/" + prefix):
-            return prefix
-    below = repo._git(
-        "for-each-ref", "--count=1", "--format=%(refname:short)", f"refs/heads/{name}/"
-    )
-    return below or None
+    clash = _clashes(name, branch_names(repo))
+    return clash if clash != name else None
 
 
 def create_branch(repo: Repository, name: str, commit: str, reason: str = "git-gpte") -> str:
-    """Point a new branch at ``commit``; fail, changing nothing, if the branch exists."""
+    """Point a new branch at ``commit``; fail, changing nothing, if the branch exists.
+
+    ``update-ref <ref> <new> <zero>`` refuses an existing ref (and a name clashing with one),
+    atomically: only when it does are the branches looked at, to say why."""
     check_branch_name(repo, name)
     ref = f"refs/heads/{name}"
-    if repo.ref_exists(ref) or _blocked_by_prefix(repo, name):
-        raise BranchExists(
-            f"branch {name!r} already exists",
-            hint="choose another with --branch (git branch -d deletes it only if it is merged)",
-        )
     zero = "0" * len(commit)
     try:
         repo._git("update-ref", "-m", reason, ref, commit, zero)
     except GitCommandError as exc:
-        if repo.ref_exists(ref):
-            raise BranchExists(f"branch {name!r} already exists") from None
+        clash = _clashes(name, branch_names(repo))
+        if clash == name:
+            raise BranchExists(
+                f"branch {name!r} already exists",
+                hint="choose another with --branch (git branch -d deletes it only if it is "
+                "merged)",
+            ) from None
+        if clash is not None:
+            raise BranchExists(
+                f"branch {name!r} cannot be created: branch {clash!r} exists "
+                "(git cannot have both a/ and a/b)"
+            ) from None
         raise exc
     return name
 

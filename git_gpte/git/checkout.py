@@ -19,6 +19,7 @@ def switch_branch(repo: Repository, branch: str, worktree_commit: str | None = N
     switch is made with plumbing from that commit to the branch tip, after checking the work
     tree still matches it; the index is restored if anything fails.
     """
+    repo.forget_head()
     if worktree_commit is None:
         repo._git("switch", "--quiet", branch)
         return
@@ -48,4 +49,5 @@ def check_out_first_commit(repo: Repository, branch: str, commit: str) -> bool:
     False when the checkout was left alone."""
     if repo.current_branch() != branch or repo._git("ls-files", "-z", "--cached"):
         return False
+    repo.forget_head()
     return repo._git_ok("read-tree", "-m", "-u", commit)

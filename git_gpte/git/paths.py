@@ -47,9 +47,10 @@ def git_dirs(repo: Repository) -> tuple[str, ...]:
     """Real paths of every git directory a write could reach: this repository's own, the common
     one (linked worktrees' admin dirs and absorbed submodules live inside it), and the git dir
     named by each submodule's ``.git`` file in the work tree."""
+    if repo.git_dirs_found is not None:
+        return repo.git_dirs_found
     found = {os.path.realpath(repo.git_dir)}
-    common = repo._git("rev-parse", "--git-common-dir")
-    found.add(os.path.realpath(os.path.join(repo.root, common)))
+    found.add(os.path.realpath(repo.common_dir()))
     out = repo._git("ls-files", "-z", "--stage", strip=False)
     for record in out.split("\0"):
         if not record.startswith(MODE_SUBMODULE + " "):
@@ -65,7 +66,8 @@ def git_dirs(repo: Repository) -> tuple[str, ...]:
             if line.startswith("gitdir:"):
                 target = line.removeprefix("gitdir:").strip()
                 found.add(os.path.realpath(os.path.join(repo.root, path, target)))
-    return tuple(sorted(found))
+    repo.git_dirs_found = tuple(sorted(found))
+    return repo.git_dirs_found
 
 
 def _inside(path: str, directory: str) -> bool:

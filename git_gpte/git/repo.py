@@ -147,6 +147,7 @@ def _locate(cwd: str | os.PathLike[str], not_a_repo: NotARepository) -> tuple[st
     return git_dir, top or None
 
 
+_FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 # Up to this many blobs are written one process each (no temporary files needed).
 BLOBS_ONE_BY_ONE = 8
 
@@ -160,6 +161,13 @@ class Repository:
         # Absolute GIT_DIR/GIT_WORK_TREE when the user chose the repository through them.
         self._location = dict(location or {})
         self._blobs = BlobReader(root, git_environment(self._location))
+        # Answers that cannot change while a command runs, kept so each is asked once: the
+        # common git directory, and the files of a commit (a commit id names fixed content).
+        self._common: Path | None = None
+        self._trees: dict[str, list[TreeEntry]] = {}
+        self._head: str | None = None  # HEAD's commit, while _head_at is what HEAD's files say
+        self._head_at: tuple[str, str] | None = None
+        self.git_dirs_found: tuple[str, ...] | None = None  # see git.paths.git_dirs
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -204,18 +212,45 @@ class Repository:
 
     # ------------------------------------------------------------------ state
     def resolve_commit(self, rev: str) -> str:
-        """The full commit id of ``rev``; clear errors for an empty repo or a bad revision."""
-        if rev == "HEAD" and not self.has_commits():
-            raise EmptyRepository(
-                "this repository has no commits yet",
-                hint="commit something first, or use 'git gpte init' to start a project",
-            )
+        """The full commit id of ``rev``; clear errors for an empty repo or a bad revision.
+        HEAD is asked once per command (see :meth:`forget_head`)."""
+        stamp = self._head_stamp() if rev == "HEAD" else None
+        if stamp is not None and self._head is not None and self._head_at == stamp:
+            return self._head
         try:
-            return self._git(
+            found = self._git(
                 "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
             )
         except GitCommandError:
+            if rev == "HEAD" and not self.has_commits():
+                raise EmptyRepository(
+                    "this repository has no commits yet",
+                    hint="commit something first, or use 'git gpte init' to start a project",
+                ) from None
             raise UsageError(f"not a commit: {rev!r}") from None
+        if stamp is not None:
+            self._head, self._head_at = found, stamp
+        return found
+
+    def _head_stamp(self) -> tuple[str, str] | None:
+        """What HEAD says and when the files that resolve it last changed: the same stamp,
+        the same commit (a commit made by anyone since changes the stamp). None: unknown."""
+        try:
+            head = (self.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+            marks = []
+            if head.startswith("ref: "):
+                packed = self.common_dir() / "packed-refs"
+                for candidate in (self.common_dir() / head[5:], self.git_dir / head[5:], packed):
+                    if candidate.exists():  # git replaces a ref file: a new inode each time
+                        info = candidate.stat()
+                        marks.append(f"{info.st_ino}:{info.st_mtime_ns}")
+            return head, ",".join(marks)
+        except OSError:
+            return None
+
+    def forget_head(self) -> None:
+        """HEAD was moved (a checkout): ask git again next time."""
+        self._head = self._head_at = None
 
     def has_commits(self) -> bool:
         return self._git_ok("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
@@ -250,10 +285,15 @@ class Repository:
     def ref_exists(self, ref: str) -> bool:
         return self._git_ok("show-ref", "--verify", "--quiet", ref)
 
+    def common_dir(self) -> Path:
+        """The git directory shared by all worktrees (``.git`` of the main one), asked once."""
+        if self._common is None:
+            self._common = (self.root / self._git("rev-parse", "--git-common-dir")).resolve()
+        return self._common
+
     def state_dir(self) -> Path:
         """``.git/gpte/``: the tool's own files, shared by all worktrees, never in the work tree."""
-        common = self._git("rev-parse", "--git-common-dir")
-        path = (self.root / common).resolve() / "gpte"
+        path = self.common_dir() / "gpte"
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -323,8 +363,18 @@ class Repository:
 
     def identity(self) -> tuple[str, str]:
         """(name, email) git would commit as; a clear error when it is not configured."""
-        name = os.environ.get("GIT_AUTHOR_NAME") or self.config_get("user.name")
-        email = os.environ.get("GIT_AUTHOR_EMAIL") or self.config_get("user.email")
+        configured: dict[str, str] = {}
+        if not (os.environ.get("GIT_AUTHOR_NAME") and os.environ.get("GIT_AUTHOR_EMAIL")):
+            try:  # both keys in one question
+                out = self._git("config", "-z", "--get-regexp", r"^user\.(name|email)$")
+            except GitCommandError:
+                out = ""
+            for record in out.split("\0"):
+                key, _, value = record.partition("\n")
+                if key:
+                    configured[key] = value
+        name = os.environ.get("GIT_AUTHOR_NAME") or configured.get("user.name")
+        email = os.environ.get("GIT_AUTHOR_EMAIL") or configured.get("user.email")
         if not name or not email:
             missing = " and ".join(
                 k for k, v in (("user.name", name), ("user.email", email)) if not v
@@ -412,7 +462,27 @@ class Repository:
 
     # ------------------------------------------------------------------ files
     def tree_entries(self, rev: str, pathspecs: tuple[str, ...] = ()) -> list[TreeEntry]:
-        """Every file in the tree of ``rev`` (recursively), optionally narrowed by pathspecs."""
+        """Every file in the tree of ``rev`` (recursively), optionally narrowed by pathspecs.
+
+        A commit id's listing is kept: one ``ls-tree`` per commit per command, whoever asks
+        (the plan, the index, the commit being built); literal pathspecs are answered from it.
+        """
+        cached = self._trees.get(rev)
+        if cached is not None and all(p.startswith(":(literal)") for p in pathspecs):
+            if not pathspecs:
+                return list(cached)
+            wanted = {p[len(":(literal)") :] for p in pathspecs}
+            return [
+                e
+                for e in cached
+                if e.path in wanted or any(e.path.startswith(w + "/") for w in wanted)
+            ]
+        entries = self._list_tree(rev, pathspecs)
+        if not pathspecs and _FULL_ID.fullmatch(rev):
+            self._trees[rev] = entries
+        return list(entries)
+
+    def _list_tree(self, rev: str, pathspecs: tuple[str, ...]) -> list[TreeEntry]:
         args = ["ls-tree", "-r", "-z", "-l", "--full-tree", rev]
         if pathspecs:
             args += ["--", *pathspecs]
@@ -501,9 +571,7 @@ class Repository:
                     handle.write(data)
                 paths.append(path)
             listing = "".join(p + "\n" for p in paths).encode()
-            out = self._git(
-                "hash-object", "-w", "--no-filters", "--stdin-paths", input=listing
-            )
+            out = self._git("hash-object", "-w", "--no-filters", "--stdin-paths", input=listing)
         ids = out.split()
         if len(ids) != len(contents):
             raise GitCommandError(f"git hash-object wrote {len(ids)} of {len(contents)} blobs")
