@@ -149,18 +149,32 @@ def test_a_rename_that_misses_a_caller_in_another_file(
             "    return apply_discount(x, 5)\n",
         },
     )
+    # The definition renamed, nothing else: the rename is completed where the old name is
+    # used, as an editor's rename does, and said; the checks pass on the result.
     renamed = "pricing.py\n```python\ndef discounted(amount, percent):\n    return amount\n```\n"
-    both = renamed + (
-        "\ncart.py\n```python\nfrom pricing import discounted\n\n\ndef pay(x):\n"
-        "    return discounted(x, 5)\n```\n"
-    )
-    llm_server.queue(renamed, both)
+    llm_server.queue(renamed)
     code, out, err = improve(repo, llm_server, "rename apply_discount to discounted", "--json")
     assert code == 0, err
-    retry = llm_server.requests[1].body["messages"][-1]["content"]
-    assert "cart.py:1: uses 'apply_discount' from pricing.py" in retry
-    branch = json.loads(out)["branch"]
-    assert "discounted(x, 5)" in git(repo, "show", f"{branch}:cart.py")
+    data = json.loads(out)
+    assert len(llm_server.requests) == 1
+    assert data["files_changed"] == ["cart.py", "pricing.py"]
+    assert any(
+        "completed the rename of apply_discount to discounted" in c for c in data["corrected"]
+    )
+    cart = git(repo, "show", f"{data['branch']}:cart.py")
+    assert "from pricing import discounted" in cart and "return discounted(x, 5)" in cart
+    # A rename whose callers use the new name but whose definition was not renamed: the
+    # checks send it back (nothing says which old name the new one stands for).
+    callers_only = (
+        "cart.py\n```python\nfrom pricing import discounted\n\n\ndef pay(x):\n"
+        "    return discounted(x, 5)\n```\n"
+    )
+    both = renamed + "\n" + callers_only
+    llm_server.queue(callers_only, both)
+    code, out, err = improve(repo, llm_server, "rename it", "--json", "-b", "again")
+    assert code == 0, err
+    retry = llm_server.requests[-1].body["messages"][-1]["content"]
+    assert "imports 'discounted' from pricing.py, which does not define it" in retry
 
 
 def test_need_blocks_are_not_invited_and_not_answered_when_nothing_more_exists(

@@ -208,7 +208,7 @@ def module_names(path: str) -> set[str]:
     return {".".join(parts[i:]) for i in range(len(parts)) if parts[i:]}
 
 
-def _resolve_relative(importer: str, module: str | None, level: int) -> str | None:
+def resolve_relative(importer: str, module: str | None, level: int) -> str | None:
     if level == 0:
         return module
     package = posixpath.dirname(importer)
@@ -234,7 +234,7 @@ def _stale_imports(
                 if path is not None:
                     aliases[alias.asname or alias.name] = path
         elif isinstance(node, ast.ImportFrom):
-            target = _resolve_relative(importer, node.module, node.level)
+            target = resolve_relative(importer, node.module, node.level)
             if not target:
                 continue
             path = _edited_module(target, removed)
@@ -325,7 +325,7 @@ def _unresolved(
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom):
             continue
-        dotted = _resolve_relative(importer, node.module, node.level)
+        dotted = resolve_relative(importer, node.module, node.level)
         target = _module_path(importer, dotted, paths, absolute=node.level == 0) if dotted else None
         if target is None:
             continue

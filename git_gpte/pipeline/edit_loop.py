@@ -264,11 +264,41 @@ class _Loop:
         for report in result.reports:
             self.console.detail(report.one_line())
         files.changes.update(result.files)
+        self._complete_renames()
         for path in {r.path for r in result.reports if r.status != "refused"}:
             self.outstanding.pop(path, None)
         for path in {r.path for r in result.refused}:
             prior = earlier.get(path) if path in earlier else _original(files, path)
             self.outstanding[path] = [(r, prior or "") for r in result.refused if r.path == path]
+
+    def _complete_renames(self) -> None:
+        """Where the edit renamed a definition but left uses of the old name (in the module or
+        in modules importing it), rename those too (see :mod:`git_gpte.edit.rename`): each
+        file so changed is reported as a correction."""
+        from ..edit import HunkReport
+        from ..edit.rename import complete_renames, renames
+
+        files = self.files
+        originals = _originals(files)
+        olds = {
+            old
+            for path, text in files.changes.items()
+            if text is not None and path in originals
+            for old in renames(originals[path], text)
+        }
+        if not olds:
+            return
+        for done in complete_renames(originals, files.changes, self._users(olds)):
+            files.changes[done.path] = done.text
+            report = HunkReport(
+                done.path,
+                0,
+                "corrected",
+                f"completed the rename of {done.old} to {done.new} ({done.places} place(s))",
+                kind="rename",
+            )
+            self.edited.reports.append(report)
+            self.console.detail(report.one_line())
 
     def _no_edits(self) -> str:
         fmt = EDIT_FORMATS[self.plan.edit_format]

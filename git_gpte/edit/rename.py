@@ -1,0 +1,182 @@
+"""Completing a rename the reply made in one place only.
+
+Asked to rename a function and update its callers, small models rename the definition and
+leave the callers (in the same module and in the modules importing it) on the old name. When a
+module's edit removed a top-level function or class and added one that is the same definition
+under another name, the rename is certain; the places still using the old name are then
+renamed too, the way an editor's rename does: the uses the module no longer resolves, the
+imports of the old name from that module elsewhere, and their uses. Nothing else is touched,
+and the checks run on the result as on any edit. Pure functions on text.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .pycheck import module_names, resolve_relative
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """One file changed to complete a rename: its new text and how many places changed."""
+
+    path: str
+    text: str
+    old: str
+    new: str
+    places: int
+
+
+def _definitions(tree: ast.Module) -> dict[str, ast.stmt]:
+    return {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+
+
+def _same_but_name(old: ast.stmt, new: ast.stmt) -> bool:
+    """Whether ``new`` is ``old`` under another name (docstring and body identical)."""
+    renamed = copy.copy(old)
+    renamed.name = new.name  # type: ignore[attr-defined]
+    return ast.dump(renamed) == ast.dump(new)
+
+
+def renames(before: str, after: str) -> dict[str, str]:
+    """Old name -> new name of the top-level definitions the edit renamed and left otherwise
+    alone (each pairing unique), from a module's text before and after."""
+    try:
+        old_tree, new_tree = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return {}
+    old_defs, new_defs = _definitions(old_tree), _definitions(new_tree)
+    gone = {n: d for n, d in old_defs.items() if n not in new_defs}
+    added = {n: d for n, d in new_defs.items() if n not in old_defs}
+    found: dict[str, str] = {}
+    for old_name, old_def in gone.items():
+        matches = [n for n, d in added.items() if _same_but_name(old_def, d)]
+        if len(matches) == 1:
+            found[old_name] = matches[0]
+    used = list(found.values())
+    return {o: n for o, n in found.items() if used.count(n) == 1}
+
+
+def _bound_names(tree: ast.Module) -> set[str]:
+    """Every name the file binds anywhere (definitions, assignments, parameters, imports)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def _replace_at(text: str, spots: list[tuple[int, int]], old: str, new: str) -> str:
+    """``text`` with ``old`` replaced by ``new`` at each (line, column) spot (1-based lines,
+    0-based columns as ast gives them, in characters of that line)."""
+    lines = text.split("\n")
+    for line, col in sorted(spots, reverse=True):
+        current = lines[line - 1]
+        if current[col : col + len(old)] == old:
+            lines[line - 1] = current[:col] + new + current[col + len(old) :]
+    return "\n".join(lines)
+
+
+def _in_module(text: str, old: str, new: str) -> tuple[str, int]:
+    """The renamed module's own uses of ``old`` (it no longer defines it)."""
+    tree = ast.parse(text)
+    if old in _bound_names(tree):
+        return text, 0
+    spots = [
+        (n.lineno, n.col_offset)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and n.id == old and isinstance(n.ctx, ast.Load)
+    ]
+    return _replace_at(text, spots, old, new), len(spots)
+
+
+def _in_importer(
+    path: str, text: str, module: str, old: str, new: str
+) -> tuple[str, int]:
+    """``from module import old`` (and the file's uses of it), ``module.old``, in another
+    file: to ``new``."""
+    tree = ast.parse(text)
+    names = module_names(module)
+    spots: list[tuple[int, int]] = []
+    imported_bare = False
+    aliases: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = resolve_relative(path, node.module, node.level)
+            for alias in node.names:
+                if target in names and alias.name == old:
+                    spots.append(_alias_spot(alias))
+                    imported_bare = imported_bare or alias.asname is None
+                elif f"{target}.{alias.name}" in names:  # from package import module
+                    aliases.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in names:
+                    aliases.add(alias.asname or alias.name)
+    if imported_bare:
+        others = _bound_names(tree) - {old}
+        if old in others:
+            return text, 0  # the file binds the old name itself: not ours to touch
+        spots += [
+            (n.lineno, n.col_offset)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Name) and n.id == old
+        ]
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == old
+            and ast.unparse(node.value) in aliases
+            and node.end_lineno is not None
+            and node.end_col_offset is not None
+        ):
+            spots.append((node.end_lineno, node.end_col_offset - len(old)))
+    return _replace_at(text, spots, old, new), len(spots)
+
+
+def _alias_spot(alias: ast.alias) -> tuple[int, int]:
+    return alias.lineno, alias.col_offset
+
+
+def complete_renames(
+    before: Mapping[str, str],
+    after: Mapping[str, str | None],
+    others: Mapping[str, str],
+) -> list[Renamed]:
+    """The files to change so each rename the edit made (see :func:`renames`) reaches every
+    place still using the old name. ``before``/``after``: the edited files' texts (None:
+    deleted); ``others``: the other Python files that may use the names (as edited)."""
+    out: list[Renamed] = []
+    current = {p: t for p, t in {**others, **after}.items() if t is not None}
+    for module, text in after.items():
+        old_text = before.get(module)
+        if text is None or old_text is None or not module.endswith(".py"):
+            continue
+        for old, new in renames(old_text, text).items():
+            for path in sorted(current):
+                if not path.endswith(".py"):
+                    continue
+                try:
+                    if path == module:
+                        changed, places = _in_module(current[path], old, new)
+                    else:
+                        changed, places = _in_importer(path, current[path], module, old, new)
+                except (SyntaxError, ValueError):
+                    continue
+                if places and changed != current[path]:
+                    current[path] = changed
+                    out.append(Renamed(path, changed, old, new, places))
+    return out
