@@ -7,6 +7,7 @@ nothing here may import ``openai``, ``anthropic`` or ``github`` at top level.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -134,7 +135,22 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             for stream in streams:
                 stream.finish()
+        if argv is None:
+            _leave(code)
         sys.exit(code)
+
+
+def _leave(code: int) -> None:
+    """End the process now that everything is written: the exit handlers run (they close what
+    the run opened), then the interpreter stops without tearing every module down one object
+    at a time (a fifth of a second once an SDK is loaded, for nothing)."""
+    import atexit
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 def _run(argv: list[str] | None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import TYPE_CHECKING
@@ -211,6 +212,8 @@ def command(
     text = read_prompt(prompt, prompt_file)
     repo = Repository.discover(app.cwd)
     settings = load_settings(app.cwd, repo.root)
+    if not dry_run:
+        _prefetch(settings, model)
     console = Console(quiet=app.quiet or as_json, verbose=app.verbose)
     specs = tuple(to_top_pathspecs(repo, app.cwd, pathspecs))
     chain = None
@@ -351,6 +354,16 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         for message in plan.messages:
             click.echo(f"\n----- {message['role']} -----\n{message['content']}")
     return 0
+
+
+def _prefetch(settings: Settings, model: str | None) -> None:
+    """Import the model's SDK while the plan is made (an unknown model is said later)."""
+    from ..errors import ConfigError
+    from ..llm import resolve_model
+    from ..llm.providers import prefetch
+
+    with contextlib.suppress(ConfigError):
+        prefetch(resolve_model(model, settings))
 
 
 def _check_command(settings: Settings, flag: str | None) -> str | None:
