@@ -113,6 +113,9 @@ def test_an_undefined_name_goes_back_and_the_fix_is_committed(
     assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
     retry = llm_server.requests[1].body["messages"]
     assert [m["role"] for m in retry] == ["system", "user", "assistant", "user"]
+    # a small model asked again at its low temperature answers the same, word for word
+    assert llm_server.requests[0].body["temperature"] == 0.1
+    assert llm_server.requests[1].body["temperature"] == 0.6
     assert "undefined name 'logger'" in retry[-1]["content"]
     assert "invoice.py:2" in retry[-1]["content"]
 

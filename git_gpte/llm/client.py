@@ -164,9 +164,16 @@ class LLM:
 
     # ------------------------------------------------------------------ the call
     def ask(
-        self, messages: Sequence[Mapping[str, Any]], images: Sequence[str | Path] = ()
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        images: Sequence[str | Path] = (),
+        *,
+        temperature: float | None = None,
     ) -> Reply:
+        """One call. ``temperature`` overrides the configured one for this call (a retry of a
+        small model that gave the same answer twice is asked to vary it)."""
         info = self.info
+        heat = self.temperature if temperature is None else temperature
         sent = [dict(m) for m in messages]
         loaded = self._images(images)
         estimate, exact = estimate_tokens(sent, info.name)
@@ -178,7 +185,7 @@ class LLM:
                 f"context of {info.context_tokens:,}"
             )
         params = {
-            "temperature": self.temperature if info.temperature else None,
+            "temperature": heat if info.temperature else None,
             "max_tokens": self.max_tokens,
         }
         key = None
@@ -199,7 +206,7 @@ class LLM:
             model=info.name,
             messages=sent,
             images=loaded,
-            temperature=self.temperature,
+            temperature=heat,
             max_tokens=self.max_tokens,
             stream=self.stream,
         )

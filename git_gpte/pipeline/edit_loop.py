@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from ..edit import HunkReport, ParsedReply
     from ..llm import LLM, Reply
 
+# The temperature a self-hosted model is asked at on a retry (see _Loop.ask).
+RETRY_TEMPERATURE = 0.6
+
 # Runs the user's check on the edited files (the changes to the base): its problems.
 Verify = Callable[[list[FileChange]], list[Problem]]
 
@@ -214,9 +217,17 @@ class _Loop:
 
     # ------------------------------------------------------------------ asking
     def ask(self, messages: list[dict[str, str]], *, first: bool) -> tuple[str, str]:
-        """The reply's text, and why it stopped early ("" when it ended normally)."""
+        """The reply's text, and why it stopped early ("" when it ended normally).
+
+        A retry of a self-hosted model is asked at a higher temperature: at its usual low one
+        a small model gives the same answer to the corrected request, word for word."""
+        heat = None
+        if not first and self.plan.model.self_hosted:
+            heat = max(self.llm.temperature, RETRY_TEMPERATURE)
         try:
-            reply = self.llm.ask(messages, images=self.plan.images if first else ())
+            reply = self.llm.ask(
+                messages, images=self.plan.images if first else (), temperature=heat
+            )
         except ReplyTruncated as exc:
             self.conversation = messages
             return exc.partial, _cut_note(exc)
