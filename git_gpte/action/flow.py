@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import GitHubError
+from ..llm.kinds import all_key_variables
 from ..ui import Console
 from .client import GitHubClient
 from .commands import WorkflowCommands, write_outputs
@@ -33,7 +34,7 @@ from .event import (
     parse_event,
 )
 from .report import Outcome
-from .settings import LLM_KEY_VARIABLES, ActionSettings, scrub_secrets
+from .settings import ActionSettings, scrub_secrets
 
 if TYPE_CHECKING:
     pass
@@ -55,7 +56,7 @@ def run(
     """``git gpte action``: returns the exit code."""
     out = stream if stream is not None else sys.stdout
     cmds = WorkflowCommands(out)
-    for name in LLM_KEY_VARIABLES:
+    for name in all_key_variables():  # every provider's, from the provider table
         cmds.mask(os.environ.get(name))
     cmds.mask(settings.token)
     cmds.mask(settings.app_private_key)

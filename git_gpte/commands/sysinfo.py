@@ -21,6 +21,7 @@ import click
 
 from .. import __version__
 from ..cli import AppContext
+from ..llm.kinds import PROVIDER_KINDS
 
 PACKAGES = (
     "click",
@@ -31,31 +32,14 @@ PACKAGES = (
     "rapidfuzz",
 )
 
-# provider -> (what it needs, [(label, environment variables, git config key)])
+# provider -> (what it needs, [(label, environment variables, git config key)]): the provider
+# table's own rows, and GitHub's.
 PROVIDERS: dict[str, list[tuple[str, tuple[str, ...], str | None]]] = {
-    "openai": [("key", ("OPENAI_API_KEY",), None)],
-    "anthropic": [
-        ("key", ("ANTHROPIC_API_KEY",), None),
-        ("base URL", ("ANTHROPIC_BASE_URL",), None),
-    ],
-    "azure": [
-        ("endpoint", ("AZURE_OPENAI_ENDPOINT",), "gpte.azureEndpoint"),
-        ("key", ("AZURE_OPENAI_API_KEY",), None),
-    ],
-    "openai-compatible": [
-        ("base URL", ("OPENAI_BASE_URL", "OPENAI_API_BASE"), "gpte.baseUrl"),
-        ("local model", ("LOCAL_MODEL",), "gpte.localModel"),
-    ],
+    **{name: list(kind.setup) for name, kind in PROVIDER_KINDS.items()},
     "github": [("token", ("GITHUB_TOKEN", "GH_TOKEN"), None)],
 }
-# What makes a provider usable at all (the rest is detail).
-REQUIRED = {
-    "openai": "key",
-    "anthropic": "key",
-    "azure": "endpoint",
-    "openai-compatible": "base URL",
-    "github": "token",
-}
+# What makes a provider usable at all (the rest is detail): its first setting.
+REQUIRED = {name: rows[0][0] for name, rows in PROVIDERS.items() if rows}
 
 
 def _docker_version() -> str:

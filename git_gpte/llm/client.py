@@ -21,7 +21,8 @@ from ..errors import ConfigError, GpteError, LLMError, ReplyTruncated, UsageErro
 from ..ui import Console
 from .cache import CachedReply, ResponseCache, cache_key
 from .images import Image, load_image
-from .models import ANTHROPIC, AZURE, COMPATIBLE, OPENAI, ModelInfo, output_cap, request_timeout
+from .kinds import kind_of
+from .models import ANTHROPIC, COMPATIBLE, OPENAI, ModelInfo, output_cap, request_timeout
 from .providers import Completion, Provider, ProviderFailure, Request, make_provider
 from .repetition import LoopWatch, loop_start
 from .retry import RetryClock, RetryPolicy
@@ -75,15 +76,9 @@ class Reply:
         return Usage(self.tokens_in, self.tokens_out, self.cost_usd, self.usage_exact)
 
 
-KEY_VARIABLES = {
-    ANTHROPIC: ("ANTHROPIC_API_KEY",),
-    AZURE: ("AZURE_OPENAI_API_KEY", "OPENAI_API_KEY"),
-}
-
-
 def key_variables(info: ModelInfo) -> tuple[str, ...]:
     """The variables that may hold the key for ``info``'s provider, the usual one first."""
-    return KEY_VARIABLES.get(info.provider, ("OPENAI_API_KEY",))
+    return kind_of(info.provider).key_variables
 
 
 def api_key(info: ModelInfo, settings: Settings) -> str:
@@ -92,7 +87,7 @@ def api_key(info: ModelInfo, settings: Settings) -> str:
     key = settings.get(env=names)
     if key:
         return str(key)
-    if info.provider == COMPATIBLE or info.local:
+    if not kind_of(info.provider).needs_key or info.local:
         return "not-needed"
     hint = f"export {names[0]}=..."
     if info.provider == ANTHROPIC:

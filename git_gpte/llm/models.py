@@ -19,14 +19,15 @@ from urllib.parse import urlsplit
 
 from ..config import Settings
 from ..errors import ConfigError
+from .kinds import ANTHROPIC as ANTHROPIC
+from .kinds import AZURE as AZURE
+from .kinds import COMPATIBLE as COMPATIBLE
+from .kinds import OPENAI as OPENAI
+from .kinds import PROVIDER_KINDS, provider_for_name
 
 DEFAULT_MODEL = "gpt-4o"
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 
-OPENAI = "openai"
-AZURE = "azure"
-ANTHROPIC = "anthropic"
-COMPATIBLE = "openai-compatible"
 
 
 @dataclass(frozen=True)
@@ -158,11 +159,6 @@ ALIASES: dict[str, str] = {
     "haiku": "claude-haiku-4-5",
 }
 
-# Names that belong to a provider even when the table does not list them (yet).
-_PROVIDER_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^(gpt-|chatgpt-|o\d)"), OPENAI),
-    (re.compile(r"^claude-"), ANTHROPIC),
-)
 
 
 def is_loopback(url: str | None) -> bool:
@@ -294,8 +290,7 @@ def resolve_model(name: str | None, settings: Settings) -> ModelInfo:
     model = ALIASES.get(model, model)
     found = lookup(model)
     family, entry = found if found else (None, None)
-    pattern_provider = next((p for rx, p in _PROVIDER_PATTERNS if rx.match(model)), None)
-    provider_hint = entry.provider if entry else pattern_provider
+    provider_hint = entry.provider if entry else provider_for_name(model)
 
     base_url = openai_base_url(settings)
     azure_endpoint = settings.get(env=("AZURE_OPENAI_ENDPOINT",), git="gpte.azureEndpoint")
@@ -312,10 +307,16 @@ def resolve_model(name: str | None, settings: Settings) -> ModelInfo:
         temperature=entry.temperature if entry else provider_hint != OPENAI,
         family=family,
     )
+    vendor = PROVIDER_KINDS.get(provider_hint or "")
     if provider_hint == ANTHROPIC:
         # Claude models always go to Anthropic's messages API, even with an Azure endpoint set.
         anthropic_url = settings.get(env=("ANTHROPIC_BASE_URL",), git="gpte.anthropicBaseUrl")
         info = replace(info, base_url=anthropic_base_url(anthropic_url))
+    elif vendor is not None and provider_hint not in (OPENAI, AZURE, COMPATIBLE):
+        # A vendor of its own (a row of the provider table): its address, its key.
+        own = settings.get(env=vendor.base_url_variables) if vendor.base_url_variables else None
+        address = str(own).rstrip("/") if own else vendor.base_url
+        info = replace(info, provider=vendor.name, base_url=address)
     elif azure_endpoint:
         version = settings.get(
             env=("OPENAI_API_VERSION",),

@@ -17,31 +17,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .images import Image
-from .models import ANTHROPIC, AZURE, COMPATIBLE, OPENAI, ModelInfo
+from .kinds import kind_of
+from .models import AZURE, COMPATIBLE, ModelInfo
 from .retry import RETRYABLE_STATUS, parse_retry_after
 
 OnToken = Callable[[str], None]
 
-PROVIDER_LABELS = {
-    OPENAI: "OpenAI",
-    AZURE: "Azure OpenAI",
-    ANTHROPIC: "Anthropic",
-    COMPATIBLE: "the model server",
-}
 
 
-_OFFICIAL_HOSTS = ("api.openai.com", "api.anthropic.com")
+_OFFICIAL = ("api.openai.com", "api.anthropic.com")
 
 
 def provider_label(info: ModelInfo) -> str:
     """Who answered, as errors name it: the provider, or the server at a custom base URL (an
     error from a proxy or a local server is not OpenAI's or Anthropic's)."""
     base = (info.base_url or "").rstrip("/")
-    if info.provider == AZURE or not base or any(host in base for host in _OFFICIAL_HOSTS):
-        return PROVIDER_LABELS[info.provider]
+    label = kind_of(info.provider).label
+    vendor = kind_of(info.provider).base_url
+    if info.provider == AZURE or not base or base == vendor or any(h in base for h in _OFFICIAL):
+        return label
     if info.provider == COMPATIBLE:
         return f"the model server at {base}"
-    return f"the {PROVIDER_LABELS[info.provider]}-compatible server at {base}"
+    return f"the {label}-compatible server at {base}"
 
 
 @dataclass
@@ -595,7 +592,7 @@ def prefetch(info: ModelInfo) -> None:
     import importlib
     import threading
 
-    name = "anthropic" if info.provider == ANTHROPIC else "openai"
+    name = kind_of(info.provider).protocol
     if name in sys.modules:
         return
     threading.Thread(
@@ -604,6 +601,6 @@ def prefetch(info: ModelInfo) -> None:
 
 
 def make_provider(info: ModelInfo, api_key: str, timeout: float) -> Provider:
-    if info.provider == ANTHROPIC:
+    if kind_of(info.provider).protocol == "anthropic":
         return AnthropicProvider(info, api_key, timeout)
     return OpenAIProvider(info, api_key, timeout)
