@@ -549,7 +549,7 @@ def test_double_sigint_while_heal_runs_the_program(tmp_path: Path, llm_server: L
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
-    assert _messages(err) == ["git-gpte: interrupted"]
+    assert _messages(err) == ["git-gpte: interrupted; nothing committed"]
     assert only_run(repo)["outcome"] == "interrupted"
     assert len(git(repo, "worktree", "list").splitlines()) == 1  # the temporary one is gone
 

@@ -31,6 +31,7 @@ from types import TracebackType
 from typing import Any
 
 from ..config import Settings
+from ..errors import Interrupted
 from ..signals import blocked
 from ..ui import Console
 from .client import LLM
@@ -71,6 +72,8 @@ class Session:
         self._run: Run | None = None
         self._clients: list[LLM] = []
         self._children: list[Session] = []
+        # What an interruption leaves behind, kept up to date by the command (see progress).
+        self._left: tuple[str | None, str | None, str] = (None, None, "nothing committed")
 
     # ------------------------------------------------------------------ the record
     @property
@@ -109,10 +112,25 @@ class Session:
         with blocked():
             try:
                 outcome, detail = ending(exc)
-                self.finish(outcome, detail=detail)
+                branch, commit, said = self._left
+                if isinstance(exc, KeyboardInterrupt):
+                    detail = f"interrupted; {said}"
+                self.finish(outcome, branch=branch, commit=commit, detail=detail)
             finally:
                 if self.parent is None and self._log is not None:
                     self._log.close()
+        if isinstance(exc, KeyboardInterrupt):
+            # The one place a run meets Ctrl-C (SIGTERM, SIGHUP): recorded above, and said in
+            # the words the command left (where its work so far is).
+            raise Interrupted(f"interrupted; {self._left[2]}") from None
+
+    def progress(
+        self, *, branch: str | None = None, commit: str | None = None, left: str = ""
+    ) -> None:
+        """What the run has made so far, recorded and said if it is interrupted now:
+        ``left`` ("attempts so far are on gpte/heal-x")."""
+        old_branch, old_commit, old_left = self._left
+        self._left = (branch or old_branch, commit or old_commit, left or old_left)
 
     def finish(
         self,

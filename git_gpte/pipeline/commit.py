@@ -50,3 +50,9 @@ def commit(repo: Repository, spec: CommitSpec, changes: Sequence[FileChange]) ->
     else:
         advance_branch(repo, spec.branch, sha, spec.expect, spec.reason)
     return sha
+
+
+def run_trailers(run_id: str, model: str) -> list[tuple[str, str]]:
+    """The trailers every commit git-gpte makes carries: the run that made it (``git gpte log
+    show``) and the model that wrote it."""
+    return [("Gpte-Run", run_id), ("Gpte-Model", model)]

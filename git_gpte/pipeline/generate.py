@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import EditError, Interrupted, UsageError
+from ..errors import EditError, UsageError
 from ..git import (
     FileChange,
     Repository,
@@ -40,7 +40,7 @@ from ..git.paths import paths_in_the_way
 from ..llm.usage import Spent, Usage
 from ..prompts.messages import check_prompt, fence_for
 from ..ui import Console
-from .commit import CommitSpec
+from .commit import CommitSpec, run_trailers
 from .commit import commit as make_commit
 
 if TYPE_CHECKING:
@@ -302,75 +302,72 @@ def _generate(
     qa: list[dict[str, str]] = []
     warnings: list[str] = []
     problems: list[str] = []
-    try:
-        if request.clarify is not None:
-            qa = _clarify(llm, system_prompt("clarify", repo.root), request, console)
-            session.update(meta={"clarifications": qa})
-        system = (
-            load("file_format", repo.root) if request.lite else system_prompt("generate", repo.root)
+    if request.clarify is not None:
+        qa = _clarify(llm, system_prompt("clarify", repo.root), request, console)
+        session.update(meta={"clarifications": qa})
+    system = (
+        load("file_format", repo.root) if request.lite else system_prompt("generate", repo.root)
+    )
+    user = _with_clarifications(request.prompt, qa)
+    if base is not None:
+        user = _with_existing_files(
+            repo, session.settings, model, base, request.prompt, user, session
         )
-        user = _with_clarifications(request.prompt, qa)
-        if base is not None:
-            user = _with_existing_files(
-                repo, session.settings, model, base, request.prompt, user, session
-            )
-        messages = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": user},
+    messages = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user},
+    ]
+    console.info(f"generating the project with {model.name}")
+    reply = llm.ask(messages)
+    parsed = parse_reply(reply.text, "files")
+    if not parsed.edits:
+        console.info("the reply held no files; asking once more")
+        messages += [
+            {"role": "assistant", "content": reply.text},
+            {
+                "role": "user",
+                "content": "Your reply contained no files in the required format. Write "
+                "every file of the program as its path on a line of its own followed by "
+                "the complete content in a fenced code block.",
+            },
         ]
-        console.info(f"generating the project with {model.name}")
-        reply = llm.ask(messages)
-        parsed = parse_reply(reply.text, "files")
-        if not parsed.edits:
-            console.info("the reply held no files; asking once more")
-            messages += [
-                {"role": "assistant", "content": reply.text},
-                {
-                    "role": "user",
-                    "content": "Your reply contained no files in the required format. Write "
-                    "every file of the program as its path on a line of its own followed by "
-                    "the complete content in a fenced code block.",
-                },
-            ]
-            parsed = parse_reply(llm.ask(messages).text, "files")
-        if not parsed.edits:
-            raise EditError("nothing committed: the reply held no files (path line + code block)")
-        files: dict[str, str] = {}
-        for edit in parsed.edits:
-            files[check_path(edit.path)] = edit.content or ""
-        if request.entrypoint:
-            script, warnings = _entrypoint(
-                llm, system_prompt("entrypoint", repo.root), files, console
-            )
-            if script is None:
-                problems.append("the entrypoint reply held no shell code block; no run.sh")
-                console.warn(problems[-1])
-            else:
-                files[ENTRYPOINT] = script
-        elif ENTRYPOINT in files:
-            warnings = entrypoint_problems(files[ENTRYPOINT])
-        for warning in warnings:
-            console.warn(f"{ENTRYPOINT} {warning}; review it before running it")
-        changes = [
-            FileChange(path, text.encode("utf-8"), executable=True if path == ENTRYPOINT else None)
-            for path, text in files.items()
-        ]
-        overwritten = _overwritten(repo, base, files) if base else []
-        message = format_message(
-            summary_line(request.prompt),
-            _commit_body(request, qa, warnings, problems, overwritten),
-            [("Gpte-Run", session.id), ("Gpte-Model", model.name)],
+        parsed = parse_reply(llm.ask(messages).text, "files")
+    if not parsed.edits:
+        raise EditError("nothing committed: the reply held no files (path line + code block)")
+    files: dict[str, str] = {}
+    for edit in parsed.edits:
+        files[check_path(edit.path)] = edit.content or ""
+    if request.entrypoint:
+        script, warnings = _entrypoint(
+            llm, system_prompt("entrypoint", repo.root), files, console
         )
-        spec = CommitSpec(branch, base, message, identity, reason="git-gpte init")
-        commit = make_commit(repo, spec, changes)
-        checked_out = base is None and check_out_first_commit(repo, branch, commit)
-        in_the_way = (
-            paths_in_the_way(repo, sorted(files))
-            if base is None and not checked_out and repo.current_branch() == branch
-            else []
-        )
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted; nothing committed") from None
+        if script is None:
+            problems.append("the entrypoint reply held no shell code block; no run.sh")
+            console.warn(problems[-1])
+        else:
+            files[ENTRYPOINT] = script
+    elif ENTRYPOINT in files:
+        warnings = entrypoint_problems(files[ENTRYPOINT])
+    for warning in warnings:
+        console.warn(f"{ENTRYPOINT} {warning}; review it before running it")
+    changes = [
+        FileChange(path, text.encode("utf-8"), executable=True if path == ENTRYPOINT else None)
+        for path, text in files.items()
+    ]
+    overwritten = _overwritten(repo, base, files) if base else []
+    message = format_message(
+        summary_line(request.prompt),
+        _commit_body(request, qa, warnings, problems, overwritten),
+        run_trailers(session.id, model.name),
+    )
+    spec = CommitSpec(branch, base, message, identity, reason="git-gpte init")
+    commit = make_commit(repo, spec, changes)
+    checked_out = base is None and check_out_first_commit(repo, branch, commit)
+    in_the_way = (
+        paths_in_the_way(repo, sorted(files))
+        if base is None and not checked_out and repo.current_branch() == branch
+        else []
+    )
     session.update(
         meta={"clarifications": qa, "entrypoint_warnings": warnings, "lite": request.lite}
     )

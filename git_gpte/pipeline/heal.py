@@ -23,13 +23,13 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import EditError, GpteError, Interrupted, UsageError
+from ..errors import EditError, GpteError, UsageError
 from ..git import Repository, format_message, slugify, summary_line, unique_branch
 from ..git.branch import require_new_branch
 from ..llm.usage import Spent, Usage
 from ..prompts.messages import check_prompt
 from ..ui import Console
-from .commit import CommitSpec, commit
+from .commit import CommitSpec, commit, run_trailers
 from .edit_loop import edit_loop
 from .files import CommitFiles
 from .improve import commit_body
@@ -276,7 +276,7 @@ def fix_attempt(
             message = format_message(
                 summary_line(summary),
                 commit_body(body.strip("\n").splitlines(), edited),
-                [("Gpte-Run", session.id), ("Gpte-Model", planned.model.name)],
+                run_trailers(session.id, planned.model.name),
             )
             sha = commit(repo, replace(target, message=message), edited.changes)
             session.finish(
@@ -479,6 +479,9 @@ def _heal_loop(
                 console.info(stop_reason)
                 break
             committed = fix.commit
+            session.progress(
+                branch=branch, commit=committed, left=f"attempts so far are on {branch}"
+            )
             where = f" on {branch}" if request.name_branch else ""
             console.info(
                 f"attempt {attempt}/{request.attempts}: committed {fix.commit[:12]}{where} "
@@ -491,11 +494,6 @@ def _heal_loop(
                 console.info(stop_reason)
                 break
         attempts = attempt
-    except KeyboardInterrupt:
-        session.finish("interrupted", branch=_exists(repo, branch), commit=committed)
-        raise Interrupted(
-            "interrupted" + (f"; attempts so far are on {branch}" if committed else "")
-        ) from None
     except GpteError as exc:
         from ..llm import outcome_for
 

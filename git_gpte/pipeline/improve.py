@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import BranchExists, GpteError, Interrupted, RepoError, UsageError
+from ..errors import BranchExists, GpteError, RepoError, UsageError
 from ..git import (
     FileChange,
     Repository,
@@ -30,7 +30,7 @@ from ..llm.usage import ZERO, Spent, Usage
 from ..prompts.messages import check_prompt
 from ..ui import Console
 from .chain import chained_instruction
-from .commit import CommitSpec, commit
+from .commit import CommitSpec, commit, run_trailers
 from .edit_loop import Edited, edit_loop
 from .files import CommitFiles
 from .plan import Plan, dirty_warning, plan
@@ -297,27 +297,24 @@ def _improve(
             repo, session.settings, planned.base, request.check, identity, console
         )
     llm = session.client(planned.model, cache=request.cache)
-    try:
-        files = CommitFiles(repo, planned.base, planned.selection.files)
-        edited = edit_loop(
-            llm, planned, files, console, max_retries=request.max_retries, verify=verify
-        )
-        if not edited.changes:
-            error = edited.nothing_committed()
-            outcome = "answered" if edited.answer else "refused" if edited.refused else "no-edits"
-            session.finish(outcome, detail=error.render())
-            raise error
-        if edited.broken and not request.keep_failing:
-            session.finish("failed", detail="; ".join(edited.problems)[:2000])
-            raise broken_result(edited, request.check)
-        message = format_message(
-            summary_line(request.subject or request.prompt),
-            commit_body(prompt_section(request.quoted or request.prompt), edited),
-            [("Gpte-Run", session.id), ("Gpte-Model", planned.model.name)],
-        )
-        branch, sha = _commit(repo, prepared, request, edited, message, identity, session.command)
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted; nothing committed") from None
+    files = CommitFiles(repo, planned.base, planned.selection.files)
+    edited = edit_loop(
+        llm, planned, files, console, max_retries=request.max_retries, verify=verify
+    )
+    if not edited.changes:
+        error = edited.nothing_committed()
+        outcome = "answered" if edited.answer else "refused" if edited.refused else "no-edits"
+        session.finish(outcome, detail=error.render())
+        raise error
+    if edited.broken and not request.keep_failing:
+        session.finish("failed", detail="; ".join(edited.problems)[:2000])
+        raise broken_result(edited, request.check)
+    message = format_message(
+        summary_line(request.subject or request.prompt),
+        commit_body(prompt_section(request.quoted or request.prompt), edited),
+        run_trailers(session.id, planned.model.name),
+    )
+    branch, sha = _commit(repo, prepared, request, edited, message, identity, session.command)
     session.finish(
         "partial" if edited.partial else "ok",
         branch=branch,
