@@ -194,3 +194,13 @@ def test_tail_buffer_keeps_at_most_the_limit() -> None:
     assert text.endswith("99\n") and len(text) <= 10
     assert dropped + text.count("\n") == 100
     assert buf.result() == (text, dropped)  # asking twice gives the same answer
+
+
+def test_a_program_that_closes_its_output_early_is_waited_for() -> None:
+    # It closes its output, then works on and exits 0: a finished run, not one killed.
+    from git_gpte.run.process import run_process
+
+    script = "exec >/dev/null 2>&1; sleep 0.5; exit 0"
+    for _ in range(5):
+        result = run_process(["bash", "-c", script], cwd=".", env=dict(os.environ), timeout=30)
+        assert result.exit_code == 0 and not result.timed_out

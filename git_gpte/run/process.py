@@ -109,6 +109,13 @@ def run_process(
                 _deliver(capture, chunk, on_output)
             elif proc.poll() is not None:
                 break  # the main process is gone; something it started holds the pipe
+        if eof and not timed_out:
+            # The output closed, but the program may still be running (it closed its output,
+            # or redirected it): it gets the rest of its time to finish before anything stops.
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
         if timed_out and on_kill is not None:
             on_kill()
         # Timed out: stop everything. Finished: stop whatever it left running.
