@@ -7,6 +7,9 @@ Public API::
     tasks = load_tasks(path, fmt="auto")          # gpte JSONL, or APPS / MBPP in their own shape
     result = run_task(task, config)               # one temporary repository per task
     summary = summarize(results, model=...)       # solved %, tokens, cost, time
+
+Sharding (``--shard I/N``, one runner of a CI matrix each) is in :mod:`.shard`; joining and
+comparing reports (``git gpte bench merge``) in :mod:`.merge`.
 """
 
 from __future__ import annotations

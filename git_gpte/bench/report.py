@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .. import __version__
 from ..llm.usage import format_cost, total
-from .runner import TaskResult
+from .runner import BenchConfig, TaskResult
 
 
 def summarize(results: Sequence[TaskResult], *, model: str) -> dict[str, Any]:
@@ -52,3 +53,33 @@ def render_table(results: Sequence[TaskResult], summary: dict[str, Any]) -> str:
         f"  model {summary['model']}"
     )
     return "\n".join(lines)
+
+
+def run_options(
+    config: BenchConfig, *, fmt: str, only: Sequence[str], limit: int | None
+) -> dict[str, Any]:
+    """The options that change a run's results: shard reports made with different ones measure
+    different things and are not merged."""
+    return {
+        "format": fmt,
+        "heal": config.heal,
+        "attempts": config.attempts if config.heal else 0,
+        "timeout": config.timeout,
+        "max_retries": config.max_retries,
+        "docker": config.docker,
+        "only": sorted(only),
+        "limit": limit,
+    }
+
+
+def run_block(
+    *, task_file: str, sha256: str, options: dict[str, Any], wall_seconds: float
+) -> dict[str, Any]:
+    """The ``"run"`` member of a report: what it was made from and how long it took."""
+    return {
+        "git_gpte": __version__,
+        "task_file": task_file,
+        "task_file_sha256": sha256,
+        "options": options,
+        "wall_seconds": round(wall_seconds, 2),
+    }

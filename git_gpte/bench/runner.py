@@ -59,6 +59,27 @@ class TaskResult:
         data.pop("usage")
         return {**data, **self.usage.to_json()}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TaskResult:
+        """The result a report holds (checked by ``merge.read_report``), so merged and compared
+        reports are summed and shown by the same code as a run."""
+        usage = Usage(
+            tokens_in=int(data.get("tokens_in", 0)),
+            tokens_out=int(data.get("tokens_out", 0)),
+            cost_usd=data.get("cost_usd"),
+            exact=bool(data.get("usage_exact", True)),
+        )
+        return cls(
+            name=str(data["name"]),
+            status=str(data["status"]),
+            reason=str(data.get("reason", "")),
+            usage=usage,
+            seconds=float(data.get("seconds", 0.0)),
+            heal_attempts=int(data.get("heal_attempts", 0)),
+            commit=data.get("commit"),
+            repository=data.get("repository"),
+        )
+
 
 def run_task(task: Task, config: BenchConfig) -> TaskResult:
     """Run one task start to finish; failures of the model or the test are results.

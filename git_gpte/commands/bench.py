@@ -1,16 +1,47 @@
-"""``git gpte bench TASKS.jsonl``: improve (and heal) on a task file; solved %, tokens, cost."""
+"""``git gpte bench TASKS.jsonl``: improve (and heal) on a task file; solved %, tokens, cost.
+
+``git gpte bench merge REPORT...`` joins the reports of ``--shard I/N`` runs (one per machine of a
+CI matrix) into the report of the whole task file, and compares it with an earlier one.
+"""
 
 from __future__ import annotations
 
 import json
+import time
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..cli import AppContext
 from .options import model_option
 
+if TYPE_CHECKING:
+    from ..bench import BenchConfig, Task, TaskResult
+    from ..bench.shard import Shard
 
-@click.command("bench")
+
+class BenchCommand(click.Command):
+    """The run command, handing ``bench merge ...`` to :data:`merge`.
+
+    ``bench TASKS.jsonl`` keeps its usage, options, help and man page entry; only a first
+    argument that is exactly ``merge`` is taken as the sub-command (a task file of that name is
+    still reachable as ``./merge``).
+    """
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        if args and args[0] == "merge":
+            name = f"{info_name} merge" if info_name else "merge"
+            return merge.make_context(name, args[1:], parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+
+@click.command("bench", cls=BenchCommand)
 @click.argument("tasks_file", metavar="TASKS.jsonl", type=click.Path(dir_okay=False))
 @model_option
 @click.option("--heal", is_flag=True, help="When the test fails, heal with it (see --attempts).")
@@ -43,6 +74,13 @@ from .options import model_option
 )
 @click.option("--only", multiple=True, metavar="NAME", help="Run only the named task(s).")
 @click.option("--limit", type=click.IntRange(min=1), help="Run at most N tasks.")
+@click.option(
+    "--shard",
+    "shard_text",
+    metavar="I/N",
+    help="Run only shard I of N (tasks split by a hash of their name); join the --json "
+    "reports with 'git gpte bench merge'.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
 @click.option("--report", metavar="FILE", help="Also write the JSON report to FILE.")
 @click.option("--keep", is_flag=True, help="Keep each task's temporary repository.")
@@ -59,6 +97,7 @@ def command(
     fmt: str,
     only: tuple[str, ...],
     limit: int | None,
+    shard_text: str | None,
     as_json: bool,
     report: str | None,
     keep: bool,
@@ -74,20 +113,24 @@ def command(
     failed or error, with the reason), the solved %, tokens, cost and time.
 
     The code the model writes runs on this machine: you are asked first (or pass --yes).
+
+    On several machines (a CI matrix): run 'git gpte bench TASKS.jsonl --shard I/N --json
+    --report shard-I.json' on each, then 'git gpte bench merge shard-*.json' for the report of
+    the whole task file, and --compare BASELINE.json for what changed since an earlier run (see
+    'git gpte bench merge -h').
     """
-    from ..bench import BenchConfig, load_tasks, render_table, run_task, summarize
-    from ..errors import UsageError
+    from ..bench import BenchConfig, load_tasks, render_table, summarize
+    from ..bench.report import run_block, run_options
+    from ..bench.shard import file_sha256, parse_shard, select_shard, shard_block
     from ..git.config import load_settings
     from ..llm import api_key, resolve_model
     from ..run import require_confirmation
 
-    tasks = load_tasks(tasks_file, fmt)
-    if only:
-        unknown = sorted(set(only) - {t.name for t in tasks})
-        if unknown:
-            raise UsageError(f"no task named {', '.join(map(repr, unknown))} in {tasks_file}")
-        tasks = [t for t in tasks if t.name in only]
-    tasks = tasks[:limit] if limit else tasks
+    shard = parse_shard(shard_text) if shard_text is not None else None
+    selected = _select(load_tasks(tasks_file, fmt), tasks_file, only, limit)
+    sha256 = file_sha256(tasks_file)  # what every shard must have read (checked by merge)
+    numbered = select_shard(selected, shard) if shard else list(enumerate(selected, 1))
+    tasks = [task for _, task in numbered]
     heal = (heal or attempts is not None) and attempts != 0
     settings = load_settings(app.cwd)
     info = resolve_model(model, settings)
@@ -104,14 +147,56 @@ def command(
         docker=docker,
     )
     where = "in Docker" if docker else "on this machine"
+    part = f" (shard {shard} of {len(selected)})" if shard else ""
     require_confirmation(
-        f"git-gpte bench will run the code {info.name} writes for {len(tasks)} task(s) {where}:\n"
+        f"git-gpte bench will run the code {info.name} writes for {len(tasks)} task(s)"
+        f"{part} {where}:\n"
         f"  each in a temporary repository and worktree, secrets removed from the environment,\n"
         f"  at most {timeout:g} s per test run" + (" (heal on)" if heal else ""),
         yes=yes,
         quiet=app.quiet or as_json,
         question="Run the bench?",
     )
+    started = time.monotonic()
+    results = _run_tasks(app, tasks, config)
+    summary = summarize(results, model=info.name)
+    data: dict[str, Any] = {"summary": summary, "tasks": [r.to_json() for r in results]}
+    data["run"] = run_block(
+        task_file=tasks_file,
+        sha256=sha256,
+        options=run_options(config, fmt=fmt, only=only, limit=limit),
+        wall_seconds=time.monotonic() - started,
+    )
+    if shard:
+        data["shard"] = shard_block(shard, [n for n, _ in numbered], len(selected))
+    _write_report(report, data)
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(render_table(results, summary))
+        if shard:
+            click.echo(_shard_line(shard, len(tasks), len(selected), data["run"]["wall_seconds"]))
+    return 0
+
+
+def _select(
+    tasks: list[Task], tasks_file: str, only: tuple[str, ...], limit: int | None
+) -> list[Task]:
+    """--only, then --limit: the selection a shard is taken from (the same on every shard)."""
+    from ..errors import UsageError
+
+    if only:
+        unknown = sorted(set(only) - {t.name for t in tasks})
+        if unknown:
+            raise UsageError(f"no task named {', '.join(map(repr, unknown))} in {tasks_file}")
+        tasks = [t for t in tasks if t.name in only]
+    return tasks[:limit] if limit else tasks
+
+
+def _run_tasks(app: AppContext, tasks: list[Task], config: BenchConfig) -> list[TaskResult]:
+    """Each task in turn, with its progress and result on stderr."""
+    from ..bench import run_task
+
     results = []
     for number, task in enumerate(tasks, 1):
         if not app.quiet:
@@ -126,17 +211,71 @@ def command(
                 f"({result.seconds:.1f}s){kept}",
                 err=True,
             )
-    summary = summarize(results, model=info.name)
-    data = {"summary": summary, "tasks": [r.to_json() for r in results]}
-    if report:
-        try:
-            with open(report, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, indent=2)
-                handle.write("\n")
-        except OSError as exc:
-            raise UsageError(f"cannot write {report}: {exc.strerror or exc}") from None
+    return results
+
+
+def _shard_line(shard: Shard, tasks: int, selected: int, wall: float) -> str:
+    return (
+        f"shard {shard}: {tasks} of {selected} task(s), wall time {wall:.1f}s"
+        " (join the --json reports with 'git gpte bench merge')"
+    )
+
+
+def _write_report(path: str | None, data: dict[str, Any]) -> None:
+    from ..errors import UsageError
+
+    if not path:
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@click.command("merge")
+@click.argument("reports", metavar="REPORT...", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the merged report as JSON on stdout.")
+@click.option("--report", metavar="FILE", help="Also write the merged JSON report to FILE.")
+@click.option(
+    "--compare",
+    "baseline",
+    metavar="BASELINE.json",
+    help="Also show what changed since BASELINE.json (an earlier bench or merged report): "
+    "tasks solved <-> failed, solved %, tokens and cost.",
+)
+def merge(reports: tuple[str, ...], as_json: bool, report: str | None, baseline: str | None) -> int:
+    """Join the --json reports of 'git gpte bench --shard I/N' runs into one report.
+
+    The reports must come from the same task file (its sha256), model, git-gpte version and
+    options, and hold every shard 1..N exactly once; otherwise the merge names what differs,
+    or which shard is missing or given twice. It prints the table of an unsharded run (tasks in
+    the task file's order) and each shard's wall time; --json prints the merged report, which
+    has the shape of an unsharded run's report, and --report writes it. With --compare, the
+    tasks whose result changed since BASELINE.json, and the difference in solved %, tokens and
+    cost (in --json: a "compare" member). Failed tasks are results: the exit code is 0.
+    """
+    from ..bench.merge import (
+        compare,
+        merge_reports,
+        read_report,
+        render_compare,
+        render_merged,
+        shard_report,
+    )
+
+    shards = [shard_report(path, read_report(path)) for path in reports]
+    old = read_report(baseline) if baseline else None
+    merged = merge_reports(shards)
+    _write_report(report, merged)
+    comparison = compare(old, merged) if old is not None else None
     if as_json:
-        click.echo(json.dumps(data, indent=2))
-    else:
-        click.echo(render_table(results, summary))
+        shown = {**merged, "compare": comparison} if comparison is not None else merged
+        click.echo(json.dumps(shown, indent=2))
+        return 0
+    click.echo(render_merged(merged))
+    if comparison is not None and baseline:
+        click.echo("")
+        click.echo(render_compare(comparison, baseline))
     return 0
