@@ -1,10 +1,10 @@
 """One exception tree for every failure a user can meet.
 
 Each class carries the process exit code the CLI returns for it, so commands never pick
-numbers themselves and the README's table stays true. The message is the single line the user
-sees on stderr; tracebacks are shown only with ``--verbose``.
+numbers themselves and the table in docs/configuration.md stays true. The message is the single
+line the user sees on stderr; tracebacks are shown only with ``--verbose``.
 
-Exit codes (documented in README.md):
+Exit codes (documented in docs/configuration.md):
 
 ====  =====================================================================
 code  meaning

@@ -151,11 +151,12 @@ def test_secret_rules_by_path_and_name() -> None:
         assert not looks_secret(path), path
 
 
-def test_every_secret_rule_is_in_the_readme_table() -> None:
+def test_every_secret_rule_is_in_the_docs_table() -> None:
     from git_gpte.context.secret_files import CONTENT_RULES, SECRET_RULES
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("| file name or path | usually holds |") :]
+    docs = Path(__file__).resolve().parents[1] / "docs" / "context.md"
+    text = docs.read_text(encoding="utf-8")
+    table = text[text.index("| file name or path | usually holds |") :]
     table = table[: table.index("\n\n")]
     for rule in SECRET_RULES:
         row = next(line for line in table.splitlines() if f"`{rule.pattern}`" in line)

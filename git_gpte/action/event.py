@@ -319,7 +319,9 @@ def parse_event(
 
     if name == "pull_request_target":
         # Runs with a write token on code from forks: exactly what this action must never do.
-        return Ignored("pull_request_target is not supported: use pull_request (see the README)")
+        return Ignored(
+            "pull_request_target is not supported: use pull_request (see docs/action.md)"
+        )
 
     if name == "workflow_dispatch":
         inputs = payload.get("inputs") or {}

@@ -174,7 +174,7 @@ class ActionSettings:
         if missing:
             raise UsageError(
                 f"not running in GitHub Actions: {', '.join(missing)} not set",
-                hint="it reads the runner's event; see the README's GitHub Action section",
+                hint="it reads the runner's event; see docs/action.md",
             )
         token = (
             environ.get("GPTE_GITHUB_TOKEN")

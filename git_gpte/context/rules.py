@@ -25,7 +25,7 @@ __all__ = [
 
 DEFAULT_MAX_FILE_BYTES = 200_000
 
-# The secret-file rules: one table (secret_files.SECRET_RULES), also shown in README.md.
+# The secret-file rules: one table (secret_files.SECRET_RULES), also shown in docs/context.md.
 SECRET_PATTERNS = tuple(rule.pattern for rule in SECRET_RULES)
 
 _GLOB_CHARS = set("*?[")

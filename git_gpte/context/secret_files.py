@@ -1,6 +1,6 @@
 """Files that likely hold credentials: never sent to a model unless the user names them.
 
-One table, :data:`SECRET_RULES`, is the whole rule set (README.md shows the same table; a test
+One table, :data:`SECRET_RULES`, is the whole rule set (docs/context.md shows the same table; a test
 keeps the two in step). A rule is a glob matched case-insensitively either against the file's
 base name (no ``/`` in the pattern) or against the end of its path (a pattern with ``/`` matches
 whole trailing path components, so ``.aws/credentials`` matches ``home/.aws/credentials`` but
