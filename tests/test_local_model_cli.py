@@ -405,3 +405,90 @@ def test_while_the_model_reads_the_user_sees_time_pass(shop: Path, llm_server: L
     )  # fmt: skip
     assert in_log.returncode == 0, in_log.stderr
     assert "still waiting for local-model: 1 s" in in_log.stderr
+
+
+# The module the real model was asked about (bench/tasks/solve/invoice): a whole-file reply to
+# "add type hints" stopped after the functions it changed; one to "add a docstring" lost the
+# closing quotes of the module's docstring; one to "rename" renamed the call only.
+SHOP = '''\
+"""Invoices: discounts and totals."""
+
+VAT_RATE = 0.2
+
+
+def apply_discount(amount, percent):
+    return amount * (1 - percent / 100)
+
+
+def parse_quantity(text):
+    return int(text.strip())
+
+
+def summarize(amount, percent):
+    net = apply_discount(amount, percent)
+    return f"Total: {net * (1 + VAT_RATE):.2f}"
+
+
+if __name__ == "__main__":
+    print(summarize(10, 5))
+'''
+
+
+def _whole(text: str) -> str:
+    return f"invoice.py\n```python\n{text}```\n"
+
+
+def test_a_whole_file_cut_short_gets_its_lost_definitions_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(tmp_path / "r", {"invoice.py": SHOP})
+    hinted = SHOP.replace("(text):", "(text: str) -> int:")
+    llm_server.queue(_whole(hinted[: hinted.index("\n\ndef summarize")] + "\n"))
+    code, out, err = improve(repo, llm_server, "add type hints to parse_quantity", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert git(repo, "show", f"{data['branch']}:invoice.py") == hinted
+    assert any("left out: summarize" in c and '"__main__"' in c for c in data["corrected"])
+    # Asked to remove it, a definition left out stays out.
+    llm_server.queue(_whole(SHOP[: SHOP.index("\n\ndef summarize")] + "\n"))
+    code, out, err = improve(repo, llm_server, "remove summarize and the main block", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert "summarize" not in git(repo, "show", f"{data['branch']}:invoice.py")
+
+
+def test_a_line_damaged_in_copying_is_taken_back(tmp_path: Path, llm_server: LLMServer) -> None:
+    repo = make_repo(tmp_path / "r", {"invoice.py": SHOP})
+    documented = SHOP.replace(
+        "def parse_quantity(text):\n", 'def parse_quantity(text):\n    """The quantity."""\n'
+    )
+    damaged = documented.replace('totals."""', "totals.", 1)
+    llm_server.queue(_whole(damaged))
+    code, out, err = improve(repo, llm_server, "add a docstring to parse_quantity", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert len(llm_server.requests) == 1
+    assert git(repo, "show", f"{data['branch']}:invoice.py") == documented
+    assert any("took back line(s) 1" in c for c in data["corrected"])
+
+
+def test_a_rename_made_at_the_call_only_renames_the_definition(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(tmp_path / "r", {"invoice.py": SHOP})
+    llm_server.queue(_whole(SHOP.replace("net = apply_discount(", "net = discounted_amount(")))
+    code, out, err = improve(
+        repo, llm_server, "Rename apply_discount to discounted_amount", "--json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    text = git(repo, "show", f"{data['branch']}:invoice.py")
+    assert text == SHOP.replace("apply_discount", "discounted_amount")
+    assert any("definition of apply_discount to discounted_amount" in c for c in data["corrected"])
+    # A name the request does not give is not taken for a rename: the model is told instead.
+    llm_server.queue(
+        _whole(SHOP.replace("net = apply_discount(", "net = safe_discount(")),
+        _whole(SHOP.replace("net = apply_discount(", "net = safe_discount(")),
+    )
+    code, out, err = improve(repo, llm_server, "make summarize safer")
+    assert code == 6 and "undefined name 'safe_discount'" in err

@@ -7,12 +7,18 @@ under another name, the rename is certain; the places still using the old name a
 renamed too, the way an editor's rename does: the uses the module no longer resolves, the
 imports of the old name from that module elsewhere, and their uses. Nothing else is touched,
 and the checks run on the result as on any edit. Pure functions on text.
+
+They also do the opposite: rename the callers and leave the definition. When every line that
+uses the new (undefined) name is a line of the original with the old name in its place, the
+definition is renamed to match (:func:`use_renames`), and the rest follows as above.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -62,6 +68,49 @@ def renames(before: str, after: str) -> dict[str, str]:
             found[old_name] = matches[0]
     used = list(found.values())
     return {o: n for o, n in found.items() if used.count(n) == 1}
+
+
+def use_renames(before: str, after: str) -> dict[str, str]:
+    """Old name -> new name where the edit renamed a top-level definition at its uses only:
+    the new name is bound nowhere in the module, the old one is still defined there, and every
+    line using the new name is a line of the original with the old name in its place."""
+    try:
+        old_tree, new_tree = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return {}
+    bound = _bound_names(new_tree) | _bound_names(old_tree) | set(dir(builtins))
+    unbound = {
+        n.id
+        for n in ast.walk(new_tree)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound
+    }
+    defined = set(_definitions(new_tree)) & set(_definitions(old_tree))
+    old_lines = set(before.split("\n"))
+    found: dict[str, str] = {}
+    for new in sorted(unbound):
+        using = [line for line in after.split("\n") if re.search(rf"\b{new}\b", line)]
+        olds = [
+            old
+            for old in sorted(defined)
+            if all(re.sub(rf"\b{new}\b", old, line) in old_lines for line in using)
+        ]
+        if using and len(olds) == 1 and olds[0] not in found:
+            found[olds[0]] = new
+    return found
+
+
+def rename_definitions(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with the top-level definitions in ``names`` (old -> new) renamed where they are
+    defined (their uses are left to :func:`complete_renames`)."""
+    tree = ast.parse(text)
+    lines = text.split("\n")
+    for old, node in _definitions(tree).items():
+        if old in names:
+            line = lines[node.lineno - 1]
+            lines[node.lineno - 1] = re.sub(
+                rf"^(\s*(?:async\s+)?(?:def|class)\s+){old}\b", rf"\g<1>{names[old]}", line
+            )
+    return "\n".join(lines)
 
 
 def _bound_names(tree: ast.Module) -> set[str]:

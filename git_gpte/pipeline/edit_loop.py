@@ -14,6 +14,7 @@ caller's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -275,6 +276,7 @@ class _Loop:
         for report in result.reports:
             self.console.detail(report.one_line())
         files.changes.update(result.files)
+        self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
         self._complete_renames()
         for path in {r.path for r in result.reports if r.status != "refused"}:
             self.outstanding.pop(path, None)
@@ -282,15 +284,59 @@ class _Loop:
             prior = earlier.get(path) if path in earlier else _original(files, path)
             self.outstanding[path] = [(r, prior or "") for r in result.refused if r.path == path]
 
+    def _repair_whole_files(self, paths: set[str]) -> None:
+        """Put back what whole-file replies lost in copying (see
+        :mod:`git_gpte.edit.wholefile`): each repair is reported as a correction."""
+        from ..edit import HunkReport
+        from ..edit.wholefile import defined_names, restore_dropped, undo_damage
+
+        files = self.files
+        for path in sorted(p for p in paths if p.endswith(".py")):
+            before, text = _original(files, path), files.changes.get(path)
+            if before is None or text is None or path not in files.entries:
+                continue
+            elsewhere = {
+                name
+                for other, other_text in files.changes.items()
+                if other != path and other_text is not None and other.endswith(".py")
+                for name in defined_names(other_text)
+            }
+            damage = undo_damage(before, text)
+            if damage is not None:
+                text = damage.text
+            dropped = restore_dropped(before, text, self.plan.instruction, elsewhere)
+            for repair in (damage, dropped):
+                if repair is not None:
+                    files.changes[path] = repair.text
+                    report = HunkReport(path, 0, "corrected", repair.detail, kind="whole-file")
+                    self.edited.reports.append(report)
+                    self.console.detail(report.one_line())
+
     def _complete_renames(self) -> None:
         """Where the edit renamed a definition but left uses of the old name (in the module or
         in modules importing it), rename those too (see :mod:`git_gpte.edit.rename`): each
         file so changed is reported as a correction."""
         from ..edit import HunkReport
-        from ..edit.rename import complete_renames, renames
+        from ..edit.rename import complete_renames, rename_definitions, renames, use_renames
 
         files = self.files
         originals = _originals(files)
+        for path, text in list(files.changes.items()):
+            if text is not None and path in originals and path.endswith(".py"):
+                # Only to a name the request gives: a name the model made up at its call
+                # sites may be a helper it forgot to write, not a rename.
+                at_uses = {
+                    old: new
+                    for old, new in use_renames(originals[path], text).items()
+                    if re.search(rf"\b{re.escape(new)}\b", self.plan.instruction)
+                }
+                if at_uses:
+                    files.changes[path] = rename_definitions(text, at_uses)
+                    for old, new in at_uses.items():
+                        detail = f"renamed the definition of {old} to {new}, as its uses were"
+                        report = HunkReport(path, 0, "corrected", detail, kind="rename")
+                        self.edited.reports.append(report)
+                        self.console.detail(report.one_line())
         olds = {
             old
             for path, text in files.changes.items()

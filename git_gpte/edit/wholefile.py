@@ -1,0 +1,211 @@
+"""Repairing what a whole-file reply lost by accident.
+
+Asked for a whole file, a small model copies hundreds of unchanged lines to change three, and
+the copy is where it fails: it stops after the function it changed (the rest of the module is
+gone), or it drops the closing quotes of a docstring it never meant to touch. Both results
+are wrong in ways the request did not ask for, and both can be told apart from an intended
+change by comparing with the file the model was shown:
+
+- top-level definitions of the original that are missing from the reply, that the request does
+  not name, that no other edited file now defines (a move), and that the request does not ask
+  to remove, are put back where they were;
+- when the reply does not parse and the original did, a few lines copied nearly verbatim but
+  damaged (a changed or a lost line) are taken back from the original, if that alone makes the
+  file parse.
+
+Each repair is said (a correction in the output and the commit), and the result goes through
+the same checks as any other edit. Pure functions on text: Python files only.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+# Requests that may mean to take definitions away: no dropped definition is put back for them.
+_REMOVING = re.compile(
+    r"\b(remov|delet|drop|strip|clean|dead|unused|mov|merg|combin|consolidat|inlin|replac|"
+    r"rewrit|refactor|split|extract|deduplicat|simplif|get rid)",
+    re.IGNORECASE,
+)
+# How alike a damaged copy of a line is to its original (difflib's ratio).
+_DAMAGED_LIKENESS = 0.75
+# The most lines one damaged stretch may have to be taken back.
+_DAMAGE_SPAN = 3
+
+
+@dataclass(frozen=True)
+class Repair:
+    """A whole-file reply repaired: the new text and what was done, in one line."""
+
+    text: str
+    detail: str
+
+
+def _parses(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _key(node: ast.stmt) -> str | None:
+    """The name a top-level statement is known by: a definition's name, ``__main__`` for the
+    ``if __name__ == "__main__":`` block; None for the rest."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.If) and "__name__" in ast.unparse(node.test):
+        return "__main__"
+    return None
+
+
+def _first_line(node: ast.stmt) -> int:
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _keyed(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
+    return [(k, n) for n in tree.body if (k := _key(n)) is not None]
+
+
+def defined_names(text: str) -> set[str]:
+    """The top-level definitions of a module's text (empty when it does not parse)."""
+    tree = _parses(text)
+    return {k for k, _ in _keyed(tree)} - {"__main__"} if tree else set()
+
+
+def restore_dropped(
+    before: str, after: str, request: str, defined_elsewhere: Collection[str] = ()
+) -> Repair | None:
+    """``after`` with the top-level definitions it lost put back (see the module's doc), or
+    None when nothing was lost by accident."""
+    if _REMOVING.search(request):
+        return None
+    old_tree, new_tree = _parses(before), _parses(after)
+    if old_tree is None or new_tree is None:
+        return None
+    from .rename import renames
+
+    old_keyed = _keyed(old_tree)
+    new_keys = {k for k, _ in _keyed(new_tree)}
+    renamed = renames(before, after)
+    words = set(re.findall(r"\w+", request))
+    lost = [
+        (k, n)
+        for k, n in old_keyed
+        if k not in new_keys
+        and k not in renamed
+        and k not in words
+        and k not in defined_elsewhere
+        and not (k == "__main__" and "main" in request.lower())
+    ]
+    if not lost:
+        return None
+    text = _put_back(before, after, old_keyed, new_tree, [k for k, _ in lost])
+    if _parses(text) is None:
+        return None
+    names = [k if k != "__main__" else 'the "__main__" block' for k, _ in lost]
+    return Repair(text, "put back what the whole-file reply left out: " + ", ".join(names))
+
+
+def _put_back(
+    before: str,
+    after: str,
+    old_keyed: list[tuple[str, ast.stmt]],
+    new_tree: ast.Module,
+    lost: list[str],
+) -> str:
+    """``after`` with each lost definition's original lines inserted after the nearest
+    definition before it that the reply kept (or before the first it kept after it)."""
+    old_lines = before.split("\n")
+    new_ends = {k: n.end_lineno or n.lineno for k, n in _keyed(new_tree)}
+    new_starts = {k: _first_line(n) for k, n in _keyed(new_tree)}
+    inserts: dict[int, list[str]] = {}  # after-line index (0-based, insert before) -> lines
+    anchor: int | None = None
+    pending: list[list[str]] = []
+    for key, node in old_keyed:
+        if key in lost:
+            segment = old_lines[_first_line(node) - 1 : node.end_lineno or node.lineno]
+            pending.append(segment)
+            continue
+        if key in new_ends:
+            if pending and anchor is None:  # lost before the first kept one: insert above it
+                inserts.setdefault(new_starts[key] - 1, []).extend(_joined(pending, above=True))
+                pending = []
+            elif pending and anchor is not None:
+                inserts.setdefault(anchor, []).extend(_joined(pending))
+                pending = []
+            anchor = new_ends[key]
+    lines = after.split("\n")
+    if pending:
+        end = anchor if anchor is not None else len(lines)
+        while end and not lines[end - 1].strip():
+            end -= 1
+        inserts.setdefault(end, []).extend(_joined(pending))
+    for at in sorted(inserts, reverse=True):
+        lines[at:at] = inserts[at]
+    text = "\n".join(lines)
+    if pending:  # put back at the end: the file ends as the reply's did
+        text = text.rstrip("\n") + "\n" * (len(after) - len(after.rstrip("\n")))
+    return text
+
+
+def _joined(segments: list[list[str]], *, above: bool = False) -> list[str]:
+    """Segments as top-level statements: two blank lines between (and around) them."""
+    out: list[str] = []
+    for segment in segments:
+        if not above:
+            out += ["", ""]
+        out += segment
+        if above:
+            out += ["", ""]
+    return out
+
+
+def undo_damage(before: str, after: str) -> Repair | None:
+    """``after`` with the damaged copies of original lines taken back, when the reply does not
+    parse, the original did, and taking them back is enough; else None."""
+    if _parses(after) is not None or _parses(before) is None:
+        return None
+    old, new = before.split("\n"), after.split("\n")
+    spans = [
+        (i1, i2, j1, j2)
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False)
+        .get_opcodes()
+        if tag != "equal" and _damaged(old[i1:i2], new[j1:j2])
+    ]
+    # One stretch alone first (the least taken back), then all of them together.
+    tries = [[s] for s in spans] + ([spans] if len(spans) > 1 else [])
+    for chosen in tries:
+        text = "\n".join(_taken_back(old, new, chosen))
+        if _parses(text) is not None:
+            lines = ", ".join(str(j1 + 1) for _, _, j1, _ in chosen)
+            return Repair(text, f"took back line(s) {lines} the reply had damaged in copying")
+    return None
+
+
+def _damaged(old: list[str], new: list[str]) -> bool:
+    """Whether ``new`` looks like a damaged copy of ``old``: a line or two lost, or the same
+    number of lines each nearly the same."""
+    if not old or len(old) > _DAMAGE_SPAN or len(new) > _DAMAGE_SPAN:
+        return False
+    if not new:
+        return True
+    if len(old) != len(new):
+        return False
+    return all(
+        difflib.SequenceMatcher(None, a.strip(), b.strip()).ratio() >= _DAMAGED_LIKENESS
+        for a, b in zip(old, new, strict=True)
+    )
+
+
+def _taken_back(
+    old: list[str], new: list[str], spans: list[tuple[int, int, int, int]]
+) -> list[str]:
+    lines = list(new)
+    for i1, i2, j1, j2 in sorted(spans, key=lambda s: s[2], reverse=True):
+        lines[j1:j2] = old[i1:i2]
+    return lines

@@ -1,0 +1,83 @@
+"""What a whole-file reply lost by accident, put back (``git_gpte.edit.wholefile``)."""
+
+from __future__ import annotations
+
+from git_gpte.edit.wholefile import defined_names, restore_dropped, undo_damage
+
+MODULE = '''\
+"""Shapes."""
+
+import math
+
+
+def area(r):
+    return math.pi * r * r
+
+
+@staticmethod
+def helper():
+    return 1
+
+
+class Square:
+    side = 1
+
+
+def perimeter(r):
+    return 2 * math.pi * r
+'''
+
+
+def _without(text: str, start: str, end: str | None) -> str:
+    a = text.index(start)
+    b = text.index(end) if end else len(text)
+    return text[:a] + text[b:]
+
+
+def test_a_definition_lost_in_the_middle_goes_back_where_it_was() -> None:
+    after = _without(MODULE, "@staticmethod", "class Square")
+    repair = restore_dropped(MODULE, after, "add a docstring to area")
+    assert repair is not None and repair.text == MODULE
+    assert repair.detail.endswith("left out: helper")
+
+
+def test_definitions_lost_before_the_first_kept_one_go_above_it() -> None:
+    after = _without(MODULE, "def area", "class Square")
+    repair = restore_dropped(MODULE, after, "add a docstring to Square")
+    assert repair is not None and repair.text == MODULE
+
+
+def test_what_the_request_names_moves_or_removes_stays_out() -> None:
+    after = _without(MODULE, "def perimeter", None).rstrip("\n") + "\n"
+    assert restore_dropped(MODULE, after, "drop perimeter") is None
+    assert restore_dropped(MODULE, after, "Remove the dead code") is None
+    assert restore_dropped(MODULE, after, "fix area", defined_elsewhere={"perimeter"}) is None
+    repair = restore_dropped(MODULE, after, "fix area")
+    assert repair is not None and repair.text == MODULE
+
+
+def test_a_renamed_definition_is_not_put_back_under_its_old_name() -> None:
+    after = MODULE.replace("def perimeter(r)", "def circumference(r)")
+    assert restore_dropped(MODULE, after, "fix area") is None
+
+
+def test_text_that_does_not_parse_is_left_to_the_checks() -> None:
+    assert restore_dropped(MODULE, "def broken(:\n", "fix") is None
+    assert restore_dropped("def broken(:\n", "x = 1\n", "fix") is None
+    assert defined_names("def broken(:\n") == set()
+    assert defined_names(MODULE) == {"area", "helper", "Square", "perimeter"}
+
+
+def test_a_damaged_line_is_taken_back_only_when_that_makes_the_file_parse() -> None:
+    changed = MODULE.replace("return 1\n", "return 2\n")
+    damaged = changed.replace('"""Shapes."""', '"""Shapes.')
+    repair = undo_damage(MODULE, damaged)
+    assert repair is not None and repair.text == changed
+    # A lost line is a damage too.
+    lost = changed.replace("    return math.pi * r * r\n", "")
+    repair = undo_damage(MODULE, lost)
+    assert repair is not None and repair.text == changed
+    # Parsing already, or broken by something new: nothing to take back.
+    assert undo_damage(MODULE, changed) is None
+    assert undo_damage(MODULE, changed + "def new(:\n    pass\n") is None
+    assert undo_damage("def broken(:\n", "def broken(\n") is None
