@@ -2,18 +2,19 @@
 
 The key is the hunk's whole old side (context and removed lines together); the ``@@`` line number
 is only a hint. Matching goes exact, then whitespace-insensitive, then fuzzy on *lines* (an
-alignment that tolerates skipped, invented and slightly different lines). When two places match
-alike, the hint decides only if it clearly points at one; otherwise the hunk is refused.
+alignment that tolerates skipped, invented and slightly different lines: see ``align``). When two
+places match alike, the hint decides only if it clearly points at one; otherwise the hunk is
+refused.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .align import CONTEXT_SIM, REMOVED_SIM, Alignment, align_lines, line_similarity
 from .indent import reindent
 from .model import Candidate, Op
 
@@ -25,8 +26,6 @@ HINT_TOLERANCE = 40
 HINT_MARGIN = 5
 # A number that names one copy exactly decides when the next copy is at least this far.
 EXACT_HINT_MARGIN = 2
-CONTEXT_SIM = 0.7  # a context line pairs with a file line this similar
-REMOVED_SIM = 0.9  # a removed line must be at least this similar to the line it removes
 TIE_SCORE = 0.08  # fuzzy candidates closer than this (per line) score alike
 # The most alignment cells (hunk lines x file lines looked at) a fuzzy placement may cost:
 # about a second on a small machine (bench/apply.py's largest near-miss cases stay under it).
@@ -54,13 +53,6 @@ def is_blank(lines: Sequence[str]) -> bool:
 def norm(line: str) -> str:
     """A line with all whitespace removed: the whitespace-insensitive key."""
     return line.replace(" ", "").replace("\t", "").replace("\f", "").replace("\v", "")
-
-
-_COMMENT = re.compile(r"\s*(#|//|--|/\*).*$")
-
-
-def _strip_comment(line: str) -> str:
-    return _COMMENT.sub("", line)
 
 
 def _trivial(line: str) -> bool:
@@ -191,99 +183,9 @@ def find_block(joined: str, block: Sequence[str], limit: int = 1000) -> list[int
     return starts
 
 
-def _line_sim(a: str, b: str) -> float:
-    """Similarity of two whitespace-free lines in [0, 1]; blank pairs only with blank."""
-    if a == b:
-        return 1.0
-    if not a or not b:
-        return 0.0
-    la, lb = len(a), len(b)
-    if 2 * min(la, lb) < CONTEXT_SIM * (la + lb) and "#" not in a and "/" not in a:
-        return 0.0  # lengths alone rule out a ratio of CONTEXT_SIM (and no comment to strip)
-    from rapidfuzz import fuzz
-
-    score = fuzz.ratio(a, b, score_cutoff=CONTEXT_SIM * 100) / 100.0
-    if score < REMOVED_SIM:
-        ca, cb = _strip_comment(a), _strip_comment(b)
-        if ca and ca == cb:
-            score = max(score, REMOVED_SIM)
-    return score
-
-
 def _similar(removed: str, added: str) -> bool:
     """Whether an added line reads as an edited version of the removed line beside it."""
-    return _line_sim(norm(removed), norm(added)) >= CONTEXT_SIM
-
-
-@dataclass
-class _Alignment:
-    score: float
-    pairs: dict[int, tuple[int, float]]  # old index -> (file line, sim)
-    first: int
-    last: int
-
-    @property
-    def exact(self) -> int:
-        """How many of the hunk's lines match their file line exactly (whitespace aside)."""
-        return sum(1 for _, sim in self.pairs.values() if sim >= 1.0)
-
-
-def _align(
-    old: list[str], kinds: list[Op], norms: Sequence[str], lo: int, hi: int
-) -> _Alignment | None:
-    """Best alignment of the old side with file lines ``lo:hi`` (free file lines at both ends)."""
-    n, m = len(old), hi - lo
-    neg = -1e9
-    window = norms[lo:hi]
-    pen_inv = [
-        0.15 if not o else (0.6 if k == " " else 3.0) for o, k in zip(old, kinds, strict=True)
-    ]
-    pen_gap = [0.1 if not w else 0.35 for w in window]
-    prev = [0.0] * (m + 1)
-    back: list[bytearray] = [bytearray(m + 1)]
-    sims: list[list[float]] = []
-    for i in range(1, n + 1):
-        o = old[i - 1]
-        need = CONTEXT_SIM if kinds[i - 1] == " " else 1.0  # removed lines: whitespace only
-        row_sim = [0.0] * m
-        cur = [neg] * (m + 1)
-        bk = bytearray(m + 1)
-        cur[0] = prev[0] - pen_inv[i - 1]
-        bk[0] = 1
-        for j in range(1, m + 1):
-            best = prev[j] - pen_inv[i - 1]
-            b = 1  # hunk line invented
-            v = cur[j - 1] - pen_gap[j - 1]
-            if v > best:
-                best, b = v, 2  # file line skipped
-            s = _line_sim(o, window[j - 1]) if (o or not window[j - 1]) else 0.0
-            row_sim[j - 1] = s
-            if s >= need:
-                v = prev[j - 1] + s
-                if v > best:
-                    best, b = v, 3
-            cur[j] = best
-            bk[j] = b
-        sims.append(row_sim)
-        back.append(bk)
-        prev = cur
-    j_end = max(range(m + 1), key=lambda j: prev[j])
-    score = prev[j_end]
-    pairs: dict[int, tuple[int, float]] = {}
-    i, j = n, j_end
-    while i > 0:
-        b = back[i][j]
-        if b == 3:
-            pairs[i - 1] = (lo + j - 1, sims[i - 1][j - 1])
-            i, j = i - 1, j - 1
-        elif b == 2:
-            j -= 1
-        else:
-            i -= 1
-    if not pairs:
-        return None
-    lines = [p[0] for p in pairs.values()]
-    return _Alignment(score / n, pairs, min(lines), max(lines))
+    return line_similarity(norm(removed), norm(added)) >= CONTEXT_SIM
 
 
 def locate(
@@ -396,7 +298,7 @@ def _fuzzy(
         if len(starts) >= 8:
             break
     slack = max(6, n)
-    found: dict[int, _Alignment] = {}
+    found: dict[int, Alignment] = {}
     windows: list[tuple[int, int]] = []  # overlapping windows merged: each line aligned once
     for lo, hi in sorted((max(0, s - 3), min(len(text), s + n + slack)) for s in starts):
         if lo >= hi:
@@ -414,7 +316,7 @@ def _fuzzy(
             "is too long to place by similarity; send it in smaller pieces, copied exactly"
         )
     for lo, hi in windows:
-        al = _align(norms_old, kinds, text.norms, lo, hi)
+        al = align_lines(norms_old, kinds, text.norms, lo, hi)
         if al is not None and (al.first not in found or found[al.first].score < al.score):
             found[al.first] = al
     if not found:
@@ -426,7 +328,7 @@ def _fuzzy(
         for a, b in ((lo, min(hi, best.first)), (max(lo, best.last + 1), hi)):
             if b - a < 1:
                 continue
-            al = _align(norms_old, kinds, text.norms, a, b)
+            al = align_lines(norms_old, kinds, text.norms, a, b)
             if al is not None and (al.first not in found or found[al.first].score < al.score):
                 found[al.first] = al
     ranked = sorted(found.values(), key=lambda a: -a.score)
@@ -493,7 +395,7 @@ def _check_alignment(
     old_idx: list[int],
     old: list[str],
     kinds: list[Op],
-    al: _Alignment,
+    al: Alignment,
     text: TextLines,
 ) -> str:
     """Why this fuzzy placement is not safe to apply, or "" when it is."""
@@ -525,7 +427,7 @@ def _check_alignment(
         if _trivial(text.keys[j]):
             continue
         for a in added:
-            if _line_sim(text.norms[j], a) >= 0.8:
+            if line_similarity(text.norms[j], a) >= 0.8:
                 return (
                     f"file line {j + 1} {text.keys[j].strip()!r} is missing from the hunk but "
                     "resembles an added line: cannot tell whether it should be kept or replaced"
@@ -534,7 +436,7 @@ def _check_alignment(
 
 
 def _alignment_notes(
-    old_idx: list[int], old: list[str], kinds: list[Op], al: _Alignment, text: TextLines
+    old_idx: list[int], old: list[str], kinds: list[Op], al: Alignment, text: TextLines
 ) -> list[str]:
     notes = []
     invented = [old[i] for i in range(len(old)) if i not in al.pairs]
