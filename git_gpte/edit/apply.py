@@ -10,12 +10,12 @@ state.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UnsafePathError
-from .model import Candidate, FileEdit, Hunk, HunkReport, Op, ParsedReply
+from .model import Candidate, FileEdit, Hunk, HunkReport, Op, ParsedReply, Status
 from .paths import check_path, resolve_path
 from .place import (
     NOTHING_TO_PLACE_BY,
@@ -114,253 +114,365 @@ def apply_reply(
     bad = unsafe_paths(parsed)
     if bad:
         raise UnsafePathError("unsafe path(s) in the reply, nothing applied: " + "; ".join(bad))
-    known = list(known_paths)
-    state: dict[str, str | None] = {}
-    original: dict[str, str | None] = {}
-    created: set[str] = set()
-    unreadable: dict[str, str] = {}
-    counters: dict[str, int] = {}
-    result = ApplyResult(problems=list(parsed.problems))
-
-    class _Exists:
-        def __contains__(self, item: object) -> bool:
-            return isinstance(item, str) and (
-                (item in state and state[item] is not None) or item in files
-            )
-
-    exists = _Exists()
-
-    def load(path: str) -> None:
-        if path not in state:
-            try:
-                text = files.get(path, None)
-            except (UnreadableFile, UnicodeDecodeError) as err:
-                text = None
-                unreadable[path] = str(err) or f"{path} is binary or not UTF-8 text"
-            state[path] = original[path] = text
-
-    for edit in parsed.edits:
-        path, how = resolve_path(check_path(edit.path), exists, known)
-        load(path)
-        notes = [how] if how else []
-        source = path
-        if edit.kind == "modify" and edit.old_path:
-            source, _ = resolve_path(check_path(edit.old_path), exists, known)
-            load(source)
-        first = counters.get(path, 0) + 1
-        if source != path:  # --- a/x +++ b/y: a rename, as git reads it
-            reports = _rename(edit, source, path, state, created, unreadable, first, result)
-        elif edit.kind == "whole-file" and path in (seen_in_part or {}) and state[path]:
-            reports = [_report(edit, path, first, "refused", _partial_view(path, seen_in_part))]
-        else:
-            reports = _apply_edit(edit, path, state, created, unreadable, first, notes, result)
-        counters[path] = first - 1 + max(1, len(reports))
-        result.reports.extend(reports)
-    for path, text in state.items():
-        if text != original[path]:
-            result.files[path] = text
-    return result
-
-
-def _rename(
-    edit: FileEdit,
-    source: str,
-    path: str,
-    state: dict[str, str | None],
-    created: set[str],
-    unreadable: dict[str, str],
-    first: int,
-    result: ApplyResult,
-) -> list[HunkReport]:
-    """Hunks against ``source`` whose result is written as ``path``, ``source`` removed."""
-    why = ""
-    if state[source] is None:
-        why = f"the diff renames {source} to {path}, but {source} does not exist"
-    elif state[path] is not None:
-        why = f"the diff renames {source} to {path}, but {path} exists; cannot tell which is meant"
-    if why:
-        return [_report(edit, path, first + k, "refused", why, h) for k, h in enumerate(edit.hunks)]
-    note = f"renamed {source} to {path}"
-    reports = _apply_edit(edit, source, state, created, unreadable, first, [note], result)
-    if any(r.status != "refused" for r in reports):
-        state[path], state[source] = state[source], None
-        if source in result.placed:
-            result.placed[path] = result.placed.pop(source)
-    for r in reports:
-        r.path = path
-    return reports
-
-
-def _report(
-    edit: FileEdit,
-    path: str,
-    number: int,
-    status: str,
-    detail: str,
-    hunk: Hunk | None = None,
-    **kw: Any,
-) -> HunkReport:
-    return HunkReport(
-        path=path,
-        hunk=number,
-        status=status,  # type: ignore[arg-type]
-        detail=detail,
-        header=hunk.header if hunk else edit.kind,
-        kind=edit.kind,
-        expected=hunk.old_lines if hunk else [],
-        **kw,
+    working = _WorkingFiles(files, list(known_paths), seen_in_part or {})
+    reports = [report for edit in parsed.edits for report in working.apply(edit)]
+    return ApplyResult(
+        files=working.changed(),
+        reports=reports,
+        problems=list(parsed.problems),
+        placed=working.placed,
     )
 
 
-def _apply_edit(
-    edit: FileEdit,
-    path: str,
-    state: dict[str, str | None],
-    created: set[str],
-    unreadable: dict[str, str],
-    first: int,
-    notes: list[str],
-    result: ApplyResult,
-) -> list[HunkReport]:
-    current = state[path]
-    prefix = "; ".join(notes)
+@dataclass
+class _Target:
+    """One edit aimed at one path: what every report of its hunks shares.
 
-    def status(extra: list[str]) -> tuple[str, str]:
-        detail = "; ".join(x for x in [prefix, *extra] if x)
+    The hunks of a path are numbered across the whole reply, so the edit's first hunk is
+    ``first``. ``notes`` say how the path was read (a resolved name, a rename): an edit that
+    needed them is reported as corrected, never as applied as written.
+    """
+
+    edit: FileEdit
+    path: str
+    first: int
+    notes: list[str] = field(default_factory=list)
+
+    def outcome(self, corrections: Iterable[str]) -> tuple[Status, str]:
+        """The status and detail of an accepted hunk: "applied" only when neither the path nor
+        the hunk needed a correction, else "corrected" with every correction named."""
+        prefix = "; ".join(self.notes)
+        detail = "; ".join(note for note in [prefix, *corrections] if note)
         return ("corrected" if detail else "applied"), detail
 
-    if path in unreadable:
-        why = unreadable[path]
-        return [
-            _report(edit, path, first + k, "refused", why, h)
-            for k, h in enumerate(edit.hunks or [None])
-        ]
-    if edit.kind == "delete":
+    def report(
+        self,
+        offset: int,
+        status: Status,
+        detail: str,
+        hunk: Hunk | None = None,
+        *,
+        line: int | None = None,
+        candidate: Candidate | None = None,
+    ) -> HunkReport:
+        """The report for the edit's hunk ``offset`` (or for the whole edit, without a hunk)."""
+        return HunkReport(
+            path=self.path,
+            hunk=self.first + offset,
+            status=status,
+            detail=detail,
+            header=hunk.header if hunk is not None else self.edit.kind,
+            kind=self.edit.kind,
+            expected=hunk.old_lines if hunk is not None else [],
+            line=line,
+            candidate=candidate,
+        )
+
+    def accept(
+        self,
+        corrections: Iterable[str],
+        hunk: Hunk | None = None,
+        offset: int = 0,
+        *,
+        line: int | None = None,
+    ) -> HunkReport:
+        """A hunk (or the whole edit) applied, with the ``corrections`` it needed."""
+        return self.report(offset, *self.outcome(corrections), hunk, line=line)
+
+    def refuse(
+        self,
+        why: str,
+        hunk: Hunk | None = None,
+        offset: int = 0,
+        *,
+        candidate: Candidate | None = None,
+    ) -> HunkReport:
+        """A hunk (or the whole edit) refused: ``why`` alone is the detail the model reads."""
+        return self.report(offset, "refused", why, hunk, candidate=candidate)
+
+    def refuse_each(self, why: str, hunks: Sequence[Hunk | None]) -> list[HunkReport]:
+        """Every hunk refused for the same reason (one that concerns the file, not a hunk)."""
+        return [self.refuse(why, hunk, offset) for offset, hunk in enumerate(hunks)]
+
+
+class _WorkingFiles:
+    """The files' texts as the reply's edits change them, in reply order, with one method per
+    edit kind.
+
+    Later edits see earlier ones: a second diff for a file works on the result of the first,
+    a diff may follow the block that created its file. So the texts are kept together with what
+    the earlier edits did to them: which files this reply created (a second "new" block for one
+    of them replaces it instead of being refused), which could not be read, how many hunk
+    reports each path has had (the numbers go on across edits), and where each diff's hunks
+    were placed (for :meth:`ApplyResult.corrected_diff`).
+    """
+
+    def __init__(
+        self, files: Mapping[str, str], known_paths: list[str], seen_in_part: Mapping[str, str]
+    ) -> None:
+        self.files = files
+        self.known_paths = known_paths
+        self.seen_in_part = seen_in_part
+        self.texts: dict[str, str | None] = {}
+        self.original: dict[str, str | None] = {}
+        self.created: set[str] = set()
+        self.unreadable: dict[str, str] = {}
+        self.report_counts: dict[str, int] = {}
+        self.placed: dict[str, list[list[Placement]]] = {}
+
+    def __contains__(self, path: object) -> bool:
+        """Whether ``path`` exists, for resolving the reply's paths: a file created earlier in
+        the reply counts, so a later diff for it finds it instead of a tracked namesake; so
+        does every file given in ``files``, even one the reply deleted."""
+        return isinstance(path, str) and (
+            (path in self.texts and self.texts[path] is not None) or path in self.files
+        )
+
+    def load(self, path: str) -> None:
+        """Read ``path`` once, the first time the reply names it; a file that cannot be edited
+        is remembered with the reason, which becomes the refusal of every hunk for it."""
+        if path in self.texts:
+            return
+        try:
+            text = self.files.get(path, None)
+        except (UnreadableFile, UnicodeDecodeError) as err:
+            text = None
+            self.unreadable[path] = str(err) or f"{path} is binary or not UTF-8 text"
+        self.texts[path] = self.original[path] = text
+
+    def changed(self) -> dict[str, str | None]:
+        """The final text of every file the reply changed (None: deleted)."""
+        return {path: text for path, text in self.texts.items() if text != self.original[path]}
+
+    def apply(self, edit: FileEdit) -> list[HunkReport]:
+        """Apply one edit of the reply to the path it resolves to; one report per hunk."""
+        path, how = resolve_path(check_path(edit.path), self, self.known_paths)
+        self.load(path)
+        source = path
+        if edit.kind == "modify" and edit.old_path:
+            source, _ = resolve_path(check_path(edit.old_path), self, self.known_paths)
+            self.load(source)
+        first = self.report_counts.get(path, 0) + 1
+        if source != path:  # --- a/x +++ b/y: a rename, as git reads it
+            reports = self.rename(edit, source, path, first)
+        elif edit.kind == "whole-file" and path in self.seen_in_part and self.texts[path]:
+            why = _partial_view(path, self.seen_in_part)
+            reports = [_Target(edit, path, first).refuse(why)]
+        else:
+            reports = self.apply_to_path(_Target(edit, path, first, [how] if how else []))
+        self.report_counts[path] = first - 1 + max(1, len(reports))
+        return reports
+
+    def rename(self, edit: FileEdit, source: str, path: str, first: int) -> list[HunkReport]:
+        """Hunks against ``source`` whose result is written as ``path``, ``source`` removed."""
+        why = ""
+        if self.texts[source] is None:
+            why = f"the diff renames {source} to {path}, but {source} does not exist"
+        elif self.texts[path] is not None:
+            why = (
+                f"the diff renames {source} to {path}, but {path} exists; "
+                "cannot tell which is meant"
+            )
+        if why:
+            return _Target(edit, path, first).refuse_each(why, edit.hunks)
+        note = f"renamed {source} to {path}"
+        reports = self.apply_to_path(_Target(edit, source, first, [note]))
+        if any(report.status != "refused" for report in reports):
+            self.texts[path], self.texts[source] = self.texts[source], None
+            if source in self.placed:
+                self.placed[path] = self.placed.pop(source)
+        for report in reports:
+            report.path = path
+        return reports
+
+    def apply_to_path(self, target: _Target) -> list[HunkReport]:
+        """The edit applied to the (resolved) path it aims at, by its kind."""
+        if target.path in self.unreadable:
+            return target.refuse_each(self.unreadable[target.path], target.edit.hunks or [None])
+        if target.edit.kind == "delete":
+            return self.delete(target)
+        if target.edit.kind in ("new", "whole-file"):
+            return self.write_whole(target)
+        return self.modify(target)
+
+    def delete(self, target: _Target) -> list[HunkReport]:
+        """Delete the file, unless the lines the diff shows as removed are not the file's: then
+        the model deletes a file it does not know, and the deletion is refused."""
+        path, edit = target.path, target.edit
+        current = self.texts[path]
         if current is None:
-            return [_report(edit, path, first, "refused", f"cannot delete {path}: no such file")]
-        present = set(TextLines(current).norms)
-        missing = [
-            t for h in edit.hunks for op, t in h.lines if op == "-" and norm(t) not in present
-        ]
+            return [target.refuse(f"cannot delete {path}: no such file")]
+        missing = _lines_not_in(edit.hunks, current)
         if missing:
             why = (
                 f"the reply deletes {path}, but the lines it shows as removed are not in it: "
-                + "; ".join(repr(x.strip()) for x in missing[:3])
+                + "; ".join(repr(line.strip()) for line in missing[:3])
             )
-            return [_report(edit, path, first, "refused", why, edit.hunks[0])]
-        state[path] = None
-        return [_report(edit, path, first, *status(["deleted"]))]
-    if edit.kind in ("new", "whole-file"):
+            return [target.refuse(why, edit.hunks[0])]
+        self.texts[path] = None
+        return [target.accept(["deleted"])]
+
+    def write_whole(self, target: _Target) -> list[HunkReport]:
+        """Write a new file, or a whole file's new text, in the existing file's newline style.
+
+        Refused when it would lose lines: text for a file with text from an empty SEARCH, an
+        excerpt passed off as the whole file, a "new" file over an existing one.
+        """
+        path, edit = target.path, target.edit
+        current = self.texts[path]
         content = edit.content or ""
-        extra: list[str] = []
+        corrections: list[str] = []
         if edit.fmt == "search-replace-empty" and current is not None:
             if not is_blank(current.split("\n")):
-                return [_report(edit, path, first, "refused", NOTHING_TO_PLACE_BY)]
-            extra.append("empty SEARCH: filled the empty file")
+                return [target.refuse(NOTHING_TO_PLACE_BY)]
+            corrections.append("empty SEARCH: filled the empty file")
         if edit.kind == "whole-file" and edit.fmt == "files" and current:
             why = _not_whole(content, current)
             if why:
-                return [_report(edit, path, first, "refused", why)]
+                return [target.refuse(why)]
         if current is not None:
             content = _match_style(content, current)
         if edit.kind == "new" and current:
             if current == content:
-                st = status(["the file already has exactly this content; not created twice"])
-                return [_report(edit, path, first, *st)]
-            if path not in created:
-                why = (
-                    f"the reply creates {path} from /dev/null, but it exists with other content; "
-                    "send a diff against the existing file instead"
-                )
-                return [_report(edit, path, first, "refused", why)]
-            extra.append("replaces the version created earlier in this reply")
-        if current is None or path in created:
-            created.add(path)
-        state[path] = content
-        return [_report(edit, path, first, *status(extra))]
-    # modify
-    if current is None and edit.hunks and not any(h.old_lines for h in edit.hunks):
-        # Only added lines, for a file that does not exist: the same as a new file (and as an
-        # empty SEARCH), whatever the header says it comes from.
-        added = [t for h in edit.hunks for t in h.new_lines]
-        no_newline = edit.hunks[-1].no_newline_new
-        state[path] = "\n".join(added) + ("" if no_newline or not added else "\n")
-        created.add(path)
-        note = f"{path} did not exist: created it (a new file's diff comes from /dev/null)"
-        return [_report(edit, path, first, *status([note]), edit.hunks[0])]
-    if current is None:
-        why = f"{path} does not exist" + (
-            " (deleted earlier in this reply)" if path in state and path in created else ""
-        )
-        return [
-            _report(
-                edit, path, first + k, "refused", why + "; create it with a diff from /dev/null", h
-            )
-            for k, h in enumerate(edit.hunks)
-        ]
-    text = TextLines(current)
-    placements: list[tuple[int, Placement]] = []
-    reports: list[HunkReport] = []
+                note = "the file already has exactly this content; not created twice"
+                return [target.accept([note])]
+            if path not in self.created:
+                return [target.refuse(_exists_already(path))]
+            corrections.append("replaces the version created earlier in this reply")
+        if current is None or path in self.created:
+            self.created.add(path)
+        self.texts[path] = content
+        return [target.accept(corrections)]
+
+    def modify(self, target: _Target) -> list[HunkReport]:
+        """Place the diff's hunks against the same text and apply the accepted ones together,
+        by their original line numbers, so that they never shift each other."""
+        path, hunks = target.path, target.edit.hunks
+        current = self.texts[path]
+        if current is None:
+            return self.modify_missing(target)
+        text = TextLines(current)
+        accepted: list[tuple[int, Placement]] = []
+        reports: list[HunkReport] = []
+        for offset, placed in enumerate(_locate_hunks(hunks, text)):
+            report, placement = _judge_placement(target, offset, placed, accepted)
+            reports.append(report)
+            if placement is not None:
+                accepted.append((offset, placement))
+        if accepted:
+            accepted.sort(key=lambda offset_and_placement: offset_and_placement[1].start)
+            self.texts[path] = _splice(text, accepted, hunks)
+            self.placed.setdefault(path, []).append([placed for _, placed in accepted])
+        return reports
+
+    def modify_missing(self, target: _Target) -> list[HunkReport]:
+        """A diff for a file that does not exist: a new file when it only adds lines (the same
+        as a new file's diff and as an empty SEARCH, whatever its header says it comes from);
+        otherwise every hunk is refused."""
+        path, hunks = target.path, target.edit.hunks
+        if hunks and not any(hunk.old_lines for hunk in hunks):
+            added = [line for hunk in hunks for line in hunk.new_lines]
+            no_newline = hunks[-1].no_newline_new
+            self.texts[path] = "\n".join(added) + ("" if no_newline or not added else "\n")
+            self.created.add(path)
+            note = f"{path} did not exist: created it (a new file's diff comes from /dev/null)"
+            return [target.accept([note], hunks[0])]
+        # Every path is loaded before it is edited, so one the reply created is gone only if
+        # the reply deleted it.
+        deleted = " (deleted earlier in this reply)" if path in self.created else ""
+        why = f"{path} does not exist{deleted}; create it with a diff from /dev/null"
+        return target.refuse_each(why, hunks)
+
+
+def _lines_not_in(hunks: list[Hunk], current: str) -> list[str]:
+    """The lines the hunks remove that ``current`` does not have (compared as placing does)."""
+    present = set(TextLines(current).norms)
+    return [
+        line for hunk in hunks for op, line in hunk.lines if op == "-" and norm(line) not in present
+    ]
+
+
+def _exists_already(path: str) -> str:
+    return (
+        f"the reply creates {path} from /dev/null, but it exists with other content; "
+        "send a diff against the existing file instead"
+    )
+
+
+def _locate_hunks(hunks: list[Hunk], text: TextLines) -> list[Placement | Refusal]:
+    """Where each hunk of one diff goes in ``text``, all placed against the same text.
+
+    A header's line number is only a hint (0 for ``@@ -0,0``: the top); numbers that choose
+    among copies of the lines are refused when the diff's other numbers show they are off.
+    """
     hints = [
-        h.old_start - 1 if h.old_start else (0 if h.old_start == 0 else None) for h in edit.hunks
+        hunk.old_start - 1 if hunk.old_start else (0 if hunk.old_start == 0 else None)
+        for hunk in hunks
     ]
     located = [
-        locate(normalise(h.lines), text, hint, intends_change=h.changes)
-        for h, hint in zip(edit.hunks, hints, strict=True)
+        locate(normalise(hunk.lines), text, hint, intends_change=hunk.changes)
+        for hunk, hint in zip(hunks, hints, strict=True)
     ]
     _distrust_hints(located, hints)
-    for k, hunk in enumerate(edit.hunks):
-        number = first + k
-        placed = located[k]
-        if isinstance(placed, Refusal):
-            reports.append(
-                _report(
-                    edit, path, number, "refused", placed.reason, hunk, candidate=placed.candidate
-                )
-            )
-            continue
-        if placed.duplicate:
-            reports.append(
-                _report(edit, path, number, *status(placed.notes), hunk, line=placed.start + 1)
-            )
-            continue
-        clash = _overlap(placed, placements)
-        if clash is not None:
-            other_k, other = clash
-            if [(o, t) for o, t, _ in other.ops] == [(o, t) for o, t, _ in placed.ops]:
-                st = status([f"same as hunk {first + other_k}; applied once"])
-                reports.append(_report(edit, path, number, *st, hunk, line=placed.start + 1))
-            else:
-                reports.append(
-                    _report(
-                        edit,
-                        path,
-                        number,
-                        "refused",
-                        f"overlaps hunk {first + other_k} "
-                        f"(lines {other.start + 1}-{max(other.end, other.start + 1)})",
-                        hunk,
-                    )
-                )
-            continue
-        placements.append((k, placed))
-        extra = list(placed.notes)
-        if (
-            hunk.old_start
-            and placed.method != "insert"
-            and placed.start != hunk.old_start - 1
-            and not any("precede" in n for n in extra)
-        ):
-            extra.append(f"placed at line {placed.start + 1}, not {hunk.old_start}")
-        st = status(extra)
-        if not placed.changes:
-            st = (st[0], "; ".join(x for x in [st[1], "no change"] if x))
-        reports.append(_report(edit, path, number, *st, hunk, line=placed.start + 1))
-    if placements:
-        placements.sort(key=lambda kp: kp[1].start)
-        state[path] = _splice(text, placements, edit.hunks)
-        result.placed.setdefault(path, []).append([p for _, p in placements])
-    return reports
+    return located
+
+
+def _judge_placement(
+    target: _Target,
+    offset: int,
+    placed: Placement | Refusal,
+    accepted: list[tuple[int, Placement]],
+) -> tuple[HunkReport, Placement | None]:
+    """The report for one located hunk, and its placement when it is to be applied.
+
+    A hunk is applied unless placing it was refused, its change is in the file already, or it
+    overlaps a hunk of the same diff accepted before it (then it is refused, or, when it is
+    the same change, reported as applied once).
+    """
+    hunk = target.edit.hunks[offset]
+    if isinstance(placed, Refusal):
+        return target.refuse(placed.reason, hunk, offset, candidate=placed.candidate), None
+    line = placed.start + 1
+    if placed.duplicate:
+        return target.accept(placed.notes, hunk, offset, line=line), None
+    clash = _overlap(placed, accepted)
+    if clash is not None:
+        return _overlap_report(target, offset, placed, clash), None
+    status, detail = target.outcome(_placement_notes(hunk, placed))
+    if not placed.changes:
+        detail = "; ".join(note for note in [detail, "no change"] if note)
+    return target.report(offset, status, detail, hunk, line=line), placed
+
+
+def _overlap_report(
+    target: _Target, offset: int, placed: Placement, clash: tuple[int, Placement]
+) -> HunkReport:
+    """A hunk overlapping an accepted one: the same change said twice is applied once; two
+    different changes to the same lines cannot both be right, so the later one is refused."""
+    hunk = target.edit.hunks[offset]
+    other_offset, other = clash
+    other_number = target.first + other_offset
+    if [(op, line) for op, line, _ in other.ops] == [(op, line) for op, line, _ in placed.ops]:
+        note = f"same as hunk {other_number}; applied once"
+        return target.accept([note], hunk, offset, line=placed.start + 1)
+    why = (
+        f"overlaps hunk {other_number} (lines {other.start + 1}-{max(other.end, other.start + 1)})"
+    )
+    return target.refuse(why, hunk, offset)
+
+
+def _placement_notes(hunk: Hunk, placed: Placement) -> list[str]:
+    """How placing corrected the hunk, and the line it went to when its number was wrong
+    (unless a note already says where it went: "... precede ...")."""
+    notes = list(placed.notes)
+    if (
+        hunk.old_start
+        and placed.method != "insert"
+        and placed.start != hunk.old_start - 1
+        and not any("precede" in note for note in notes)
+    ):
+        notes.append(f"placed at line {placed.start + 1}, not {hunk.old_start}")
+    return notes
 
 
 def _distrust_hints(located: list[Placement | Refusal], hints: list[int | None]) -> None:
