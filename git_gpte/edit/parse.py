@@ -245,28 +245,23 @@ def _read_file_diff(
     new_raw: str,
     in_fence: bool,
 ) -> tuple[FileEdit, int]:
-    old, new = _strip_prefixes(old_raw, new_raw)
-    if new == _DEV_NULL:
-        edit = FileEdit(path=old, kind="delete", old_path=old)
-    elif old == _DEV_NULL:
-        edit = FileEdit(path=new, kind="new")
-    else:
-        edit = FileEdit(path=new, kind="modify", old_path=old)
-    n = len(lines)
+    """The diff of one file whose ---/+++ headers end just before line ``i``, and the line
+    after it.
+
+    The diff ends where its fence closes, where the next file's headers start, or at a line
+    that cannot be part of it. Inside a fence, or while a hunk's header counts still expect
+    lines, a line without a leading space is read as context that lost its space.
+    """
+    edit = _edit_from_headers(old_raw, new_raw)
     fence_id = region[i - 2] if region is not None else 0
     hunk: Hunk | None = None
-    old_left = new_left = -1
-    while i < n:
+    old_left = new_left = -1  # lines the hunk's header counts still expect (-1: no counts)
+    while i < len(lines):
         line = lines[i]
         if region is not None and fence_id > 0 and region[i] != fence_id:
             break  # the fence closed
         counted = hunk is not None and (old_left > 0 or new_left > 0)
-        if (
-            line.startswith("--- ")
-            and i + 1 < n
-            and lines[i + 1].startswith("+++ ")
-            and (not counted or (i + 2 < n and lines[i + 2].startswith("@@")))
-        ):
+        if _next_file_starts(lines, i, counted):
             break
         match = _HUNK.match(line) if line.startswith("@@") else None
         if match or (line.startswith("@@") and not counted):
@@ -274,61 +269,110 @@ def _read_file_diff(
             edit.hunks.append(hunk)
             old_left = hunk.old_count if hunk.old_count is not None else -1
             new_left = hunk.new_count if hunk.new_count is not None else -1
-            i += 1
-            continue
-        if hunk is None:
-            if (
-                line.strip()
-                and not in_fence
-                and not line.startswith(
-                    (
-                        "index ",
-                        "new file",
-                        "deleted file",
-                        "similarity",
-                        "rename ",
-                        "old mode",
-                        "new mode",
-                    )
-                )
-            ):
+        elif hunk is None:
+            if not _may_precede_hunks(line, in_fence):
                 break
-            i += 1
-            continue
-        op: Op
-        if line.startswith("\\"):
-            if hunk.lines:
-                last_op = hunk.lines[-1][0]
-                if last_op == "+":
-                    hunk.no_newline_new = True
-                elif last_op == "-":
-                    hunk.no_newline_old = True
-                else:
-                    hunk.no_newline_old = hunk.no_newline_new = True
-            i += 1
-            continue
-        if line.startswith(("+", "-", " ")):
-            op, text = line[0], line[1:]  # type: ignore[assignment]
-        elif line == "":
-            op, text = " ", ""
-        elif in_fence or counted:
-            op, text = " ", line  # a context line that lost its leading space
+        elif line.startswith("\\"):
+            _mark_no_newline(hunk)
         else:
-            break
-        hunk.lines.append((op, text))
-        if op != "+":
-            old_left -= 1
-        if op != "-":
-            new_left -= 1
+            op_and_text = _hunk_line(line, in_fence or counted)
+            if op_and_text is None:
+                break
+            hunk.lines.append(op_and_text)
+            if op_and_text[0] != "+":
+                old_left -= 1
+            if op_and_text[0] != "-":
+                new_left -= 1
         i += 1
-    for h in edit.hunks:
-        _trim_trailing_blanks(h)
-    if edit.kind == "new":
-        edit.content = "\n".join(t for h in edit.hunks for op, t in h.lines if op != "-")
-        if edit.content or edit.hunks:
-            no_nl = bool(edit.hunks) and edit.hunks[-1].no_newline_new
-            edit.content += "" if no_nl or not edit.content else "\n"
+    _finish_file_diff(edit)
     return edit, i
+
+
+def _edit_from_headers(old_raw: str, new_raw: str) -> FileEdit:
+    """The edit a ---/+++ pair announces: a deletion (to /dev/null), a new file (from
+    /dev/null) or a change, which is a rename when the two paths differ."""
+    old, new = _strip_prefixes(old_raw, new_raw)
+    if new == _DEV_NULL:
+        return FileEdit(path=old, kind="delete", old_path=old)
+    if old == _DEV_NULL:
+        return FileEdit(path=new, kind="new")
+    return FileEdit(path=new, kind="modify", old_path=old)
+
+
+def _next_file_starts(lines: list[str], i: int, counted: bool) -> bool:
+    """Whether line ``i`` starts the next file's ---/+++ headers.
+
+    While a hunk's counts still expect lines, ``--- x`` may be a removed line ``-- x``: only
+    headers followed by an ``@@`` line end the hunk then.
+    """
+    n = len(lines)
+    return (
+        lines[i].startswith("--- ")
+        and i + 1 < n
+        and lines[i + 1].startswith("+++ ")
+        and (not counted or (i + 2 < n and lines[i + 2].startswith("@@")))
+    )
+
+
+# What git writes between a diff's headers and its first hunk.
+_GIT_EXTENDED_HEADERS = (
+    "index ",
+    "new file",
+    "deleted file",
+    "similarity",
+    "rename ",
+    "old mode",
+    "new mode",
+)
+
+
+def _may_precede_hunks(line: str, in_fence: bool) -> bool:
+    """Whether a line between the headers and the first ``@@`` belongs to the diff: a blank
+    line, git's extended headers, anything inside the diff's fence. Prose outside a fence
+    there means the headers were not a diff's (no hunk follows)."""
+    return not line.strip() or in_fence or line.startswith(_GIT_EXTENDED_HEADERS)
+
+
+def _mark_no_newline(hunk: Hunk) -> None:
+    """``\\ No newline at end of file`` applies to the side(s) of the line before it."""
+    if not hunk.lines:
+        return
+    last_op = hunk.lines[-1][0]
+    if last_op == "+":
+        hunk.no_newline_new = True
+    elif last_op == "-":
+        hunk.no_newline_old = True
+    else:
+        hunk.no_newline_old = hunk.no_newline_new = True
+
+
+def _hunk_line(line: str, lost_space_is_context: bool) -> tuple[Op, str] | None:
+    """(op, text) of a line inside a hunk, or None when the line ends the hunk.
+
+    An empty line is an empty context line (editors strip the lone space). A line with no op
+    is context that lost its leading space only where that is certain to be hunk text
+    (``lost_space_is_context``: inside the diff's fence, or within the header's counts).
+    """
+    if line.startswith(("+", "-", " ")):
+        op: Op = "+" if line[0] == "+" else "-" if line[0] == "-" else " "
+        return op, line[1:]
+    if line == "":
+        return " ", ""
+    if lost_space_is_context:
+        return " ", line
+    return None
+
+
+def _finish_file_diff(edit: FileEdit) -> None:
+    """Trim each hunk's trailing separator lines; a new file's content is its added text."""
+    for hunk in edit.hunks:
+        _trim_trailing_blanks(hunk)
+    if edit.kind != "new":
+        return
+    edit.content = "\n".join(t for h in edit.hunks for op, t in h.lines if op != "-")
+    if edit.content or edit.hunks:
+        no_newline = bool(edit.hunks) and edit.hunks[-1].no_newline_new
+        edit.content += "" if no_newline or not edit.content else "\n"
 
 
 def _new_hunk(line: str, match: re.Match[str] | None) -> Hunk:
