@@ -648,67 +648,77 @@ def _holds_diff(language: str, path: str, body: list[str]) -> bool:
 
 # ---------------------------------------------------------------------------- SEARCH/REPLACE
 def _parse_search_replace(lines: list[str]) -> _Found:
-    problems: list[str] = []
-    found = _Found(problems=problems)
+    """SEARCH/REPLACE blocks, each for the path named above it or, failing that, for the path
+    of the block before it (models name the file once for several blocks)."""
+    found = _Found()
     last_path: str | None = None
     i = 0
-    n = len(lines)
-    while i < n:
+    while i < len(lines):
         if not _SEARCH.match(lines[i]):
             i += 1
             continue
-        path = None
-        for back in range(1, 4):
-            if i - back < 0:
-                break
-            prev = lines[i - back]
-            fence = _FENCE.match(prev)
-            if fence:
-                info = fence.group(3)
-                candidate = _path_from_line(info, explicit=True) if info else None
-                if candidate:
-                    path = candidate
-                    break
-                continue
-            candidate = _path_from_line(prev)
-            if candidate:
-                path = candidate
-                break
-            if prev.strip():
-                break
-        path = path or last_path
+        path = _path_above_search(lines, i) or last_path
         start = i
-        search: list[str] = []
-        replace: list[str] = []
-        i += 1
-        while i < n and not _DIVIDER.match(lines[i]) and not _SEARCH.match(lines[i]):
-            search.append(lines[i])
-            i += 1
-        if i >= n or not _DIVIDER.match(lines[i]):
-            problems.append(
-                f"SEARCH block at reply line {start + 1} has no ======= divider; ignored"
-            )
+        search, replace, problem, i = _read_search_block(lines, start)
+        if problem:
+            found.problems.append(problem)
             continue
-        i += 1
-        while i < n and not _REPLACE.match(lines[i]) and not _SEARCH.match(lines[i]):
-            if _DIVIDER.match(lines[i]):  # a second divider: aider's "merge conflict" style
-                replace = []
-            else:
-                replace.append(lines[i])
-            i += 1
-        if i >= n or not _REPLACE.match(lines[i]):
-            problems.append(
-                f"SEARCH block at reply line {start + 1} has no >>>>>>> REPLACE end; ignored"
-            )
-            continue
-        i += 1
         if path is None:
-            problems.append(f"SEARCH block at reply line {start + 1} names no file; ignored")
+            found.problems.append(f"SEARCH block at reply line {start + 1} names no file; ignored")
             found.spans.append((start, i))
             continue
         last_path = path
         found.edits.append((start, i, search_replace_edit(path, search, replace)))
     return found
+
+
+def _path_above_search(lines: list[str], i: int) -> str | None:
+    """The path named in the three lines above the SEARCH marker at line ``i``: a path line,
+    or a fence's info string (a fence without one is looked past). Prose stops the search."""
+    for back in range(1, 4):
+        if i - back < 0:
+            break
+        previous = lines[i - back]
+        fence = _FENCE.match(previous)
+        if fence:
+            info = fence.group(3)
+            candidate = _path_from_line(info, explicit=True) if info else None
+            if candidate:
+                return candidate
+            continue
+        candidate = _path_from_line(previous)
+        if candidate:
+            return candidate
+        if previous.strip():
+            break
+    return None
+
+
+def _read_search_block(lines: list[str], start: int) -> tuple[list[str], list[str], str, int]:
+    """(search lines, replace lines, problem, next line) of the block whose SEARCH marker is at
+    line ``start``. A block missing its divider or end is a problem ("" when none); the next
+    line is then where reading stopped, so a SEARCH marker there starts the next block."""
+    n = len(lines)
+    search: list[str] = []
+    replace: list[str] = []
+    i = start + 1
+    while i < n and not _DIVIDER.match(lines[i]) and not _SEARCH.match(lines[i]):
+        search.append(lines[i])
+        i += 1
+    if i >= n or not _DIVIDER.match(lines[i]):
+        problem = f"SEARCH block at reply line {start + 1} has no ======= divider; ignored"
+        return search, replace, problem, i
+    i += 1
+    while i < n and not _REPLACE.match(lines[i]) and not _SEARCH.match(lines[i]):
+        if _DIVIDER.match(lines[i]):  # a second divider: aider's "merge conflict" style
+            replace = []
+        else:
+            replace.append(lines[i])
+        i += 1
+    if i >= n or not _REPLACE.match(lines[i]):
+        problem = f"SEARCH block at reply line {start + 1} has no >>>>>>> REPLACE end; ignored"
+        return search, replace, problem, i
+    return search, replace, "", i + 1
 
 
 def search_replace_edit(path: str, search: list[str], replace: list[str]) -> FileEdit:
