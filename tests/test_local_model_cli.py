@@ -492,3 +492,22 @@ def test_a_rename_made_at_the_call_only_renames_the_definition(
     )
     code, out, err = improve(repo, llm_server, "make summarize safer")
     assert code == 6 and "undefined name 'safe_discount'" in err
+
+
+def test_a_file_written_out_twice_is_cut_at_the_second_copy(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen with the real model on a three-file rename: report.py written out twice, line for
+    # line (190 lines, minutes on a small machine). The stream is stopped at the second copy.
+    long_shop = SHOP + "".join(f"\n\ndef helper_{n}(x):\n    return x + {n}\n" for n in range(12))
+    repo = make_repo(tmp_path / "r", {"invoice.py": long_shop})
+    hinted = long_shop.replace("(text):", "(text: str) -> int:")
+    tail = "\n\nThat is all.\n" + "Padding the reply so the stream goes on. " * 40
+    llm_server.queue(_whole(hinted) + "\n" + _whole(hinted) + tail)
+    code, _out, err = improve(repo, llm_server, "add type hints to parse_quantity", "-b", "hints")
+    assert code == 0, err
+    assert git(repo, "show", "hints:invoice.py") == hinted
+    assert "invoice.py out a second time, unchanged; stopped it there" in err
+    run_id = git(repo, "log", "-1", "--format=%(trailers:key=Gpte-Run,valueonly)", "hints").strip()
+    run = run_gpte("log", "show", run_id, "--full", cwd=repo, env=local_env(llm_server))
+    assert "That is all." not in run.stdout and run.stdout.count("def helper_11") == 2

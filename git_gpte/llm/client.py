@@ -24,7 +24,7 @@ from .images import Image, load_image
 from .kinds import kind_of
 from .models import ANTHROPIC, COMPATIBLE, OPENAI, ModelInfo, output_cap, request_timeout
 from .providers import Completion, Provider, ProviderFailure, Request, make_provider
-from .repetition import LoopWatch, loop_start
+from .repetition import STEP, LoopWatch, loop_start
 from .retry import RetryClock, RetryPolicy
 from .runlog import Exchange, Run
 from .tokens import IMAGE_TOKENS, count_text, estimate_tokens, format_tokens
@@ -43,6 +43,20 @@ _TOO_LONG = re.compile(
     r"context (?:size|window)|context window of",
     re.IGNORECASE,
 )
+
+
+# A caller's judgement that a streaming reply has said all it needs to: where to cut it and
+# what to tell the user, or None to go on (see ``LLM.ask``'s ``enough``).
+Enough = Callable[[str], "tuple[int, str] | None"]
+
+
+class _Enough(Exception):
+    """Raised from the token callback when the caller's ``enough`` says the reply is done."""
+
+    def __init__(self, cut: int, note: str) -> None:
+        super().__init__(cut)
+        self.cut = cut
+        self.note = note
 
 
 class _Looping(Exception):
@@ -164,9 +178,13 @@ class LLM:
         images: Sequence[str | Path] = (),
         *,
         temperature: float | None = None,
+        enough: Enough | None = None,
     ) -> Reply:
         """One call. ``temperature`` overrides the configured one for this call (a retry of a
-        small model that gave the same answer twice is asked to vary it)."""
+        small model that gave the same answer twice is asked to vary it). ``enough`` looks at
+        the text received so far, every few hundred characters: when it gives a cut point, the
+        reply ends there as if the model had stopped (a small model that starts writing out
+        again a file it already wrote costs minutes for nothing), and its note is shown."""
         info = self.info
         heat = self.temperature if temperature is None else temperature
         sent = [dict(m) for m in messages]
@@ -209,6 +227,8 @@ class LLM:
         clock = RetryClock(self.policy)
         partial: list[str] = []
         watch = LoopWatch()
+        looked_at = [0]
+        stopped = ""
 
         def on_token(piece: str) -> None:
             partial.append(piece)
@@ -216,6 +236,11 @@ class LLM:
             cut = watch.feed(piece)
             if cut is not None:
                 raise _Looping(cut)
+            if enough is not None and watch.size >= looked_at[0] + STEP:
+                looked_at[0] = watch.size
+                done = enough("".join(partial))
+                if done is not None:
+                    raise _Enough(*done)
 
         attempts = 0
         in_call = False
@@ -231,6 +256,10 @@ class LLM:
                     break
                 except _Looping as looping:
                     completion = Completion("".join(partial)[: looping.cut], "loop", None, None)
+                    break
+                except _Enough as done:
+                    completion = Completion("".join(partial)[: done.cut], "stop", None, None)
+                    stopped = done.note
                     break
                 except ProviderFailure as failure:
                     in_call = False
@@ -268,15 +297,14 @@ class LLM:
                 self.run.interrupted()
             raise
 
-        if completion.finish_reason != "loop":
-            cut = loop_start(completion.text)  # a reply that was not streamed
-            if cut is not None:
-                text, used = completion.text[:cut], (completion.tokens_in, completion.tokens_out)
-                completion = Completion(text, "loop", *used)
+        if completion.finish_reason != "loop" and not stopped:
+            completion, stopped = _judged(completion, enough)  # a reply that was not streamed
         reply = self._reply(completion, sent, attempts, started)
         self.console.end_stream(
             f"received {len(reply.text):,} characters: {reply.usage.describe()}"
         )
+        if stopped:
+            self.console.info(stopped)
         self._count(reply)
         error = None
         if reply.finish_reason == "length":
@@ -461,3 +489,16 @@ class LLM:
                 images=[image.reference() for image in loaded],
             )
         )
+
+
+def _judged(completion: Completion, enough: Enough | None) -> tuple[Completion, str]:
+    """A whole reply (not streamed) looked at as a streamed one is: cut where it loops, or
+    where ``enough`` says it has said all it needs to (with the note to show)."""
+    used = (completion.tokens_in, completion.tokens_out)
+    cut = loop_start(completion.text)
+    if cut is not None:
+        return Completion(completion.text[:cut], "loop", *used), ""
+    done = enough(completion.text) if enough is not None else None
+    if done is not None:
+        return Completion(completion.text[: done[0]], completion.finish_reason, *used), done[1]
+    return completion, ""

@@ -225,9 +225,15 @@ class _Loop:
         heat = None
         if not first and self.plan.model.self_hosted:
             heat = max(self.llm.temperature, RETRY_TEMPERATURE)
+        from ..edit.repeated import repeated_file
+
+        whole = EDIT_FORMATS[self.plan.edit_format].whole_files
         try:
             reply = self.llm.ask(
-                messages, images=self.plan.images if first else (), temperature=heat
+                messages,
+                images=self.plan.images if first else (),
+                temperature=heat,
+                enough=repeated_file if whole else None,
             )
         except ReplyTruncated as exc:
             self.conversation = messages

@@ -1,0 +1,69 @@
+"""Noticing a reply that starts writing out again a whole file it already wrote.
+
+A small model asked for whole files sometimes writes a file, then the same file again, line
+for line: on a small machine that second copy costs as long as the first and adds nothing. Once
+a file block under a path already written has begun with the same lines as the earlier block
+(enough of them to be sure, or all of a short one), the reply has said everything it will: it
+can be cut before the second copy's path line. A second block that differs from the first within
+those lines is a correction and is let through (one that differs only further down is taken
+for a copy: the first is kept, and the checks judge it). Pure functions on text.
+"""
+
+from __future__ import annotations
+
+import re
+
+# How many identical lines of a second block make it a copy (all of them for a shorter block).
+SAME_LINES = 20
+_PATH_LINE = re.compile(r"^(?:File:\s*)?[`*]*([\w./-]+\.\w+)[`*]*:?$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def repeated_file(text: str) -> tuple[int, str] | None:
+    """Where to cut ``text`` (the start of the repeating block's path line) and a note saying
+    why, when it has begun a file block that copies an earlier block for the same path."""
+    lines = text.split("\n")
+    complete = len(lines) - 1  # the last piece may be a line still being written
+    starts = _line_starts(lines)
+    written: dict[str, list[str]] = {}
+    index = 0
+    while index < complete - 1:
+        header = _PATH_LINE.match(lines[index].strip())
+        fence = _FENCE.match(lines[index + 1])
+        if header is None or fence is None:
+            index += 1
+            continue
+        path = header.group(1)
+        body, end = _body(lines, index + 2, complete, fence.group(1))
+        earlier = written.get(path)
+        if earlier is None:
+            written[path] = body
+        elif _copies(body, earlier):
+            note = f"the reply began writing {path} out a second time, unchanged; stopped it there"
+            return starts[index], note
+        index = end + 1
+    return None
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    starts, offset = [], 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    return starts
+
+
+def _body(lines: list[str], first: int, complete: int, fence: str) -> tuple[list[str], int]:
+    """A block's complete lines from ``first`` up to its closing fence (or the text so far),
+    and the index of that fence."""
+    closer = re.compile(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+    index = first
+    while index < complete and not closer.match(lines[index]):
+        index += 1
+    return lines[first:index], index
+
+
+def _copies(body: list[str], earlier: list[str]) -> bool:
+    """Whether ``body`` (so far) is the start of ``earlier`` and long enough to say so."""
+    needed = min(SAME_LINES, len(earlier))
+    return needed > 0 and len(body) >= needed and body[:needed] == earlier[:needed]

@@ -1,0 +1,34 @@
+"""A reply writing out again a whole file it already wrote is cut (``edit.repeated``)."""
+
+from __future__ import annotations
+
+from git_gpte.edit.repeated import SAME_LINES, repeated_file
+
+BODY = "\n".join(f"line_{n} = {n}" for n in range(30)) + "\n"
+
+
+def block(path: str, body: str, header: str = "File: ") -> str:
+    return f"{header}{path}\n```python\n{body}```\n\n"
+
+
+def test_a_second_identical_copy_is_cut_before_its_path_line() -> None:
+    first = "Here it is.\n\n" + block("a.py", BODY)
+    text = first + block("a.py", BODY)
+    found = repeated_file(text)
+    assert found is not None and found[0] == len(first)
+    assert "a.py out a second time" in found[1]
+    # While the copy streams: cut once enough of it has come.
+    partial = first + block("a.py", BODY)[: len("File: a.py\n```python\n") + 25 * 12]
+    assert repeated_file(partial) == (len(first), found[1])
+
+
+def test_other_files_corrections_and_short_starts_go_on() -> None:
+    assert repeated_file(block("a.py", BODY) + block("b.py", BODY)) is None
+    changed = BODY.replace("line_3 = 3", "line_3 = 4")
+    assert repeated_file(block("a.py", BODY) + block("a.py", changed)) is None
+    few = "\n".join(BODY.split("\n")[: SAME_LINES - 5]) + "\n"
+    assert repeated_file(block("a.py", BODY) + "a.py\n```python\n" + few) is None
+    # A short file repeated whole is a copy too; a bare path line is a header as well.
+    short = "x = 1\ny = 2\n"
+    assert repeated_file(block("s.py", short, "") + block("s.py", short, "")) is not None
+    assert repeated_file("no blocks at all") is None
