@@ -18,11 +18,14 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from . import terms as T
 from .languages import SPECS, LanguageSpec, language_of
 from .tokens import count_pieces
+
+if TYPE_CHECKING:  # types only: tree-sitter itself is imported when a file is parsed
+    from tree_sitter import Node, Parser
 
 # A class/impl/module (or a statement holding definitions) longer than this is split into its
 # header and members.
@@ -60,6 +63,23 @@ class Chunk:
     pieces: int = 0  # tokens.count_pieces of its text: what it costs in o200k tokens
 
 
+# A chunk as the index stores it: Chunk's fields in order (a JSON array).
+ChunkRow = tuple[int, int, str, str, int | None, str, int, int, dict[str, int], list[str], int]
+
+
+class FileRecordJson(TypedDict):
+    """A FileRecord as the index stores it (compressed JSON)."""
+
+    lang: str | None
+    lines: int
+    nbytes: int
+    imports: list[str]
+    defs: list[tuple[str, int]]
+    terms: dict[str, int]
+    pieces: int
+    chunks: list[ChunkRow]
+
+
 @dataclass
 class FileRecord:
     """What the index keeps for one blob."""
@@ -73,7 +93,7 @@ class FileRecord:
     terms: dict[str, int]
     pieces: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FileRecordJson:
         return {
             "lang": self.lang,
             "lines": self.lines,
@@ -83,7 +103,7 @@ class FileRecord:
             "terms": self.terms,
             "pieces": self.pieces,
             "chunks": [
-                [
+                (
                     c.start,
                     c.end,
                     c.kind,
@@ -95,13 +115,13 @@ class FileRecord:
                     c.terms,
                     c.idents,
                     c.pieces,
-                ]
+                )
                 for c in self.chunks
             ],
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FileRecord:
+    def from_json(cls, data: FileRecordJson) -> FileRecord:
         return cls(
             lang=data["lang"],
             lines=data["lines"],
@@ -123,7 +143,7 @@ def split_lines(text: str) -> list[str]:
 
 
 @functools.cache
-def _parser(lang: str) -> Any | None:
+def _parser(lang: str) -> Parser | None:
     try:
         from tree_sitter_language_pack import get_parser
 
@@ -143,7 +163,7 @@ class _Unit:
     members: list[_Unit]
 
 
-def _node_name(node: Any, spec: LanguageSpec) -> str:
+def _node_name(node: Node, spec: LanguageSpec) -> str:
     name = node.child_by_field_name("name")
     if name is None and node.type == "impl_item":
         name = node.child_by_field_name("type")
@@ -163,7 +183,7 @@ def _node_name(node: Any, spec: LanguageSpec) -> str:
     return text.split("::")[-1].split(".")[-1].strip()
 
 
-def _definition(node: Any, spec: LanguageSpec) -> tuple[Any, str, str] | None:
+def _definition(node: Node, spec: LanguageSpec) -> tuple[Node, str, str] | None:
     """(definition node, kind, name) when ``node`` is or wraps a definition."""
     if node.type in spec.wrappers:
         for child in node.named_children:
@@ -192,9 +212,9 @@ def _definition(node: Any, spec: LanguageSpec) -> tuple[Any, str, str] | None:
     return node, kind, name
 
 
-def _members(node: Any, spec: LanguageSpec, depth: int = 0) -> list[Any]:
+def _members(node: Node, spec: LanguageSpec, depth: int = 0) -> list[Node]:
     """Definitions directly inside a container (through its body node)."""
-    found: list[Any] = []
+    found: list[Node] = []
     for child in node.named_children:
         if _definition(child, spec) is not None:
             found.append(child)
@@ -224,7 +244,7 @@ def _attach_leading(lines: list[str], start: int, floor: int, spec: LanguageSpec
     return line
 
 
-def _unit(node: Any, spec: LanguageSpec, lines: list[str], floor: int, top: bool) -> _Unit | None:
+def _unit(node: Node, spec: LanguageSpec, lines: list[str], floor: int, top: bool) -> _Unit | None:
     found = _definition(node, spec)
     if found is None:
         return None
@@ -248,9 +268,9 @@ def _unit(node: Any, spec: LanguageSpec, lines: list[str], floor: int, top: bool
     return _Unit(start, end, kind, name, _first_line(lines, sig_line), sig_line, members)
 
 
-def _nested_definitions(node: Any, spec: LanguageSpec, depth: int = 0) -> list[Any]:
+def _nested_definitions(node: Node, spec: LanguageSpec, depth: int = 0) -> list[Node]:
     """Definitions inside a statement (``if``/``try``/``#ifdef`` bodies), not inside others."""
-    found: list[Any] = []
+    found: list[Node] = []
     for child in node.named_children:
         if _definition(child, spec) is not None:
             found.append(child)
@@ -259,7 +279,7 @@ def _nested_definitions(node: Any, spec: LanguageSpec, depth: int = 0) -> list[A
     return found
 
 
-def _compound_unit(node: Any, spec: LanguageSpec, lines: list[str], floor: int) -> _Unit | None:
+def _compound_unit(node: Node, spec: LanguageSpec, lines: list[str], floor: int) -> _Unit | None:
     """A long top-level statement that holds definitions (``if PY2: def ...``, ``try: ...
     except ImportError: def ...``, ``#ifdef``) as a block whose definitions are chunks of
     their own, like a class's methods: otherwise the whole statement is one chunk that no
@@ -330,7 +350,7 @@ def _is_import_line(text: str) -> bool:
     return stripped.startswith(("import ", "from ", "#include", "use ", "require", "package "))
 
 
-def _tree_chunks(lines: list[str], root: Any, spec: LanguageSpec) -> list[Chunk]:
+def _tree_chunks(lines: list[str], root: Node, spec: LanguageSpec) -> list[Chunk]:
     n = len(lines)
     units: list[_Unit] = []
     statements: list[tuple[int, int]] = []  # top-level non-definition spans
