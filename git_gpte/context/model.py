@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,42 @@ class LineRange:
 
     def __str__(self) -> str:
         return f"{self.start}-{self.end}"
+
+
+class PickJson(TypedDict):
+    """A Pick in ``git gpte context --json`` and the dry run's report."""
+
+    path: str
+    blob: str
+    whole: bool
+    ranges: list[list[int]]
+    tokens: int
+    score: float
+    reasons: list[str]
+    lines: int
+    file_tokens: int
+
+
+class MapEntryJson(TypedDict):
+    """A MapEntry as JSON: signatures are ``[line, text]`` pairs."""
+
+    path: str
+    score: float
+    signatures: list[tuple[int, str]]
+    tokens: int
+
+
+class ContextSelectionJson(TypedDict):
+    """A ContextSelection as JSON (without the request, which the caller already has)."""
+
+    commit: str
+    budget: int
+    tokens: int
+    tokens_exact: bool
+    candidates: int
+    picks: list[PickJson]
+    map: list[MapEntryJson]
+    skipped: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -36,7 +72,7 @@ class Pick:
     lines: int  # lines in the whole file
     file_tokens: int  # estimated tokens of the whole file
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PickJson:
         return {
             "path": self.path,
             "blob": self.blob,
@@ -78,11 +114,11 @@ class MapEntry:
     signatures: tuple[Signature, ...]
     tokens: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> MapEntryJson:
         return {
             "path": self.path,
             "score": round(self.score, 4),
-            "signatures": [[s.line, s.text] for s in self.signatures],
+            "signatures": [(s.line, s.text) for s in self.signatures],
             "tokens": self.tokens,
         }
 
@@ -116,7 +152,7 @@ class ContextSelection:
     def tokens(self) -> int:
         return self.pick_tokens + self.map_tokens
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ContextSelectionJson:
         return {
             "commit": self.commit,
             "budget": self.budget,
