@@ -227,6 +227,16 @@ def _members(node: Node, spec: LanguageSpec, depth: int = 0) -> list[Node]:
     return found
 
 
+def _line_span(node: Node) -> tuple[int, int]:
+    """A node's first and last line, 1-based; a node that ends at the start of a line (after its
+    newline) ends on the line before."""
+    start = node.start_point[0] + 1
+    end = node.end_point[0] + 1
+    if node.end_point[1] == 0 and end > start:
+        end -= 1
+    return start, end
+
+
 def _first_line(lines: list[str], line: int) -> str:
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     return text[:160]
@@ -249,10 +259,7 @@ def _unit(node: Node, spec: LanguageSpec, lines: list[str], floor: int, top: boo
     if found is None:
         return None
     inner, kind, name = found
-    start = node.start_point[0] + 1
-    end = node.end_point[0] + 1
-    if node.end_point[1] == 0 and end > start:
-        end -= 1
+    start, end = _line_span(node)
     start = _attach_leading(lines, start, floor, spec)
     sig_line = inner.start_point[0] + 1
     members: list[_Unit] = []
@@ -284,10 +291,7 @@ def _compound_unit(node: Node, spec: LanguageSpec, lines: list[str], floor: int)
     except ImportError: def ...``, ``#ifdef``) as a block whose definitions are chunks of
     their own, like a class's methods: otherwise the whole statement is one chunk that no
     small budget can take."""
-    start = node.start_point[0] + 1
-    end = node.end_point[0] + 1
-    if node.end_point[1] == 0 and end > start:
-        end -= 1
+    start, end = _line_span(node)
     if start <= floor or end - start + 1 <= SPLIT_CONTAINER_LINES:
         return None
     members: list[_Unit] = []
@@ -350,103 +354,143 @@ def _is_import_line(text: str) -> bool:
     return stripped.startswith(("import ", "from ", "#include", "use ", "require", "package "))
 
 
-def _tree_chunks(lines: list[str], root: Node, spec: LanguageSpec) -> list[Chunk]:
-    n = len(lines)
+def _top_level(
+    lines: list[str], root: Node, spec: LanguageSpec
+) -> tuple[list[_Unit], list[tuple[int, int]]]:
+    """The file's top-level definitions as units, and the line spans of its other top-level
+    statements (what lies between the definitions)."""
     units: list[_Unit] = []
-    statements: list[tuple[int, int]] = []  # top-level non-definition spans
+    statements: list[tuple[int, int]] = []
     floor = 0
     for node in root.named_children:
         unit = _unit(node, spec, lines, floor, top=True) or _compound_unit(node, spec, lines, floor)
         if unit is not None and unit.start > floor:
             units.append(unit)
             floor = unit.end
-        else:
-            s, e = node.start_point[0] + 1, node.end_point[0] + 1
-            if node.end_point[1] == 0 and e > s:
-                e -= 1
-            if s > floor:
-                statements.append((s, e))
-                floor = max(floor, e)
+            continue
+        start, end = _line_span(node)
+        if start > floor:
+            statements.append((start, end))
+            floor = max(floor, end)
+    return units, statements
+
+
+def _spans_within(
+    statements: list[tuple[int, int]], first: int, last: int
+) -> list[tuple[int, int]]:
+    return [(start, end) for start, end in statements if start >= first and end <= last]
+
+
+def _header_split(lines: list[str], header_end: int, statements: list[tuple[int, int]]) -> int:
+    """Where the module header's first chunk ends: after its imports when the header is long
+    and holds more than imports (imports change with the code that uses them; a long run of
+    constants after them need not come along)."""
+    if header_end <= HEADER_SPLIT_LINES:
+        return header_end
+    imports_end = 0
+    for start, end in _spans_within(statements, 1, header_end):
+        if any(_is_import_line(line) for line in lines[start - 1 : end]):
+            imports_end = end
+    return imports_end if 0 < imports_end < header_end else header_end
+
+
+def _statement_chunks(
+    lines: list[str], first: int, last: int, statements: list[tuple[int, int]]
+) -> list[Chunk]:
+    """Lines ``first`` to ``last`` (statements, no definitions) as blocks of about BLOCK_LINES
+    lines, the last block reaching ``last``."""
+    spans = _spans_within(statements, first, last) or [(first, last)]
     chunks: list[Chunk] = []
+    cursor = first
+    for start, end in _statement_blocks(lines, spans):
+        block_end = max(end, start)
+        chunks.append(
+            _chunk(lines, cursor, block_end, "block", "", None, _first_line(lines, start))
+        )
+        cursor = block_end + 1
+    if cursor <= last:
+        _extend_last(chunks, lines, last)
+    return chunks
+
+
+def _module_header(
+    lines: list[str], header_end: int, statements: list[tuple[int, int]]
+) -> list[Chunk]:
+    """Everything before the first definition: the header chunk, and blocks of what follows
+    the imports when it was split off."""
+    if header_end < 1:
+        return []
+    split_at = _header_split(lines, header_end, statements)
+    header = _chunk(lines, 1, split_at, "header", "", None, "")
+    if split_at >= header_end:
+        return [header]
+    return [header, *_statement_chunks(lines, split_at + 1, header_end, statements)]
+
+
+def _gap_chunks(
+    lines: list[str], first: int, last: int, statements: list[tuple[int, int]]
+) -> list[Chunk]:
+    """Statements between two definitions: blocks of their own when they are long; none when
+    they are short (they then join the next definition's chunk)."""
+    if last < first or _nonblank(lines, first, last) <= GAP_BLOCK_LINES:
+        return []
+    chunks: list[Chunk] = []
+    cursor = first
+    for start, end in _statement_blocks(lines, _spans_within(statements, first, last)):
+        chunks.append(_chunk(lines, cursor, end, "block", "", None, _first_line(lines, start)))
+        cursor = end + 1
+    return chunks
+
+
+def _unit_chunks(lines: list[str], unit: _Unit, first: int, last: int, index: int) -> list[Chunk]:
+    """One definition's chunks over lines ``first`` to ``last``: one chunk, or for a container
+    split in members its header chunk (at position ``index`` of the file's chunks, which the
+    members name as their parent) and one chunk per member, the last reaching ``last``."""
+    if not unit.members:
+        return [_chunk(lines, first, last, unit.kind, unit.name, None, unit.signature, unit.line)]
+    header_end = unit.members[0].start - 1
+    chunks = [
+        _chunk(lines, first, header_end, unit.kind, unit.name, None, unit.signature, unit.line)
+    ]
+    cursor = header_end + 1
+    for number, member in enumerate(unit.members):
+        member_end = last if number == len(unit.members) - 1 else member.end
+        name = f"{unit.name}.{member.name}" if unit.name else member.name
+        chunks.append(
+            _chunk(
+                lines, cursor, member_end, member.kind, name, index, member.signature, member.line
+            )
+        )
+        cursor = member_end + 1
+    return chunks
+
+
+def _tree_chunks(lines: list[str], root: Node, spec: LanguageSpec) -> list[Chunk]:
+    """A parsed file's chunks: the module header, each top-level definition with the short
+    statements before it (long runs of statements as blocks of their own), then the tail; a
+    last definition followed by few lines takes them."""
+    units, statements = _top_level(lines, root, spec)
     if not units:
         return _text_chunks(lines, kind="header")
-
-    def statements_in(lo: int, hi: int) -> list[tuple[int, int]]:
-        return [(s, e) for s, e in statements if s >= lo and e <= hi]
-
-    # The module header: everything before the first definition (imports kept apart from a
-    # long run of constants after them).
-    first = units[0].start
-    if first > 1:
-        head_end = first - 1
-        split_at = head_end
-        if head_end > HEADER_SPLIT_LINES:
-            imports_end = 0
-            for s, e in statements_in(1, head_end):
-                if any(_is_import_line(line) for line in lines[s - 1 : e]):
-                    imports_end = e
-            if 0 < imports_end < head_end:
-                split_at = imports_end
-        chunks.append(_chunk(lines, 1, split_at, "header", "", None, ""))
-        cursor = split_at + 1
-        if cursor <= head_end:
-            spans = statements_in(cursor, head_end) or [(cursor, head_end)]
-            for s, e in _statement_blocks(lines, spans):
-                chunks.append(_chunk(lines, cursor, e, "block", "", None, _first_line(lines, s)))
-                cursor = e + 1
-            if cursor <= head_end:
-                _extend_last(chunks, lines, head_end)
+    chunks = _module_header(lines, units[0].start - 1, statements)
     cursor = chunks[-1].end + 1 if chunks else 1
-    for index, unit in enumerate(units):
-        gap_end = unit.start - 1
-        if gap_end >= cursor and _nonblank(lines, cursor, gap_end) > GAP_BLOCK_LINES:
-            for s, e in _statement_blocks(lines, statements_in(cursor, gap_end)):
-                chunks.append(_chunk(lines, cursor, e, "block", "", None, _first_line(lines, s)))
-                cursor = e + 1
-        end = unit.end
-        if index == len(units) - 1:
-            tail = n
-            if tail > end and _nonblank(lines, end + 1, tail) <= GAP_BLOCK_LINES:
-                end = tail
-        if not unit.members:
-            chunks.append(
-                _chunk(lines, cursor, end, unit.kind, unit.name, None, unit.signature, unit.line)
-            )
-        else:
-            head_end = unit.members[0].start - 1
-            parent = len(chunks)
-            chunks.append(
-                _chunk(
-                    lines, cursor, head_end, unit.kind, unit.name, None, unit.signature, unit.line
-                )
-            )
-            sub_cursor = head_end + 1
-            for j, member in enumerate(unit.members):
-                m_end = end if j == len(unit.members) - 1 else member.end
-                chunks.append(
-                    _chunk(
-                        lines,
-                        sub_cursor,
-                        m_end,
-                        member.kind,
-                        f"{unit.name}.{member.name}" if unit.name else member.name,
-                        parent,
-                        member.signature,
-                        member.line,
-                    )
-                )
-                sub_cursor = m_end + 1
+    for unit in units:
+        gap = _gap_chunks(lines, cursor, unit.start - 1, statements)
+        chunks.extend(gap)
+        cursor = gap[-1].end + 1 if gap else cursor
+        end = unit.end if unit is not units[-1] else _last_definition_end(lines, unit.end)
+        chunks.extend(_unit_chunks(lines, unit, cursor, end, len(chunks)))
         cursor = end + 1
-    if cursor <= n:
-        spans = statements_in(cursor, n) or [(cursor, n)]
-        for s, e in _statement_blocks(lines, spans):
-            chunks.append(
-                _chunk(lines, cursor, max(e, s), "block", "", None, _first_line(lines, s))
-            )
-            cursor = max(e, s) + 1
-        if cursor <= n:
-            _extend_last(chunks, lines, n)
+    if cursor <= len(lines):
+        chunks.extend(_statement_chunks(lines, cursor, len(lines), statements))
     return chunks
+
+
+def _last_definition_end(lines: list[str], end: int) -> int:
+    """The last definition reaches the end of the file when what follows it is short."""
+    if len(lines) > end and _nonblank(lines, end + 1, len(lines)) <= GAP_BLOCK_LINES:
+        return len(lines)
+    return end
 
 
 def _extend_last(chunks: list[Chunk], lines: list[str], end: int) -> None:
