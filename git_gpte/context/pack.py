@@ -109,63 +109,102 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
     """Choose what to send: picks (best first) within ``budget``, a map within ``map_budget``."""
     plans: dict[str, _FilePlan] = {}
     order: list[str] = []
-    spent = 0
     files = [f for f in ranking.files if f.record is not None and f.score > 0]
     top = files[0].score if files else 0.0
+    spent = _take_best_whole(files, budget, plans, order)
+    spent = _take_small_whole(files, budget, plans, order, spent)
+    _take_chunks(ranking.chunks, budget, plans, order, spent, top)
+    picks = [_to_pick(plans[p]) for p in order if plans[p].whole or plans[p].chunks]
+    return picks, _map_entries(ranking.files, {p.path for p in picks}, map_budget)
 
-    def plan_for(fs: FileScore) -> _FilePlan:
-        if fs.cand.path not in plans:
-            plans[fs.cand.path] = _FilePlan(fs)
-            order.append(fs.cand.path)
-        return plans[fs.cand.path]
 
-    for r, fs in enumerate(files):
-        tokens = _FilePlan(fs).file_tokens
-        any_score = r < TOP_RANKS or tokens <= SMALL_FILE_SHARE * budget
-        if (fs.score < WHOLE_MIN_RATIO * top and not any_score) or tokens > WHOLE_SHARE * (
-            budget - spent
-        ):
+def _plan_for(plans: dict[str, _FilePlan], order: list[str], file_score: FileScore) -> _FilePlan:
+    """The file's plan, made and put in the order of picks the first time the file is chosen."""
+    path = file_score.cand.path
+    if path not in plans:
+        plans[path] = _FilePlan(file_score)
+        order.append(path)
+    return plans[path]
+
+
+def _take_best_whole(
+    files: list[FileScore], budget: int, plans: dict[str, _FilePlan], order: list[str]
+) -> int:
+    """The best files whole, in rank order, while each fits in WHOLE_SHARE of the budget left
+    and is one of the TOP_RANKS, small, or scores near the best; returns the spend."""
+    spent = 0
+    top = files[0].score if files else 0.0
+    for rank, file_score in enumerate(files):
+        tokens = _FilePlan(file_score).file_tokens
+        any_score = rank < TOP_RANKS or tokens <= SMALL_FILE_SHARE * budget
+        too_weak = file_score.score < WHOLE_MIN_RATIO * top and not any_score
+        if too_weak or tokens > WHOLE_SHARE * (budget - spent):
             break
-        plan = plan_for(fs)
-        plan.whole = True
+        _plan_for(plans, order, file_score).whole = True
         spent += tokens
+    return spent
+
+
+def _take_small_whole(
+    files: list[FileScore],
+    budget: int,
+    plans: dict[str, _FilePlan],
+    order: list[str],
+    spent: int,
+) -> int:
+    """Small files among the best SMALL_SCAN whole too (cheap, and excerpts of them would save
+    little), up to SMALL_TOTAL of the budget in all; returns the spend."""
     small_spent = 0
-    for r, fs in enumerate(files[:SMALL_SCAN]):
-        if fs.cand.path in plans:
+    for rank, file_score in enumerate(files[:SMALL_SCAN]):
+        if file_score.cand.path in plans:
             continue
-        tokens = _FilePlan(fs).file_tokens
-        share = TOP_SMALL_SHARE if r < TOP_RANKS else SMALL_FILE_SHARE
+        tokens = _FilePlan(file_score).file_tokens
+        share = TOP_SMALL_SHARE if rank < TOP_RANKS else SMALL_FILE_SHARE
         if tokens <= share * budget and small_spent + tokens <= SMALL_TOTAL * budget:
-            plan_for(fs).whole = True
+            _plan_for(plans, order, file_score).whole = True
             spent += tokens
             small_spent += tokens
+    return spent
 
-    # Chunks in two rounds (see the module's docstring), each followed by whole files for the
-    # best files sent in part.
+
+def _take_chunks(
+    chunks: list[ChunkScore],
+    budget: int,
+    plans: dict[str, _FilePlan],
+    order: list[str],
+    spent: int,
+    top: float,
+) -> int:
+    """Chunks in two rounds (see the module's docstring), each followed by whole files for the
+    best files sent in part; returns the spend."""
     for limit in (int(FIRST_ROUND_SHARE * budget), budget):
-        for cs in ranking.chunks:
+        for chunk_score in chunks:
             if limit - spent < EXCERPT_OVERHEAD * 3:
                 break
-            spent = _add_chunk(plan_for_existing(plans, cs), cs, plans, order, limit, spent, top)
-            got = plans.get(cs.file.cand.path)
-            if limit < budget and (got is None or not (got.whole or cs.index in got.chunks)):
+            plan = plan_for_existing(plans, chunk_score)
+            spent = _add_chunk(plan, chunk_score, plans, order, limit, spent, top)
+            got = plans.get(chunk_score.file.cand.path)
+            taken = got is not None and (got.whole or chunk_score.index in got.chunks)
+            if limit < budget and not taken:
                 break  # the first round is the best chunks in order, none skipped
         spent = _upgrade(plans, order, budget, spent, WHOLE_SHARE if limit < budget else 1.0)
+    return spent
 
-    picks = [_to_pick(plans[p]) for p in order if plans[p].whole or plans[p].chunks]
-    chosen = {p.path for p in picks}
+
+def _map_entries(files: list[FileScore], chosen: set[str], map_budget: int) -> list[MapEntry]:
+    """The next-ranked files not sent, with their definitions, while the map's budget lasts."""
     entries: list[MapEntry] = []
     map_spent = 0
-    for fs in ranking.files:
+    for file_score in files:
         if map_budget - map_spent < 20:
             break
-        if fs.cand.path in chosen or fs.record is None or fs.score <= 0:
+        if file_score.cand.path in chosen or file_score.record is None or file_score.score <= 0:
             continue
-        entry = _map_entry(fs)
+        entry = _map_entry(file_score)
         if map_spent + entry.tokens <= map_budget:
             entries.append(entry)
             map_spent += entry.tokens
-    return picks, entries
+    return entries
 
 
 def _upgrade(
