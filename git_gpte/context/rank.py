@@ -21,7 +21,8 @@
 
 Test files and prose (docs, changelogs) are ranked below code unless the request asks for
 them: an edit request is mostly about the code. Everything is deterministic (ties break on the
-path), and every score comes with the reasons that produced it.
+path), and every score comes with the reasons that produced it. Every weight is in one table,
+weights.py.
 """
 
 from __future__ import annotations
@@ -38,48 +39,18 @@ from .index import Candidate
 from .languages import FILE_EXTENSIONS, is_config, is_docs, is_prose, is_test, vendor_dir
 from .parse import FileRecord
 from .store import IndexStore
+from .weights import WEIGHTS
 
 K1 = 1.2
 B = 0.75
 PATH_TF = 3  # a path term counts as this many occurrences
-BODY_WEIGHT = 0.6  # weight of words only in a request's body (below its first line)
-TEST_FACTOR = 0.35
-PROSE_FACTOR = 0.3
-CONFIG_FACTOR = 0.4
-VENDOR_FACTOR = 0.4  # vendored code, unless the request names the vendored package
-NAME_BOOST = 0.4  # a file whose name is a word of the request (``callers`` -> _callers.py)
-MENTION_BOOST = 1.0  # a file the request names by path
-IDENT_BOOST = 0.6  # a file defining an identifier the request names (code-like spelling)
-WEAK_IDENT_BOOST = 0.2  # ... named as a plain word
-USE_BOOST = 0.3  # a file using such an identifier (a rename touches every use)
-PPR_WEIGHT = 0.35
 PPR_RESTART = 0.35
 PPR_ITERATIONS = 25
 PPR_SEEDS = 8
 GRAPH_FILE_LIMIT = 3000  # above this, only the best lexical files and their links form the graph
 CHUNK_FILES = 40  # files whose chunks are scored
-# A chunk's score: (file score / best file score) ** FILE_EXPONENT * (BASE + chunk relevance),
-# relevance being the chunk's BM25 over the best chunk's; a file's module header gets a
-# higher BASE (imports change with the code that uses them). A chunk that matches nothing keeps
-# only a trace of its file's score: it orders such chunks by file, but the matching chunks of
-# other good files come first (a top file's unrelated functions are not worth its neighbours'
-# relevant ones; whole files, not stray chunks, serve a vague request).
-FILE_EXPONENT = 1.0
-CHUNK_BASE = 0.01
-HEADER_BASE = 0.35
 CHUNK_IDF = True
-# Bonuses (in BM25 units) of a chunk defining, or else using, an identifier the request names.
-# A use weighs more: the defining chunk already matches the name's words, while a request that
-# names a function or parameter usually changes how it is used too (renames, new arguments);
-# measured on locbench: 0.5 for uses lost three tasks at 8k against 1.5.
-CHUNK_DEFINE_BONUS = 1.0
-CHUNK_USE_BONUS = 1.5
-MEMBER_SPREAD = 0.3  # share of a class header's relevance given to each of its members
-IN_FILE_NORM = 0.6  # share of a chunk's relevance measured against its file's best chunk
-CHUNK_MIX = 0.5  # weight of a chunk's own relevance regardless of its file's
 MAX_DEFINERS = 4  # names defined in more files than this link nothing
-RECENT_BOOST = 1.0  # times a file's recency weight (recency.py): changed by the latest commits
-CHUNK_RECENT_BONUS = 1.0  # bonus (in BM25 units) of a chunk holding lines they wrote
 
 _PATHLIKE = re.compile(r"[\w./\\-]*\w\.\w{1,5}\b|[\w-]+(?:/[\w.-]+)+")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
@@ -153,7 +124,7 @@ def analyse_request(request: str) -> Query:
     title = set(T.query_terms(lines[0])) if len(lines) > 1 else lowered
     return Query(
         terms=tuple(terms),
-        weights={t: 1.0 if t in title else BODY_WEIGHT for t in terms},
+        weights={t: 1.0 if t in title else WEIGHTS.body_term for t in terms},
         strong_idents=frozenset(strong),
         weak_idents=frozenset(weak - strong),
         path_mentions=tuple(dict.fromkeys(p for p in paths if len(p) >= 4)),
@@ -302,7 +273,7 @@ def _link_graph(files: list[FileScore]) -> tuple[dict[str, dict[str, float]], di
         path = f.cand.path
         for target in rec.imports:
             for hit in _resolve_import(path, target, rec.lang, by_suffix):
-                link(path, hit, 1.0, f"imports {hit}" if hit != path else "")
+                link(path, hit, WEIGHTS.import_link, f"imports {hit}" if hit != path else "")
         used: set[str] = set()
         for chunk in rec.chunks:
             used.update(chunk.idents)
@@ -311,7 +282,7 @@ def _link_graph(files: list[FileScore]) -> tuple[dict[str, dict[str, float]], di
             where = definers.get(name)
             if where and len(where) <= MAX_DEFINERS:
                 for hit in where:
-                    link(path, hit, 0.5 / len(where), f"uses {name} from {hit}")
+                    link(path, hit, WEIGHTS.use_link / len(where), f"uses {name} from {hit}")
     return {k: dict(v) for k, v in edges.items()}, why
 
 
@@ -363,7 +334,7 @@ def rank(
     for path, fs in scored.items():
         hit = _mentioned(path, query.path_mentions)
         if hit:
-            boosts[path] += MENTION_BOOST
+            boosts[path] += WEIGHTS.mention
             fs.reasons.append(f"named in the request ({hit})")
     idents = sorted(query.strong_idents | query.weak_idents)
     defined = store.definers(idents, keys) if idents else {}
@@ -372,7 +343,9 @@ def rank(
     for name, where in sorted(defined.items()):
         if len(where) > MAX_DEFINERS:
             continue
-        boost = IDENT_BOOST if name in query.strong_idents else WEAK_IDENT_BOOST
+        boost = (
+            WEIGHTS.strong_identifier if name in query.strong_idents else WEIGHTS.weak_identifier
+        )
         for key in where:
             path = key_to_path[key]
             boosts[path] += boost / len(where)
@@ -381,14 +354,14 @@ def rank(
 
     def prior(path: str) -> float:
         if is_test(path) and not query.wants_tests:
-            return TEST_FACTOR
+            return WEIGHTS.test
         if is_prose(path):
-            return PROSE_FACTOR * (1.5 if query.wants_prose else 1.0)
+            return WEIGHTS.prose * (WEIGHTS.prose_asked if query.wants_prose else 1.0)
         if is_config(path) or (is_docs(path) and not query.wants_prose):
-            return CONFIG_FACTOR
+            return WEIGHTS.config
         vendored = vendor_dir(path)
         if vendored is not None and not set(T.identifier_terms(vendored)) & set(query.terms):
-            return VENDOR_FACTOR
+            return WEIGHTS.vendored
         return 1.0
 
     request_terms = set(query.terms)
@@ -403,12 +376,12 @@ def rank(
             continue
         name_terms = T.identifier_terms(stem)
         if name_terms and all(t in request_terms for t in name_terms):
-            boosts[path] += NAME_BOOST
+            boosts[path] += WEIGHTS.name
             fs.reasons.append(f"its name is in the request ({stem})")
 
     for path, w in (recent or {}).items():
         if path in scored:
-            boosts[path] += RECENT_BOOST * w
+            boosts[path] += WEIGHTS.recent * w
             scored[path].reasons.append("changed recently")
     for path, fs in scored.items():
         fs.prior = prior(path)
@@ -431,7 +404,7 @@ def rank(
         for f in files_using:
             if name in ident_chunks.get(f.cand.path, ()):
                 continue
-            f.score += USE_BOOST / math.sqrt(len(files_using)) * f.prior
+            f.score += WEIGHTS.identifier_use / math.sqrt(len(files_using)) * f.prior
             ident_chunks[f.cand.path].add(name)
             f.reasons.append(f"uses {name}")
     edges, why = _link_graph(graph_files)
@@ -441,7 +414,7 @@ def rank(
     seed_paths = sorted(seeds)
     for f in graph_files:
         f.ppr = ppr.get(f.cand.path, 0.0) / top_ppr
-        f.score += PPR_WEIGHT * f.ppr * prior(f.cand.path)
+        f.score += WEIGHTS.symbol_links * f.ppr * prior(f.cand.path)
         if f.ppr > 0.05 and f.cand.path not in seeds:
             links = [why[f"{f.cand.path}\0{s}"] for s in seed_paths if f"{f.cand.path}\0{s}" in why]
             back = [why[f"{s}\0{f.cand.path}"] for s in seed_paths if f"{s}\0{f.cand.path}" in why]
@@ -506,16 +479,16 @@ def _rank_chunks(
             bonus = 0.0
             short = chunk.name.rsplit(".", 1)[-1] if chunk.name else ""
             if short and short in named:
-                bonus = CHUNK_DEFINE_BONUS
+                bonus = WEIGHTS.chunk_define
                 reasons.append(f"defines {short}")
             else:
                 used = named.intersection(chunk.idents)
                 if used:
-                    bonus = CHUNK_USE_BONUS
+                    bonus = WEIGHTS.chunk_use
                     reasons.append(f"uses {min(used)}")
             spans = recent_lines.get(f.cand.path)
             if spans and any(s <= chunk.end and chunk.start <= e for s, e in spans):
-                bonus += CHUNK_RECENT_BONUS
+                bonus += WEIGHTS.chunk_recent
                 reasons.append("changed recently")
             rows.append((f, i, lex + bonus, reasons))
     # A class's relevance reaches its members and a member's reaches its class, damped.
@@ -526,7 +499,7 @@ def _rank_chunks(
         chunk = f.record.chunks[i]
         extra = 0.0
         if chunk.parent is not None:
-            extra = MEMBER_SPREAD * by_key.get((id(f), chunk.parent), 0.0)
+            extra = WEIGHTS.member_spread * by_key.get((id(f), chunk.parent), 0.0)
         spread_rows.append((f, i, lex + extra, reasons))
     rows = spread_rows
     top = max((r[2] for r in rows), default=0.0) or 1.0
@@ -537,10 +510,12 @@ def _rank_chunks(
     out = []
     for f, i, lex, reasons in rows:
         assert f.record is not None
-        base = HEADER_BASE if f.record.chunks[i].kind == "header" else CHUNK_BASE
-        rel = (1 - IN_FILE_NORM) * lex / top + IN_FILE_NORM * lex / (top_in[id(f)] or 1.0)
-        score = (f.score / top_file) ** FILE_EXPONENT * (base + rel)
-        score += CHUNK_MIX * f.prior * lex / top
+        base = WEIGHTS.header_base if f.record.chunks[i].kind == "header" else WEIGHTS.chunk_base
+        rel = (1 - WEIGHTS.in_file_norm) * lex / top + WEIGHTS.in_file_norm * lex / (
+            top_in[id(f)] or 1.0
+        )
+        score = (f.score / top_file) ** WEIGHTS.file_exponent * (base + rel)
+        score += WEIGHTS.chunk_mix * f.prior * lex / top
         out.append(ChunkScore(f, i, score, reasons))
     out.sort(key=lambda c: (-c.score, c.file.cand.path, c.index))
     return out

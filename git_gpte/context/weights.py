@@ -1,0 +1,72 @@
+"""The ranking's weights in one table: how much each signal counts (see rank.py).
+
+The values were set by hand against locbench; tuning them (leave-one-repository-out) means
+passing another table to ``rank`` (``dataclasses.replace(WEIGHTS, mention=0.8)``), not editing
+the signals. What each measure is made of stays with the measure in rank.py: BM25's k1 and b,
+the weight of path terms, PageRank's restart and iterations, the numbers of files linked and
+ranked by chunk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Every weight of the ranking. A file's score is
+
+        (lexical match / best file's lexical match + its lifts) * its prior
+        + its prior * (identifier uses + symbol_links * its share of the link graph's PageRank)
+
+    and a chunk's is set from its file's score and its own relevance (the last group)."""
+
+    # The request's words below its first line count this much (the first line's count 1).
+    body_term: float = 0.6
+
+    # Lifts of a file, added to its lexical match (1.0 = the best file's) before the prior.
+    mention: float = 1.0  # the request names the file by path, file name or dotted module
+    strong_identifier: float = 0.6  # the file defines an identifier the request spells as code
+    weak_identifier: float = 0.2  # ... names as a plain word (both shared among its definers)
+    name: float = 0.4  # the file's name is a word of the request (``callers`` -> _callers.py)
+    recent: float = 1.0  # times the file's recency weight (recency.py: the latest commits)
+
+    # Priors: a file's score is multiplied by its kind's factor (code: 1).
+    test: float = 0.35  # a test, unless the request asks for tests
+    prose: float = 0.3  # docs, changelogs
+    prose_asked: float = 1.5  # ... times this when the request asks for documentation
+    config: float = 0.4  # configuration, and docs folders unless the request asks for docs
+    vendored: float = 0.4  # vendored code, unless the request names the vendored package
+
+    # Added after the prior (times it): relevance that follows links between files.
+    identifier_use: float = 0.3  # the file uses an identifier the request spells as code (a
+    # rename touches every use), divided by the square root of the number of files using it
+    symbol_links: float = 0.35  # times the file's share of the link graph's PageRank
+    import_link: float = 1.0  # weight of a link made by an import
+    use_link: float = 0.5  # ... by the use of a name another file defines (shared among them)
+
+    # Chunks of the best files. A chunk's score is
+    #     (file score / best file score) ** file_exponent * (base + relevance)
+    #     + chunk_mix * file prior * chunk BM25 / best chunk BM25,
+    # relevance mixing the chunk's BM25 over the best chunk's and over its file's best chunk's
+    # (in_file_norm of the latter). A file's module header gets a higher base (imports change
+    # with the code that uses them). A chunk that matches nothing keeps only a trace of its
+    # file's score: it orders such chunks by file, but the matching chunks of other good files
+    # come first (a top file's unrelated functions are not worth its neighbours' relevant ones;
+    # whole files, not stray chunks, serve a vague request).
+    file_exponent: float = 1.0
+    chunk_base: float = 0.01
+    header_base: float = 0.35
+    in_file_norm: float = 0.6
+    chunk_mix: float = 0.5
+    member_spread: float = 0.3  # share of a class header's relevance given to each member
+    # Bonuses (in BM25 units) of a chunk defining, or else using, an identifier the request
+    # names. A use weighs more: the defining chunk already matches the name's words, while a
+    # request that names a function or parameter usually changes how it is used too (renames,
+    # new arguments); measured on locbench: 0.5 for uses lost three tasks at 8k against 1.5.
+    chunk_define: float = 1.0
+    chunk_use: float = 1.5
+    chunk_recent: float = 1.0  # a chunk holding lines the latest commits wrote
+
+
+WEIGHTS = Weights()
