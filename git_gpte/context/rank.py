@@ -15,7 +15,7 @@
 3. **Symbol links**: files are linked by imports (resolved to files) and by use of a name
    another file defines (rare names weigh more); relevance spreads over these links by
    personalised PageRank seeded with the lexical scores, so a caller, a callee or an
-   ``__init__`` that re-exports a hit surfaces too.
+   ``__init__`` that re-exports a hit surfaces too (links.py).
 4. **Chunks** of the best files are scored by BM25 on their own terms (same IDF), combined
    with their file's score.
 
@@ -37,26 +37,20 @@ from dataclasses import dataclass, field
 from . import terms as T
 from .index import Candidate
 from .languages import FILE_EXTENSIONS, is_config, is_docs, is_prose, is_test, vendor_dir
+from .links import MAX_DEFINERS, PPR_SEEDS, link_graph, link_shares
 from .parse import FileRecord
+from .request import Query, analyse_request
 from .store import IndexStore
 from .weights import WEIGHTS
+
+__all__ = ["ChunkScore", "FileScore", "Query", "Ranking", "analyse_request", "rank"]
 
 K1 = 1.2
 B = 0.75
 PATH_TF = 3  # a path term counts as this many occurrences
-PPR_RESTART = 0.35
-PPR_ITERATIONS = 25
-PPR_SEEDS = 8
 GRAPH_FILE_LIMIT = 3000  # above this, only the best lexical files and their links form the graph
 CHUNK_FILES = 40  # files whose chunks are scored
 CHUNK_IDF = True
-MAX_DEFINERS = 4  # names defined in more files than this link nothing
-
-_PATHLIKE = re.compile(r"[\w./\\-]*\w\.\w{1,5}\b|[\w-]+(?:/[\w.-]+)+")
-_DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
-_CODEISH = re.compile(r"[a-z][A-Z]|_|\d|^[A-Z][a-z]+[A-Z]")
-_BACKTICK = re.compile(r"`([^`]+)`")
-_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>`'\")\]]+", re.IGNORECASE)
 
 
 @dataclass
@@ -84,54 +78,6 @@ class Ranking:
     files: list[FileScore]
     chunks: list[ChunkScore]
     binary: list[str] = field(default_factory=list)  # candidates that are not text
-
-
-@dataclass(frozen=True)
-class Query:
-    terms: tuple[str, ...]
-    weights: dict[str, float]  # the title's words count fully, the body's less
-    strong_idents: frozenset[str]
-    weak_idents: frozenset[str]
-    path_mentions: tuple[str, ...]
-    wants_tests: bool
-    wants_prose: bool
-    words: dict[str, str] = field(default_factory=dict)  # term -> the request's own word
-
-
-def analyse_request(request: str) -> Query:
-    """What the request says: its terms, the identifiers and paths it names."""
-    strong: set[str] = set()
-    weak: set[str] = set()
-    quoted = {m.group(1).strip("()") for m in _BACKTICK.finditer(request)}
-    for match in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*(\()?", request):
-        ident = match.group(0).rstrip("(")
-        if len(ident) < 3 or ident.lower() in T.STOPWORDS:
-            continue
-        if match.group(1) or _CODEISH.search(ident) or any(ident in q for q in quoted):
-            strong.add(ident)
-        else:
-            weak.add(ident)
-    # A link's host and path name pages, not files or modules (docs.python.org is no ``docs``);
-    # its words still count as terms (a link to shutil.get_terminal_size says what it is about).
-    linkless = _URL.sub(" ", request)
-    paths = [m.group(0).strip("./\\") for m in _PATHLIKE.finditer(linkless)]
-    paths += [m.group(0) for m in _DOTTED.finditer(linkless)]
-    # A single quoted word names a module when a file has that stem (`exceptions`).
-    paths += [q + "." for q in quoted if re.fullmatch(r"[A-Za-z_]\w*", q)]
-    terms = T.query_terms(request)
-    lowered = set(terms)
-    lines = [ln for ln in request.strip().splitlines() if ln.strip()]
-    title = set(T.query_terms(lines[0])) if len(lines) > 1 else lowered
-    return Query(
-        terms=tuple(terms),
-        weights={t: 1.0 if t in title else WEIGHTS.body_term for t in terms},
-        strong_idents=frozenset(strong),
-        weak_idents=frozenset(weak - strong),
-        path_mentions=tuple(dict.fromkeys(p for p in paths if len(p) >= 4)),
-        wants_tests=bool(lowered & {"test", "tests", "pytest", "unittest", "spec"}),
-        wants_prose=bool(lowered & {"doc", "docs", "readme", "changelog", "documentation"}),
-        words=T.request_words(request),
-    )
 
 
 def _bm25(tf: float, length: float, avg: float, idf: float) -> float:
@@ -166,124 +112,6 @@ def _mentioned(path: str, mentions: Sequence[str]) -> str | None:
                     return mention
                 parts.pop()
     return None
-
-
-def _resolve_import(
-    importer: str, target: str, lang: str | None, by_suffix: dict[str, list[str]]
-) -> list[str]:
-    """Paths an import statement most likely means (suffix match against the commit's files)."""
-    if lang == "python":
-        dots = len(target) - len(target.lstrip("."))
-        module = target.lstrip(".").replace(".", "/")
-        if dots:
-            base = posixpath.dirname(importer)
-            for _ in range(dots - 1):
-                base = posixpath.dirname(base)
-            stems = [posixpath.join(base, module) if module else base]
-        else:
-            stems = [module]
-        out: list[str] = []
-        for stem in stems:
-            for candidate in (stem + ".py", stem + "/__init__.py"):
-                out.extend(by_suffix.get(candidate.strip("/"), []))
-        return out
-    if target.startswith("."):
-        joined = posixpath.normpath(posixpath.join(posixpath.dirname(importer), target))
-        out = []
-        for ext in ("", ".js", ".ts", ".tsx", ".jsx", ".mjs", "/index.js", "/index.ts"):
-            out.extend(p for p in by_suffix.get(joined + ext, []) if p == joined + ext)
-        return out
-    name = target.replace("::", "/").replace(".", "/")
-    if lang == "rust":
-        name = name.removeprefix("crate/").removeprefix("self/").removeprefix("super/")
-        return by_suffix.get(name + ".rs", []) + by_suffix.get(name + "/mod.rs", [])
-    if lang in ("c", "cpp"):
-        return by_suffix.get(target, [])
-    if lang == "ruby":
-        return by_suffix.get(target + ".rb", []) or by_suffix.get(target, [])
-    if lang == "java":
-        return by_suffix.get(name + ".java", [])
-    return []
-
-
-def _suffix_table(paths: Sequence[str]) -> dict[str, list[str]]:
-    """Every path under each of its suffixes (``a/b/c.py`` -> ``c.py``, ``b/c.py``, ...)."""
-    table: dict[str, list[str]] = defaultdict(list)
-    for path in paths:
-        parts = path.split("/")
-        for i in range(len(parts)):
-            table["/".join(parts[i:])].append(path)
-    return table
-
-
-def _pagerank(
-    nodes: list[str], edges: dict[str, dict[str, float]], seeds: dict[str, float]
-) -> dict[str, float]:
-    """Personalised PageRank by power iteration on an undirected weighted graph.
-
-    Written out (30 lines) rather than networkx, whose import costs ~0.17 s per run.
-    """
-    total_seed = sum(seeds.values())
-    if not nodes or total_seed <= 0:
-        return {}
-    p = {n: seeds.get(n, 0.0) / total_seed for n in nodes}
-    out_weight = {n: sum(edges.get(n, {}).values()) for n in nodes}
-    rank = dict(p)
-    for _ in range(PPR_ITERATIONS):
-        nxt = {n: PPR_RESTART * p[n] for n in nodes}
-        dangling = 0.0
-        for n in nodes:
-            mass = (1 - PPR_RESTART) * rank[n]
-            if out_weight[n] <= 0:
-                dangling += mass
-                continue
-            for m, w in edges[n].items():
-                nxt[m] += mass * w / out_weight[n]
-        if dangling:
-            for n in nodes:
-                nxt[n] += dangling * p[n]
-        rank = nxt
-    return rank
-
-
-def _link_graph(files: list[FileScore]) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
-    """Weighted links between files (by path) and, per link, why it exists."""
-    paths = [f.cand.path for f in files if f.record is not None]
-    by_suffix = _suffix_table(paths)
-    definers: dict[str, set[str]] = defaultdict(set)
-    for f in files:
-        if f.record is not None:
-            for name, _ in f.record.defs:
-                definers[name].add(f.cand.path)
-    edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    why: dict[str, str] = {}
-
-    def link(a: str, b: str, w: float, reason: str) -> None:
-        if a == b:
-            return
-        edges[a][b] += w
-        edges[b][a] += w
-        why.setdefault(f"{a}\0{b}", reason)
-        why.setdefault(f"{b}\0{a}", reason)
-
-    for f in files:
-        rec = f.record
-        if rec is None:
-            continue
-        path = f.cand.path
-        for target in rec.imports:
-            for hit in _resolve_import(path, target, rec.lang, by_suffix):
-                link(path, hit, WEIGHTS.import_link, f"imports {hit}" if hit != path else "")
-        used: set[str] = set()
-        for chunk in rec.chunks:
-            used.update(chunk.idents)
-        own = {name for name, _ in rec.defs}
-        for name in used - own:
-            where = definers.get(name)
-            if where and len(where) <= MAX_DEFINERS:
-                for hit in where:
-                    link(path, hit, WEIGHTS.use_link / len(where), f"uses {name} from {hit}")
-    return {k: dict(v) for k, v in edges.items()}, why
 
 
 def rank(
@@ -407,19 +235,19 @@ def rank(
             f.score += WEIGHTS.identifier_use / math.sqrt(len(files_using)) * f.prior
             ident_chunks[f.cand.path].add(name)
             f.reasons.append(f"uses {name}")
-    edges, why = _link_graph(graph_files)
+    graph = link_graph(
+        {f.cand.path: f.record for f in graph_files if f.record is not None}, WEIGHTS
+    )
     seeds = {f.cand.path: f.score**2 for f in ordered[:PPR_SEEDS] if f.score > 0}
-    ppr = _pagerank([f.cand.path for f in graph_files], edges, seeds)
-    top_ppr = max(ppr.values(), default=0.0) or 1.0
+    shares = link_shares(graph, [f.cand.path for f in graph_files], seeds)
     seed_paths = sorted(seeds)
     for f in graph_files:
-        f.ppr = ppr.get(f.cand.path, 0.0) / top_ppr
+        f.ppr = shares[f.cand.path]
         f.score += WEIGHTS.symbol_links * f.ppr * prior(f.cand.path)
         if f.ppr > 0.05 and f.cand.path not in seeds:
-            links = [why[f"{f.cand.path}\0{s}"] for s in seed_paths if f"{f.cand.path}\0{s}" in why]
-            back = [why[f"{s}\0{f.cand.path}"] for s in seed_paths if f"{s}\0{f.cand.path}" in why]
-            if links or back:
-                f.reasons.append(f"linked: {(links or back)[0]}")
+            why = graph.first_reason(f.cand.path, seed_paths)
+            if why is not None:
+                f.reasons.append(f"linked: {why}")
     for f in scored.values():
         if f.matched:
             said = dict.fromkeys(query.words.get(t, t) for t in f.matched)

@@ -1,0 +1,80 @@
+"""What a request says, as the ranking reads it: its terms, and the identifiers and paths it
+names. Pure functions of the request's text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .terms import STOPWORDS, query_terms, request_words
+from .weights import WEIGHTS, Weights
+
+_PATHLIKE = re.compile(r"[\w./\\-]*\w\.\w{1,5}\b|[\w-]+(?:/[\w.-]+)+")
+_DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
+_CODEISH = re.compile(r"[a-z][A-Z]|_|\d|^[A-Z][a-z]+[A-Z]")
+_BACKTICK = re.compile(r"`([^`]+)`")
+_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>`'\")\]]+", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\()?")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A request as the ranking reads it."""
+
+    terms: tuple[str, ...]
+    weights: dict[str, float]  # the title's words count fully, the body's less
+    strong_idents: frozenset[str]
+    weak_idents: frozenset[str]
+    path_mentions: tuple[str, ...]
+    wants_tests: bool
+    wants_prose: bool
+    words: dict[str, str] = field(default_factory=dict)  # term -> the request's own word
+
+
+def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
+    """What the request says: its terms, the identifiers and paths it names."""
+    strong, weak = _named_identifiers(request)
+    terms = query_terms(request)
+    lowered = set(terms)
+    lines = [line for line in request.strip().splitlines() if line.strip()]
+    title = set(query_terms(lines[0])) if len(lines) > 1 else lowered
+    return Query(
+        terms=tuple(terms),
+        weights={t: 1.0 if t in title else weights.body_term for t in terms},
+        strong_idents=frozenset(strong),
+        weak_idents=frozenset(weak - strong),
+        path_mentions=_path_mentions(request),
+        wants_tests=bool(lowered & {"test", "tests", "pytest", "unittest", "spec"}),
+        wants_prose=bool(lowered & {"doc", "docs", "readme", "changelog", "documentation"}),
+        words=request_words(request),
+    )
+
+
+def _named_identifiers(request: str) -> tuple[set[str], set[str]]:
+    """The identifiers the request names: strong when spelled as code (a call, snake_case,
+    camelCase, a digit, inside backticks), weak when they could be plain words."""
+    strong: set[str] = set()
+    weak: set[str] = set()
+    quoted = {m.group(1).strip("()") for m in _BACKTICK.finditer(request)}
+    for match in _IDENTIFIER.finditer(request):
+        ident = match.group(0).rstrip("(")
+        if len(ident) < 3 or ident.lower() in STOPWORDS:
+            continue
+        if match.group(1) or _CODEISH.search(ident) or any(ident in q for q in quoted):
+            strong.add(ident)
+        else:
+            weak.add(ident)
+    return strong, weak
+
+
+def _path_mentions(request: str) -> tuple[str, ...]:
+    """Paths, file names and dotted modules the request names (``mod.`` for a single word in
+    backticks, which names a module when a file has that stem: `exceptions`)."""
+    # A link's host and path name pages, not files or modules (docs.python.org is no ``docs``);
+    # its words still count as terms (a link to shutil.get_terminal_size says what it is about).
+    linkless = _URL.sub(" ", request)
+    paths = [m.group(0).strip("./\\") for m in _PATHLIKE.finditer(linkless)]
+    paths += [m.group(0) for m in _DOTTED.finditer(linkless)]
+    quoted = {m.group(1).strip("()") for m in _BACKTICK.finditer(request)}
+    paths += [q + "." for q in quoted if re.fullmatch(r"[A-Za-z_]\w*", q)]
+    return tuple(dict.fromkeys(p for p in paths if len(p) >= 4))
