@@ -1,60 +1,99 @@
-"""Ranking files and chunks for a request: lexical relevance, direct mentions, symbol links.
+"""Ranking files and chunks for a request: a list of named signals, combined.
 
-1. **BM25 over files** on code-aware terms (content plus path terms, which count triple: a
-   file called ``cookies.py`` is about cookies). Postings come from the index's table for the
-   request's terms only; document frequencies are counted over the commit's files, not over
-   every blob ever indexed. (Why not SQLite FTS5: its statistics cover the whole table, i.e.
-   every version of every file ever seen, and its tokenizer does not split identifiers. Why not
-   bm25s: importing it and numpy costs ~0.16 s per run, a third of the per-request time target,
-   for a few hundred multiplications.)
-2. **Direct mentions**: a path, file name or dotted module named in the request (or a
-   module's name in backticks), and identifiers the request names that the repository defines
-   (exact spelling), lift their file and the defining chunk.
-   **History**: files the latest commits changed get a lift that fades with age, and chunks
-   holding the lines they wrote a bonus; a request often continues that work (recency.py).
-3. **Symbol links**: files are linked by imports (resolved to files) and by use of a name
-   another file defines (rare names weigh more); relevance spreads over these links by
-   personalised PageRank seeded with the lexical scores, so a caller, a callee or an
-   ``__init__`` that re-exports a hit surfaces too (links.py).
-4. **Chunks** of the best files are scored by BM25 on their own terms (same IDF), combined
-   with their file's score.
+Each signal is a pure function in rank_signals.py that returns, per file (or chunk), amounts
+and the reasons for them; every weight is in one table (weights.py). A file's score:
 
-Test files and prose (docs, changelogs) are ranked below code unless the request asks for
-them: an edit request is mostly about the code. Everything is deterministic (ties break on the
-path), and every score comes with the reasons that produced it. Every weight is in one table,
-weights.py.
+1. **Relevance**: BM25 over files on code-aware terms (content plus path terms, which count
+   triple: a file called ``cookies.py`` is about cookies), over the best file's. Postings come
+   from the index's table for the request's terms only; document frequencies are counted over
+   the commit's files, not over every blob ever indexed. (Why not SQLite FTS5: its statistics
+   cover the whole table, i.e. every version of every file ever seen, and its tokenizer does
+   not split identifiers. Why not bm25s: importing it and numpy costs ~0.16 s per run, a third
+   of the per-request time target, for a few hundred multiplications.)
+2. **Lifts** (FILE_LIFTS), added to it: a path, file name or dotted module named in the request
+   (or a module's name in backticks); identifiers the request names that the file defines
+   (exact spelling); a file name made of the request's words; and history: files the latest
+   commits changed, fading with age (a request often continues that work; recency.py).
+3. Times the file's **prior**: test files and prose (docs, changelogs) count less than code
+   unless the request asks for them (an edit request is mostly about the code).
+4. **Links** (links.py), from the scores so far: a use of an identifier the request spells as
+   code; then files linked by imports (resolved to files) and by the use of a name another
+   file defines (rare names weigh more), over which relevance spreads by personalised PageRank
+   seeded with the best files, so a caller, a callee or an ``__init__`` that re-exports a hit
+   surfaces too.
+
+**Chunks** of the best files are scored by BM25 on their own terms (CHUNK_RELEVANCE), plus
+bonuses (CHUNK_BONUSES) for defining or using a named identifier and for holding lines the
+latest commits wrote, combined with their file's score.
+
+The order of the signals is the order their amounts are added in. Everything is
+deterministic (ties break on the path), and every score comes with the reasons that produced
+it.
 """
 
 from __future__ import annotations
 
-import math
-import posixpath
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from . import terms as T
 from .index import Candidate
-from .languages import FILE_EXTENSIONS, is_config, is_docs, is_prose, is_test, vendor_dir
 from .links import MAX_DEFINERS, PPR_SEEDS, link_graph, link_shares
-from .parse import FileRecord
+from .parse import Chunk, FileRecord
+from .rank_signals import (
+    ChunkEvidence,
+    ChunkSignal,
+    FileEvidence,
+    FileSignal,
+    Finding,
+    LinkEvidence,
+    SignalScores,
+    UseEvidence,
+    bm25_files,
+    chunk_idf,
+    chunk_lexical_match,
+    chunk_named_identifier,
+    chunk_recent_change,
+    defined_identifier,
+    file_prior,
+    identifier_use,
+    identifier_users,
+    lexical_match,
+    name_match,
+    path_mention,
+    recent_change,
+    symbol_links,
+)
 from .request import Query, analyse_request
 from .store import IndexStore
-from .weights import WEIGHTS
+from .weights import WEIGHTS, Weights
 
-__all__ = ["ChunkScore", "FileScore", "Query", "Ranking", "analyse_request", "rank"]
+__all__ = [
+    "ChunkScore",
+    "FileScore",
+    "Query",
+    "Ranking",
+    "analyse_request",
+    "rank",
+]
 
-K1 = 1.2
-B = 0.75
-PATH_TF = 3  # a path term counts as this many occurrences
+# The signals, in the order their amounts add up (see the module's docstring).
+FILE_RELEVANCE: FileSignal = lexical_match
+FILE_LIFTS: tuple[FileSignal, ...] = (path_mention, defined_identifier, name_match, recent_change)
+CHUNK_RELEVANCE: ChunkSignal = chunk_lexical_match
+CHUNK_BONUSES: tuple[ChunkSignal, ...] = (chunk_named_identifier, chunk_recent_change)
+
 GRAPH_FILE_LIMIT = 3000  # above this, only the best lexical files and their links form the graph
+GRAPH_TOP_FILES = 300  # ... the best this many
 CHUNK_FILES = 40  # files whose chunks are scored
-CHUNK_IDF = True
 
 
 @dataclass
 class FileScore:
+    """A ranked file: its score, the reasons for it, and the measures behind it (kept to
+    explain a ranking: ``lexical`` its BM25, ``matched`` the terms it matched best first,
+    ``ppr`` its share of the link graph's PageRank, ``prior`` its kind's factor)."""
+
     cand: Candidate
     record: FileRecord | None
     lexical: float = 0.0
@@ -67,6 +106,8 @@ class FileScore:
 
 @dataclass
 class ChunkScore:
+    """A chunk of a ranked file (``index`` in its record's chunks), scored."""
+
     file: FileScore
     index: int
     score: float
@@ -75,43 +116,11 @@ class ChunkScore:
 
 @dataclass
 class Ranking:
+    """Every text candidate, best first, and the chunks of the best files, best first."""
+
     files: list[FileScore]
     chunks: list[ChunkScore]
     binary: list[str] = field(default_factory=list)  # candidates that are not text
-
-
-def _bm25(tf: float, length: float, avg: float, idf: float) -> float:
-    return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / max(avg, 1.0)))
-
-
-def _mentioned(path: str, mentions: Sequence[str]) -> str | None:
-    lower = path.lower()
-    no_ext = posixpath.splitext(lower)[0]
-    stem_of = posixpath.basename(no_ext)
-    for mention in mentions:
-        m = mention.lower().replace("\\", "/")
-        if m.endswith(".") and "/" not in m:
-            if stem_of == m[:-1] and posixpath.splitext(lower)[1] in FILE_EXTENSIONS:
-                return mention[:-1]
-            continue
-        if ("/" in m or posixpath.splitext(m)[1]) and (lower == m or lower.endswith("/" + m)):
-            return mention
-        dotted = m.replace(".", "/")
-        if "." in m and (no_ext.endswith("/" + dotted) or no_ext == dotted):
-            return mention
-        if "." in m and (no_ext.endswith("/" + dotted + "/__init__")):
-            return mention
-        if "." in m and "/" not in m and "." + m.rsplit(".", 1)[-1] not in FILE_EXTENSIONS:
-            # ``pkg.mod.Name``: the module it names is mentioned too (``pkg/mod.py``, ``pkg``).
-            parts = m.split(".")[:-1]
-            while parts:
-                module = "/".join(parts)
-                if no_ext in (module, module + "/__init__") or no_ext.endswith(
-                    ("/" + module, "/" + module + "/__init__")
-                ):
-                    return mention
-                parts.pop()
-    return None
 
 
 def rank(
@@ -120,230 +129,237 @@ def rank(
     request: str,
     recent: Mapping[str, float] | None = None,
     recent_lines: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+    *,
+    weights: Weights = WEIGHTS,
 ) -> Ranking:
     """Score every candidate file and the chunks of the best ones.
 
     ``recent`` weighs the files the latest commits changed and ``recent_lines`` gives the
     lines they wrote (both empty: no history signal).
     """
-    query = analyse_request(request)
+    query = analyse_request(request, weights)
     stats = store.stats([c.key for c in files])
     texts = [c for c in files if c.key in stats and stats[c.key].status != "binary"]
     keys = {c.key for c in texts}
-    n = max(len(texts), 1)
     postings = store.postings(list(query.terms), keys)
-    path_tf = {c.path: T.path_terms(c.path) for c in texts}
-    df: dict[str, int] = {}
-    for term in query.terms:
-        holders = set(postings[term])
-        holders.update(c.key for c in texts if term in path_tf[c.path])
-        df[term] = len(holders)
-    idf = {
-        t: query.weights[t] * math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items() if d
-    }
-    lengths = {c.key: stats[c.key].length + PATH_TF * len(path_tf[c.path]) for c in texts}
-    avg = sum(lengths.values()) / n if lengths else 1.0
+    idf, lexical = bm25_files(query, texts, stats, postings)
+    definers = _definers(store, query, texts, keys)
+    paths = tuple(c.path for c in texts)
+    evidence = FileEvidence(query, paths, lexical, definers, recent or {})
+    scored = _score_files(texts, evidence, weights)
+    named = _follow_links(store, scored, query, _defined_names(definers), weights)
+    ordered = _by_score(scored)
+    best = ordered[:CHUNK_FILES]
+    _load_missing_records(store, best)
+    chunks = _rank_chunks(best, query, idf, named, recent_lines or {}, weights)
+    binary = [c.path for c in files if c.key in stats and stats[c.key].status == "binary"]
+    return Ranking(ordered, chunks, binary)
 
-    scored: dict[str, FileScore] = {}
-    for c in texts:
-        fs = FileScore(c, None)
-        contributions: list[tuple[float, str]] = []
-        for term, weight in idf.items():
-            tf = postings[term].get(c.key, 0) + PATH_TF * path_tf[c.path].count(term)
-            if tf:
-                contributions.append((_bm25(tf, lengths[c.key], avg, weight), term))
-        fs.lexical = sum(s for s, _ in contributions)
-        fs.matched = [t for _, t in sorted(contributions, key=lambda x: (-x[0], x[1]))]
-        scored[c.path] = fs
-    top_lex = max((f.lexical for f in scored.values()), default=0.0) or 1.0
 
-    # Direct mentions: paths and defined identifiers.
-    boosts: dict[str, float] = defaultdict(float)
-    for path, fs in scored.items():
-        hit = _mentioned(path, query.path_mentions)
-        if hit:
-            boosts[path] += WEIGHTS.mention
-            fs.reasons.append(f"named in the request ({hit})")
+def _definers(
+    store: IndexStore, query: Query, texts: Sequence[Candidate], keys: set[str]
+) -> dict[str, tuple[str, ...]]:
+    """The files defining each identifier the request names, by name; a name defined in more
+    than MAX_DEFINERS files is too common to point anywhere."""
     idents = sorted(query.strong_idents | query.weak_idents)
     defined = store.definers(idents, keys) if idents else {}
     key_to_path = {c.key: c.path for c in texts}
-    ident_chunks: dict[str, set[str]] = defaultdict(set)  # path -> names it defines
-    for name, where in sorted(defined.items()):
-        if len(where) > MAX_DEFINERS:
-            continue
-        boost = (
-            WEIGHTS.strong_identifier if name in query.strong_idents else WEIGHTS.weak_identifier
+    return {
+        name: tuple(key_to_path[key] for key in where)
+        for name, where in sorted(defined.items())
+        if len(where) <= MAX_DEFINERS
+    }
+
+
+def _defined_names(definers: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+    """Per file, the identifiers the request names that it defines."""
+    names: dict[str, set[str]] = defaultdict(set)
+    for name, paths in definers.items():
+        for path in paths:
+            names[path].add(name)
+    return names
+
+
+def _score_files(
+    texts: Sequence[Candidate], evidence: FileEvidence, weights: Weights
+) -> dict[str, FileScore]:
+    """Each file's direct score: its relevance plus its lifts, times its prior."""
+    relevance = FILE_RELEVANCE(evidence, weights)
+    lifts = [signal(evidence, weights) for signal in FILE_LIFTS]
+    scored: dict[str, FileScore] = {}
+    for candidate in texts:
+        path = candidate.path
+        match = evidence.lexical[path]
+        own = relevance.get(path, [])
+        lifted = [finding for found in lifts for finding in found.get(path, [])]
+        file_score = FileScore(
+            candidate,
+            None,
+            lexical=match.score,
+            matched=list(match.terms),
+            prior=file_prior(path, evidence.query, weights),
         )
-        for key in where:
-            path = key_to_path[key]
-            boosts[path] += boost / len(where)
-            ident_chunks[path].add(name)
-            scored[path].reasons.append(f"defines {name}")
+        file_score.score = (_total(own) + _total(lifted)) * file_score.prior
+        file_score.reasons = [finding.reason for finding in (*own, *lifted) if finding.reason]
+        scored[path] = file_score
+    return scored
 
-    def prior(path: str) -> float:
-        if is_test(path) and not query.wants_tests:
-            return WEIGHTS.test
-        if is_prose(path):
-            return WEIGHTS.prose * (WEIGHTS.prose_asked if query.wants_prose else 1.0)
-        if is_config(path) or (is_docs(path) and not query.wants_prose):
-            return WEIGHTS.config
-        vendored = vendor_dir(path)
-        if vendored is not None and not set(T.identifier_terms(vendored)) & set(query.terms):
-            return WEIGHTS.vendored
-        return 1.0
 
-    request_terms = set(query.terms)
-    # Every term of a name starts with three letters of it (stemming keeps them): a name holding
-    # none of the request terms' beginnings is not worth splitting (100,000 files: 1 s).
-    heads = re.compile("|".join(sorted({re.escape(t[:3]) for t in request_terms})) or "(?!)")
-    for path, fs in scored.items():
-        stem = posixpath.splitext(posixpath.basename(path))[0]
-        if stem in ("__init__", "index", "mod", "main"):
-            stem = posixpath.basename(posixpath.dirname(path))
-        if not heads.search(stem.lower()):
-            continue
-        name_terms = T.identifier_terms(stem)
-        if name_terms and all(t in request_terms for t in name_terms):
-            boosts[path] += WEIGHTS.name
-            fs.reasons.append(f"its name is in the request ({stem})")
+def _total(findings: Sequence[Finding]) -> float:
+    """The findings' amounts added up in order (the order fixes the last bits of the sum)."""
+    total = 0.0
+    for finding in findings:
+        total += finding.amount
+    return total
 
-    for path, w in (recent or {}).items():
-        if path in scored:
-            boosts[path] += WEIGHTS.recent * w
-            scored[path].reasons.append("changed recently")
-    for path, fs in scored.items():
-        fs.prior = prior(path)
-        fs.score = (fs.lexical / top_lex + boosts[path]) * fs.prior
 
-    # Symbol links: personalised PageRank over the files' graph.
-    ordered = sorted(scored.values(), key=lambda f: (-f.score, f.cand.path))
-    graph_files = ordered if len(ordered) <= GRAPH_FILE_LIMIT else ordered[:300]
-    records = store.records([f.cand.key for f in graph_files])
-    for f in graph_files:
-        f.record = records.get(f.cand.key)
-    users: dict[str, list[FileScore]] = defaultdict(list)
-    for f in graph_files:
-        if f.record is None:
-            continue
-        used = {ident for chunk in f.record.chunks for ident in chunk.idents}
-        for name in query.strong_idents & used:
-            users[name].append(f)
-    for name, files_using in sorted(users.items()):
-        for f in files_using:
-            if name in ident_chunks.get(f.cand.path, ()):
-                continue
-            f.score += WEIGHTS.identifier_use / math.sqrt(len(files_using)) * f.prior
-            ident_chunks[f.cand.path].add(name)
-            f.reasons.append(f"uses {name}")
-    graph = link_graph(
-        {f.cand.path: f.record for f in graph_files if f.record is not None}, WEIGHTS
-    )
-    seeds = {f.cand.path: f.score**2 for f in ordered[:PPR_SEEDS] if f.score > 0}
-    shares = link_shares(graph, [f.cand.path for f in graph_files], seeds)
-    seed_paths = sorted(seeds)
-    for f in graph_files:
-        f.ppr = shares[f.cand.path]
-        f.score += WEIGHTS.symbol_links * f.ppr * prior(f.cand.path)
-        if f.ppr > 0.05 and f.cand.path not in seeds:
-            why = graph.first_reason(f.cand.path, seed_paths)
-            if why is not None:
-                f.reasons.append(f"linked: {why}")
-    for f in scored.values():
-        if f.matched:
-            said = dict.fromkeys(query.words.get(t, t) for t in f.matched)
-            f.reasons.insert(0, "matches " + ", ".join(list(said)[:6]))
-    ordered = sorted(scored.values(), key=lambda f: (-f.score, f.cand.path))
-    missing = [f.cand.key for f in ordered[:CHUNK_FILES] if f.record is None]
+def _by_score(scored: Mapping[str, FileScore]) -> list[FileScore]:
+    return sorted(scored.values(), key=lambda ranked: (-ranked.score, ranked.cand.path))
+
+
+def _follow_links(
+    store: IndexStore,
+    scored: Mapping[str, FileScore],
+    query: Query,
+    defined: Mapping[str, set[str]],
+    weights: Weights,
+) -> dict[str, set[str]]:
+    """The link signals, after the direct ones (they start from the scores those made): uses
+    of identifiers the request names, then symbol links. Returns, per file, the identifiers
+    the request names that it defines or uses (its chunks that hold them get a bonus)."""
+    ordered = _by_score(scored)
+    graph_files = ordered if len(ordered) <= GRAPH_FILE_LIMIT else ordered[:GRAPH_TOP_FILES]
+    records = store.records([ranked.cand.key for ranked in graph_files])
+    for ranked in graph_files:
+        ranked.record = records.get(ranked.cand.key)
+    linked = {r.cand.path: r.record for r in graph_files if r.record is not None}
+    users = identifier_users(linked, query)
+    _add_scaled(scored, identifier_use(UseEvidence(users, defined), weights))
+    graph = link_graph(linked, weights)
+    seeds = {r.cand.path: r.score**2 for r in ordered[:PPR_SEEDS] if r.score > 0}
+    shares = link_shares(graph, [ranked.cand.path for ranked in graph_files], seeds)
+    for ranked in graph_files:
+        ranked.ppr = shares[ranked.cand.path]
+    _add_scaled(scored, symbol_links(LinkEvidence(graph, shares, frozenset(seeds)), weights))
+    named = {path: set(names) for path, names in defined.items()}
+    for name, paths in users.items():
+        for path in paths:
+            named.setdefault(path, set()).add(name)
+    return named
+
+
+def _add_scaled(scored: Mapping[str, FileScore], found: SignalScores) -> None:
+    """Add a link signal's findings to the files' scores, each times the file's prior."""
+    for path, findings in found.items():
+        file_score = scored[path]
+        for finding in findings:
+            file_score.score += finding.amount * file_score.prior
+            if finding.reason:
+                file_score.reasons.append(finding.reason)
+
+
+def _load_missing_records(store: IndexStore, files: Sequence[FileScore]) -> None:
+    """Records for the files the link graph did not load (it takes only the best of a large
+    repository)."""
+    missing = [ranked.cand.key for ranked in files if ranked.record is None]
     if missing:
         more = store.records(missing)
-        for f in ordered[:CHUNK_FILES]:
-            if f.record is None:
-                f.record = more.get(f.cand.key)
-    chunks = _rank_chunks(ordered[:CHUNK_FILES], query, idf, ident_chunks, recent_lines or {})
-    binary = [c.path for c in files if c.key in stats and stats[c.key].status == "binary"]
-    return Ranking(ordered, chunks, binary)
+        for ranked in files:
+            if ranked.record is None:
+                ranked.record = more.get(ranked.cand.key)
+
+
+@dataclass(frozen=True)
+class _ChunkRow:
+    """A chunk of a ranked file and its relevance so far, with the reasons for it."""
+
+    file: FileScore
+    index: int
+    relevance: float
+    reasons: list[str]
 
 
 def _rank_chunks(
     files: list[FileScore],
     query: Query,
-    file_idf: dict[str, float],
-    ident_chunks: dict[str, set[str]],
+    file_idf: Mapping[str, float],
+    named: Mapping[str, set[str]],
     recent_lines: Mapping[str, Sequence[tuple[int, int]]],
+    weights: Weights,
 ) -> list[ChunkScore]:
-    rows: list[tuple[FileScore, int, float, list[str]]] = []
-    all_chunks = [c for f in files if f.record for c in f.record.chunks]
-    all_lengths = [sum(c.terms.values()) for c in all_chunks]
-    avg = sum(all_lengths) / len(all_lengths) if all_lengths else 1.0
-    if CHUNK_IDF and all_chunks:
-        # IDF among the chunks: a word in every file can still single out a function.
-        n = len(all_chunks)
-        idf = {}
-        for term in file_idf:
-            d = sum(1 for c in all_chunks if term in c.terms)
-            if d:
-                idf[term] = query.weights[term] * math.log(1 + (n - d + 0.5) / (d + 0.5))
-    else:
-        idf = file_idf
-    for f in files:
-        if f.record is None:
+    """The chunks of these files, best first: their relevance (with their class's or members'
+    share) combined with their file's score."""
+    chunks = [chunk for ranked in files if ranked.record for chunk in ranked.record.chunks]
+    idf, average = chunk_idf(query, file_idf, chunks)
+    rows: list[_ChunkRow] = []
+    for ranked in files:
+        if ranked.record is None:
             continue
-        named = ident_chunks.get(f.cand.path, set())
-        for i, chunk in enumerate(f.record.chunks):
-            length = sum(chunk.terms.values())
-            name_terms = T.identifier_terms(chunk.name.rsplit(".", 1)[-1]) if chunk.name else []
-            lex = 0.0
-            hits: list[tuple[float, str]] = []
-            for term, weight in idf.items():
-                tf = chunk.terms.get(term, 0) + 2 * name_terms.count(term)
-                if tf:
-                    s = _bm25(tf, length, avg, weight)
-                    lex += s
-                    hits.append((s, term))
-            reasons = []
-            if hits:
-                best = sorted(hits, key=lambda x: (-x[0], x[1]))[:5]
-                reasons.append("matches " + ", ".join(query.words.get(t, t) for _, t in best))
-            bonus = 0.0
-            short = chunk.name.rsplit(".", 1)[-1] if chunk.name else ""
-            if short and short in named:
-                bonus = WEIGHTS.chunk_define
-                reasons.append(f"defines {short}")
-            else:
-                used = named.intersection(chunk.idents)
-                if used:
-                    bonus = WEIGHTS.chunk_use
-                    reasons.append(f"uses {min(used)}")
-            spans = recent_lines.get(f.cand.path)
-            if spans and any(s <= chunk.end and chunk.start <= e for s, e in spans):
-                bonus += WEIGHTS.chunk_recent
-                reasons.append("changed recently")
-            rows.append((f, i, lex + bonus, reasons))
-    # A class's relevance reaches its members and a member's reaches its class, damped.
-    by_key = {(id(f), i): lex for f, i, lex, _ in rows}
-    spread_rows = []
-    for f, i, lex, reasons in rows:
-        assert f.record is not None
-        chunk = f.record.chunks[i]
-        extra = 0.0
-        if chunk.parent is not None:
-            extra = WEIGHTS.member_spread * by_key.get((id(f), chunk.parent), 0.0)
-        spread_rows.append((f, i, lex + extra, reasons))
-    rows = spread_rows
-    top = max((r[2] for r in rows), default=0.0) or 1.0
-    top_file = max((f.score for f in files), default=0.0) or 1.0
-    top_in: dict[int, float] = defaultdict(float)
-    for f, _, lex, _ in rows:
-        top_in[id(f)] = max(top_in[id(f)], lex)
-    out = []
-    for f, i, lex, reasons in rows:
-        assert f.record is not None
-        base = WEIGHTS.header_base if f.record.chunks[i].kind == "header" else WEIGHTS.chunk_base
-        rel = (1 - WEIGHTS.in_file_norm) * lex / top + WEIGHTS.in_file_norm * lex / (
-            top_in[id(f)] or 1.0
+        path = ranked.cand.path
+        evidence = ChunkEvidence(
+            idf,
+            average,
+            query.words,
+            frozenset(named.get(path, set())),
+            recent_lines.get(path, ()),
         )
-        score = (f.score / top_file) ** WEIGHTS.file_exponent * (base + rel)
-        score += WEIGHTS.chunk_mix * f.prior * lex / top
-        out.append(ChunkScore(f, i, score, reasons))
-    out.sort(key=lambda c: (-c.score, c.file.cand.path, c.index))
+        for index, chunk in enumerate(ranked.record.chunks):
+            relevance, reasons = _chunk_relevance(chunk, evidence, weights)
+            rows.append(_ChunkRow(ranked, index, relevance, reasons))
+    return _chunk_scores(_spread_to_members(rows, weights), files, weights)
+
+
+def _chunk_relevance(
+    chunk: Chunk, evidence: ChunkEvidence, weights: Weights
+) -> tuple[float, list[str]]:
+    """A chunk's relevance plus its bonuses, and the reasons for them."""
+    found = CHUNK_RELEVANCE(chunk, evidence, weights)
+    own = [found] if found is not None else []
+    bonuses = [
+        bonus
+        for bonus in (signal(chunk, evidence, weights) for signal in CHUNK_BONUSES)
+        if bonus is not None
+    ]
+    reasons = [finding.reason for finding in (*own, *bonuses) if finding.reason]
+    return _total(own) + _total(bonuses), reasons
+
+
+def _spread_to_members(rows: list[_ChunkRow], weights: Weights) -> list[_ChunkRow]:
+    """A class's relevance reaches its members (damped): a request about the class is about
+    them too."""
+    by_chunk = {(row.file.cand.path, row.index): row.relevance for row in rows}
+    spread: list[_ChunkRow] = []
+    for row in rows:
+        assert row.file.record is not None
+        parent = row.file.record.chunks[row.index].parent
+        extra = 0.0
+        if parent is not None:
+            extra = weights.member_spread * by_chunk.get((row.file.cand.path, parent), 0.0)
+        spread.append(replace(row, relevance=row.relevance + extra))
+    return spread
+
+
+def _chunk_scores(
+    rows: list[_ChunkRow], files: list[FileScore], weights: Weights
+) -> list[ChunkScore]:
+    """Each chunk's score from its relevance (over the best chunk's, and over its file's best
+    chunk's) and its file's score (see weights.py), best first."""
+    top = max((row.relevance for row in rows), default=0.0) or 1.0
+    top_file = max((ranked.score for ranked in files), default=0.0) or 1.0
+    top_in: dict[str, float] = defaultdict(float)
+    for row in rows:
+        top_in[row.file.cand.path] = max(top_in[row.file.cand.path], row.relevance)
+    out = []
+    for row in rows:
+        ranked, relevance = row.file, row.relevance
+        assert ranked.record is not None
+        header = ranked.record.chunks[row.index].kind == "header"
+        base = weights.header_base if header else weights.chunk_base
+        in_file = top_in[ranked.cand.path] or 1.0
+        mixed = (1 - weights.in_file_norm) * relevance / top
+        mixed += weights.in_file_norm * relevance / in_file
+        score = (ranked.score / top_file) ** weights.file_exponent * (base + mixed)
+        score += weights.chunk_mix * ranked.prior * relevance / top
+        out.append(ChunkScore(ranked, row.index, score, row.reasons))
+    out.sort(key=lambda scored: (-scored.score, scored.file.cand.path, scored.index))
     return out

@@ -3,8 +3,8 @@
 The values were set by hand against locbench; tuning them (leave-one-repository-out) means
 passing another table to ``rank`` (``dataclasses.replace(WEIGHTS, mention=0.8)``), not editing
 the signals. What each measure is made of stays with the measure: BM25's k1 and b and the
-weight of path terms in rank.py, PageRank's restart and iterations in links.py, and the
-numbers of files linked and ranked by chunk in rank.py.
+weight of path terms in rank_signals.py, PageRank's restart and iterations in links.py, and
+the numbers of files linked and ranked by chunk in rank.py.
 """
 
 from __future__ import annotations

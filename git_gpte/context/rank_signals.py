@@ -1,0 +1,404 @@
+"""The ranking's signals: each a named, pure function that says how much a file (or a chunk)
+is worth for a request, and why.
+
+A file signal reads what was fetched beforehand (its *evidence*) and returns, per path, its
+findings: an amount (already weighted: see weights.py) and a reason. rank.py combines them;
+the order of the findings is the order their amounts are added in. The measures behind the
+signals (BM25 here, the link graph's PageRank in links.py) are computed once and handed in.
+The weights (weights.py) are applied here rather than by rank.py: a weight shared among n
+files is ``weight / n``, which ``weight * (1 / n)`` does not always equal to the last bit, and
+rankings are compared to the last bit.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from .languages import FILE_EXTENSIONS, is_config, is_docs, is_prose, is_test, vendor_dir
+from .links import LinkGraph
+from .parse import Chunk, FileRecord
+from .request import Query
+from .terms import identifier_terms, path_terms
+from .weights import Weights
+
+if TYPE_CHECKING:
+    from .index import Candidate
+    from .store import BlobStat
+
+K1 = 1.2
+B = 0.75
+PATH_TF = 3  # a path term counts as this many occurrences
+CHUNK_NAME_TF = 2  # a term of a chunk's own name counts this many more times
+# IDF among the chunks of the best files (else the files' IDF): a word in every file can still
+# single out a function.
+CHUNK_IDF = True
+LINK_REASON_SHARE = 0.05  # a file linked this strongly says which seed it is linked to
+
+
+class Finding(NamedTuple):
+    """One thing a signal found about a file or chunk: what it adds to the score, and why
+    ("" when the amount needs no reason of its own)."""
+
+    amount: float
+    reason: str
+
+
+SignalScores = dict[str, list[Finding]]  # path -> findings, in the order they add up
+
+
+@dataclass(frozen=True)
+class LexicalMatch:
+    """A file's BM25 score for the request, and the terms it matched, best first."""
+
+    score: float
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FileEvidence:
+    """What the direct file signals read (fetched from the index beforehand)."""
+
+    query: Query
+    paths: tuple[str, ...]  # the commit's text files, in the candidates' order
+    lexical: Mapping[str, LexicalMatch]  # path -> its BM25 match
+    # identifier the request names -> the files defining it (by name; names defined in more
+    # than links.MAX_DEFINERS files are left out: too common to point anywhere)
+    definers: Mapping[str, tuple[str, ...]]
+    recent: Mapping[str, float]  # path -> recency weight (recency.py)
+
+
+FileSignal = Callable[[FileEvidence, Weights], SignalScores]
+
+
+@dataclass(frozen=True)
+class UseEvidence:
+    """What the identifier-use signal reads: the linked files' uses of named identifiers."""
+
+    # identifier the request spells as code -> the linked files using it, in rank order
+    users: Mapping[str, Sequence[str]]
+    defined: Mapping[str, Collection[str]]  # path -> the named identifiers it defines
+
+
+@dataclass(frozen=True)
+class LinkEvidence:
+    """What the symbol-link signal reads: the link graph and the PageRank spread over it."""
+
+    graph: LinkGraph
+    shares: Mapping[str, float]  # path -> its PageRank over the best file's
+    seeds: Collection[str]  # the files the PageRank started from
+
+
+@dataclass(frozen=True)
+class ChunkEvidence:
+    """What the chunk signals read about the chunks of one file."""
+
+    idf: Mapping[str, float]  # per request term, among the chunks of the best files
+    average_length: float  # of those chunks, in terms
+    words: Mapping[str, str]  # term -> the request's own word
+    named: frozenset[str]  # identifiers the request names that the file defines or uses
+    recent_spans: Sequence[tuple[int, int]]  # lines the latest commits wrote in the file
+
+
+ChunkSignal = Callable[[Chunk, ChunkEvidence, Weights], Finding | None]
+
+
+# ---------------------------------------------------------------------------- BM25
+
+
+def bm25(tf: float, length: float, average: float, idf: float) -> float:
+    """One term's BM25 contribution to a document of ``length`` terms."""
+    return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / max(average, 1.0)))
+
+
+def _idf(weight: float, documents: int, holders: int) -> float:
+    """A term's inverse document frequency, times its weight in the request."""
+    return weight * math.log(1 + (documents - holders + 0.5) / (holders + 0.5))
+
+
+def bm25_files(
+    query: Query,
+    files: Sequence[Candidate],
+    stats: Mapping[str, BlobStat],
+    postings: Mapping[str, Mapping[str, int]],
+) -> tuple[dict[str, float], dict[str, LexicalMatch]]:
+    """The request terms' IDF over these files, and each file's BM25 match (by path).
+
+    A file's terms are its content's plus its path's, which count PATH_TF times (a file called
+    ``cookies.py`` is about cookies). Document frequencies are counted over the commit's files,
+    not over every blob the index holds."""
+    terms_of_path = {c.path: path_terms(c.path) for c in files}
+    idf = _file_idf(query, files, postings, terms_of_path)
+    count = max(len(files), 1)
+    lengths = {c.key: stats[c.key].length + PATH_TF * len(terms_of_path[c.path]) for c in files}
+    average = sum(lengths.values()) / count if lengths else 1.0
+    matches: dict[str, LexicalMatch] = {}
+    for candidate in files:
+        contributions: list[tuple[float, str]] = []
+        for term, weight in idf.items():
+            tf = postings[term].get(candidate.key, 0)
+            tf += PATH_TF * terms_of_path[candidate.path].count(term)
+            if tf:
+                score = bm25(tf, lengths[candidate.key], average, weight)
+                contributions.append((score, term))
+        ranked = sorted(contributions, key=lambda hit: (-hit[0], hit[1]))
+        total = sum(score for score, _ in contributions)
+        matches[candidate.path] = LexicalMatch(total, tuple(term for _, term in ranked))
+    return idf, matches
+
+
+def _file_idf(
+    query: Query,
+    files: Sequence[Candidate],
+    postings: Mapping[str, Mapping[str, int]],
+    terms_of_path: Mapping[str, list[str]],
+) -> dict[str, float]:
+    """Per request term that some file holds (in its text or its path), its weighted IDF."""
+    count = max(len(files), 1)
+    holders: dict[str, int] = {}
+    for term in query.terms:
+        keys = set(postings[term])
+        keys.update(c.key for c in files if term in terms_of_path[c.path])
+        holders[term] = len(keys)
+    return {t: _idf(query.weights[t], count, d) for t, d in holders.items() if d}
+
+
+def chunk_idf(
+    query: Query, file_idf: Mapping[str, float], chunks: Sequence[Chunk]
+) -> tuple[Mapping[str, float], float]:
+    """The request terms' IDF among these chunks (CHUNK_IDF) and their average length."""
+    lengths = [sum(c.terms.values()) for c in chunks]
+    average = sum(lengths) / len(lengths) if lengths else 1.0
+    if not (CHUNK_IDF and chunks):
+        return file_idf, average
+    count = len(chunks)
+    idf: dict[str, float] = {}
+    for term in file_idf:
+        holders = sum(1 for c in chunks if term in c.terms)
+        if holders:
+            idf[term] = _idf(query.weights[term], count, holders)
+    return idf, average
+
+
+# ---------------------------------------------------------------------------- file signals
+
+
+def lexical_match(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """How well the file's words match the request's: its BM25 over the best file's."""
+    top = max((m.score for m in evidence.lexical.values()), default=0.0) or 1.0
+    found: SignalScores = {}
+    for path, match in evidence.lexical.items():
+        if match.terms:
+            said = dict.fromkeys(evidence.query.words.get(t, t) for t in match.terms)
+            reason = "matches " + ", ".join(list(said)[:6])
+            found[path] = [Finding(match.score / top, reason)]
+    return found
+
+
+def path_mention(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """The request names the file: by path, file name, dotted module, or a module's name in
+    backticks."""
+    found: SignalScores = {}
+    for path in evidence.paths:
+        hit = mentioned(path, evidence.query.path_mentions)
+        if hit:
+            found[path] = [Finding(weights.mention, f"named in the request ({hit})")]
+    return found
+
+
+def mentioned(path: str, mentions: Sequence[str]) -> str | None:
+    """The first of the request's path mentions that names this file (a module's name in
+    backticks without its trailing dot)."""
+    lower = path.lower()
+    no_ext = posixpath.splitext(lower)[0]
+    for mention in mentions:
+        spelled = mention.lower().replace("\\", "/")
+        if _names_file(spelled, lower, no_ext):
+            return mention[:-1] if _is_module_word(spelled) else mention
+    return None
+
+
+def _is_module_word(mention: str) -> bool:
+    """``mod.``: a single word in backticks, which names a module when a file has that stem."""
+    return mention.endswith(".") and "/" not in mention
+
+
+def _names_file(mention: str, path: str, no_ext: str) -> bool:
+    """``mention`` (lower-cased) names ``path``: ``mod.`` a stem, a path or file name its end,
+    ``pkg.mod`` its module (or package), ``pkg.mod.Name`` the module holding ``Name``."""
+    if _is_module_word(mention):
+        stem = posixpath.basename(no_ext)
+        return stem == mention[:-1] and posixpath.splitext(path)[1] in FILE_EXTENSIONS
+    has_ext = bool(posixpath.splitext(mention)[1])
+    if ("/" in mention or has_ext) and (path == mention or path.endswith("/" + mention)):
+        return True
+    if "." not in mention:
+        return False
+    dotted = mention.replace(".", "/")
+    if no_ext.endswith("/" + dotted) or no_ext == dotted:
+        return True
+    if no_ext.endswith("/" + dotted + "/__init__"):
+        return True
+    if "/" in mention or "." + mention.rsplit(".", 1)[-1] in FILE_EXTENSIONS:
+        return False
+    # ``pkg.mod.Name``: the module it names is mentioned too (``pkg/mod.py``, ``pkg``).
+    parts = mention.split(".")[:-1]
+    while parts:
+        module = "/".join(parts)
+        if no_ext in (module, module + "/__init__") or no_ext.endswith(
+            ("/" + module, "/" + module + "/__init__")
+        ):
+            return True
+        parts.pop()
+    return False
+
+
+def defined_identifier(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """The file defines an identifier the request names (shared among the files defining it;
+    a name spelled as code counts more than one that could be a plain word)."""
+    found: SignalScores = defaultdict(list)
+    for name, paths in sorted(evidence.definers.items()):
+        strong = name in evidence.query.strong_idents
+        weight = weights.strong_identifier if strong else weights.weak_identifier
+        for path in paths:
+            found[path].append(Finding(weight / len(paths), f"defines {name}"))
+    return dict(found)
+
+
+def name_match(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """The file's name (a package's, for its ``__init__``) is made of the request's words."""
+    request_terms = set(evidence.query.terms)
+    # Every term of a name starts with three letters of it (stemming keeps them): a name holding
+    # none of the request terms' beginnings is not worth splitting (100,000 files: 1 s).
+    heads = re.compile("|".join(sorted({re.escape(t[:3]) for t in request_terms})) or "(?!)")
+    found: SignalScores = {}
+    for path in evidence.paths:
+        stem = _name_of(path)
+        if not heads.search(stem.lower()):
+            continue
+        name_terms = identifier_terms(stem)
+        if name_terms and all(t in request_terms for t in name_terms):
+            found[path] = [Finding(weights.name, f"its name is in the request ({stem})")]
+    return found
+
+
+def _name_of(path: str) -> str:
+    """A file's name without extension; a package's for its ``__init__``, ``index``, ``mod``,
+    ``main``."""
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    if stem in ("__init__", "index", "mod", "main"):
+        return posixpath.basename(posixpath.dirname(path))
+    return stem
+
+
+def recent_change(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """The latest commits changed the file: a request often continues that work."""
+    paths = set(evidence.paths)
+    return {
+        path: [Finding(weights.recent * weight, "changed recently")]
+        for path, weight in evidence.recent.items()
+        if path in paths
+    }
+
+
+def file_prior(path: str, query: Query, weights: Weights) -> float:
+    """What the file's kind is worth for an edit request, which is mostly about code: tests,
+    prose, configuration and vendored code count less unless the request asks for them."""
+    if is_test(path) and not query.wants_tests:
+        return weights.test
+    if is_prose(path):
+        return weights.prose * (weights.prose_asked if query.wants_prose else 1.0)
+    if is_config(path) or (is_docs(path) and not query.wants_prose):
+        return weights.config
+    vendored = vendor_dir(path)
+    if vendored is not None and not set(identifier_terms(vendored)) & set(query.terms):
+        return weights.vendored
+    return 1.0
+
+
+# ---------------------------------------------------------------------------- link signals
+
+
+def identifier_users(records: Mapping[str, FileRecord], query: Query) -> dict[str, list[str]]:
+    """Per identifier the request spells as code, the files using it (in the order given)."""
+    users: dict[str, list[str]] = defaultdict(list)
+    for path, record in records.items():
+        used = {ident for chunk in record.chunks for ident in chunk.idents}
+        for name in query.strong_idents & used:
+            users[name].append(path)
+    return users
+
+
+def identifier_use(evidence: UseEvidence, weights: Weights) -> SignalScores:
+    """The file uses an identifier the request spells as code and does not define it (a
+    rename or a new argument touches every use); shared among the files using it."""
+    found: SignalScores = defaultdict(list)
+    for name, paths in sorted(evidence.users.items()):
+        for path in paths:
+            if name in evidence.defined.get(path, ()):
+                continue
+            found[path].append(
+                Finding(weights.identifier_use / math.sqrt(len(paths)), f"uses {name}")
+            )
+    return dict(found)
+
+
+def symbol_links(evidence: LinkEvidence, weights: Weights) -> SignalScores:
+    """The file is linked (imports, uses of names) to the best files: a caller, a callee or an
+    ``__init__`` that re-exports a hit. Its share of the PageRank seeded with them."""
+    seeds = sorted(evidence.seeds)
+    found: SignalScores = {}
+    for path, share in evidence.shares.items():
+        reason = ""
+        if share > LINK_REASON_SHARE and path not in evidence.seeds:
+            why = evidence.graph.first_reason(path, seeds)
+            reason = "" if why is None else f"linked: {why}"
+        found[path] = [Finding(weights.symbol_links * share, reason)]
+    return found
+
+
+# ---------------------------------------------------------------------------- chunk signals
+
+
+def chunk_lexical_match(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
+    """The chunk's BM25 for the request; the terms of its own name count more."""
+    length = sum(chunk.terms.values())
+    name_terms = identifier_terms(chunk.name.rsplit(".", 1)[-1]) if chunk.name else []
+    total = 0.0
+    hits: list[tuple[float, str]] = []
+    for term, weight in evidence.idf.items():
+        tf = chunk.terms.get(term, 0) + CHUNK_NAME_TF * name_terms.count(term)
+        if tf:
+            score = bm25(tf, length, evidence.average_length, weight)
+            total += score
+            hits.append((score, term))
+    if not hits:
+        return None
+    best = sorted(hits, key=lambda hit: (-hit[0], hit[1]))[:5]
+    return Finding(total, "matches " + ", ".join(evidence.words.get(t, t) for _, t in best))
+
+
+def chunk_named_identifier(
+    chunk: Chunk, evidence: ChunkEvidence, weights: Weights
+) -> Finding | None:
+    """The chunk defines, or else uses, an identifier the request names that its file
+    defines or uses."""
+    short = chunk.name.rsplit(".", 1)[-1] if chunk.name else ""
+    if short and short in evidence.named:
+        return Finding(weights.chunk_define, f"defines {short}")
+    used = evidence.named.intersection(chunk.idents)
+    if used:
+        return Finding(weights.chunk_use, f"uses {min(used)}")
+    return None
+
+
+def chunk_recent_change(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
+    """The chunk holds lines the latest commits wrote."""
+    if any(start <= chunk.end and chunk.start <= end for start, end in evidence.recent_spans):
+        return Finding(weights.chunk_recent, "changed recently")
+    return None
