@@ -13,8 +13,9 @@ The public API (stable; everything else in this package is internal)::
 
 How it works: an index per blob under ``.git/gpte/context.sqlite`` (terms, tree-sitter
 definitions, imports, chunks; see ``index.py``), a ranking that combines BM25, direct mentions
-and symbol links (``rank.py``), and packing into the budget (``pack.py``). This module imports
-only the result types at load time: tree-sitter and the index load on the first ``select``.
+and symbol links (``rank.py``: the signals in ``rank_signals.py``, their weights in one table
+in ``weights.py``), and packing into the budget (``pack.py``). This module imports only the
+result types at load time: tree-sitter and the index load on the first ``select``.
 """
 
 from __future__ import annotations
