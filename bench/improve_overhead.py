@@ -61,8 +61,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, LLMServer() as server:
         repo = make_repo(Path(tmp))
         (Path(tmp) / "change.patch").write_text(PATCH)
+        # As installed for a user: bytecode caches are written (pip compiles them at install);
+        # a shell with PYTHONDONTWRITEBYTECODE would measure compiling the package every run.
+        skip = ("GPTE_", "OPENAI", "PYTHONDONTWRITEBYTECODE")
         env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("GPTE_", "OPENAI"))},
+            **{k: v for k, v in os.environ.items() if not k.startswith(skip)},
             "OPENAI_BASE_URL": server.openai_base_url,
             "OPENAI_API_KEY": "k",
             "GIT_AUTHOR_NAME": "b",
@@ -71,6 +74,8 @@ def main() -> int:
             "GIT_COMMITTER_EMAIL": "b@example.com",
         }
         improve, apply = [], []
+        server.queue(DIFF)  # a first run writes the bytecode caches
+        timed([gpte, "improve", "return two", "--model", "gpt-4o-mini", "-b", "warm"], repo, env)
         for n in range(args.runs):
             server.queue(DIFF)
             argv = [gpte, "improve", "return two", "--model", "gpt-4o-mini", "-b", f"b{n}"]

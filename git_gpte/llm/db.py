@@ -53,11 +53,24 @@ def connect(path: Path, migrations: Sequence[Migration]) -> sqlite3.Connection:
     conn.row_factory = sqlite3.Row
     try:
         conn.execute("PRAGMA foreign_keys = ON")
+        _write_ahead(conn)
         migrate(conn, migrations)
     except sqlite3.Error as exc:
         conn.close()
         raise database_error(path, exc) from None
     return conn
+
+
+def _write_ahead(conn: sqlite3.Connection) -> None:
+    """A write-ahead log, synced at checkpoints rather than at every commit: a run records a
+    dozen small commits, and a sync each (rollback journal, the default) was a tenth of a
+    second of every improve. A power cut may lose the last records, never the file (SQLite's
+    guarantee for WAL with synchronous=NORMAL). Where the log cannot be made (a read-only
+    directory), the default journal stays."""
+    with contextlib.suppress(sqlite3.Error):
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
 
 
 def rollback(conn: sqlite3.Connection) -> None:
