@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..cli import AppContext
+from ..edit.formats import reply_formats
 from ..errors import EditError, UsageError
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def render_report(result: ApplyResult) -> list[str]:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "diff", "files", "search-replace"]),
+    type=click.Choice(reply_formats()),
     default="auto",
     show_default=True,
     help="Edit format of the reply.",

@@ -15,10 +15,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .formats import reply_formats
 from .model import FileEdit, Hunk, Op, ParsedReply
 from .paths import header_path
 
-FORMATS = ("auto", "diff", "files", "search-replace")
+FORMATS = reply_formats()
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)\s*(\S*)\s*$")
 _HUNK = re.compile(r"^@@+\s*-?(\d+)?(?:,(\d+))?\s*\+?(\d+)?(?:,(\d+))?\s*@@+")
