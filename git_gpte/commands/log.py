@@ -170,8 +170,9 @@ def _page(text: str) -> None:
 
     pager = os.environ.get("GIT_PAGER") or ""
     if not pager:
-        found = subprocess.run(["git", "var", "GIT_PAGER"], capture_output=True, text=True)
-        pager = found.stdout.strip() if found.returncode == 0 else ""
+        from ..git.config import pager as git_pager
+
+        pager = git_pager(os.getcwd())
     pager = pager or os.environ.get("PAGER") or ("less" if shutil.which("less") else "")
     if not pager or pager == "cat":
         click.echo(text, nl=False)

@@ -52,6 +52,15 @@ def git_version() -> str:
     return out.strip().removeprefix("git version ") or "unknown"
 
 
+def pager(cwd: str | os.PathLike[str]) -> str:
+    """The pager git itself would use here (``git var GIT_PAGER``); "" when git cannot say."""
+    try:
+        out = _process.run(["var", "GIT_PAGER"], cwd=cwd, env=git_environment())
+    except GitCommandError:
+        return ""
+    return out.strip()
+
+
 def inside_work_tree(cwd: str | os.PathLike[str]) -> bool:
     """True when ``cwd`` is inside a git work tree."""
     try:
