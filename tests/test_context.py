@@ -14,6 +14,7 @@ import pytest
 
 from git_gpte.context import pick_segments, select
 from git_gpte.context.index import Candidate, ensure_indexed, list_candidates
+from git_gpte.context.links import resolve_import, suffix_table
 from git_gpte.context.pack import pack
 from git_gpte.context.parse import parse_file
 from git_gpte.context.rank import ChunkScore, FileScore, Ranking, analyse_request, rank
@@ -164,6 +165,49 @@ def test_go_ranking_by_identifier(tmp_path: Path) -> None:
     record = parse_file("inventory/stock.go", GO_FILES["inventory/stock.go"])  # type: ignore[arg-type]
     names = [c.name for c in record.chunks]
     assert "Stock" in names and "Reserve" in names
+
+
+def test_go_imports_link_the_package_directory_not_the_standard_library() -> None:
+    files = {
+        **GO_FILES,
+        "cmd/shop/main.go": (
+            'package main\n\nimport (\n\t"fmt"\n\t"example.com/store/inventory"\n)\n\n'
+            "func main() {\n\tfmt.Println(inventory.Stock{})\n}\n"
+        ),
+        "inventory/stock_test.go": "package inventory\n",
+    }
+    record = parse_file("cmd/shop/main.go", files["cmd/shop/main.go"])
+    assert record.imports == ["fmt", "example.com/store/inventory"]
+    by_suffix = suffix_table(sorted(files))
+    assert resolve_import("cmd/shop/main.go", "fmt", "go", by_suffix) == []
+    assert resolve_import("cmd/shop/main.go", "example.com/store/inventory", "go", by_suffix) == [
+        "inventory/errors.go",
+        "inventory/stock.go",
+    ]
+
+
+def test_a_language_is_one_row_of_the_table_imports_included(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A language added to the table (and nowhere else) is chunked and its imports link."""
+    from git_gpte.context import languages
+
+    def resolve(importer: str, target: str, by_suffix: languages.Suffixes) -> list[str]:
+        return list(by_suffix.get(target + ".lua", []))
+
+    spec = languages.LanguageSpec(
+        "lua",
+        {},
+        frozenset(),
+        imports=(re.compile(r"require\(?\s*['\"]([\w/]+)['\"]"),),
+        resolve=resolve,
+    )
+    monkeypatch.setitem(languages.SPECS, "lua", spec)
+    monkeypatch.setitem(languages.EXTENSIONS, ".lua", "lua")
+    record = parse_file("app/main.lua", 'local util = require("lib/util")\n')
+    assert record.lang == "lua" and record.imports == ["lib/util"]
+    by_suffix = suffix_table(["app/main.lua", "lib/util.lua"])
+    assert resolve_import("app/main.lua", "lib/util", "lua", by_suffix) == ["lib/util.lua"]
 
 
 def test_chunks_partition_the_file_and_never_split_a_definition() -> None:

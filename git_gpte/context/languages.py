@@ -2,16 +2,94 @@
 
 One table instead of one module per language: every language is chunked and linked by the same
 rules (a definition is a node with a name; a container is a definition whose members are
-definitions; the module header is what precedes the first definition), so a new language is a
-few lines here. Files in languages not listed are still indexed, by lexical terms and
-paragraph chunks.
+definitions; the module header is what precedes the first definition) and each row says how
+its imports name files (its resolver), so a new language is a few lines here and nowhere
+else. Files in languages not listed are still indexed, by lexical terms and paragraph chunks.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+# path suffix ("b/c.py", and a directory's as "b/") -> the commit's paths under it
+Suffixes = Mapping[str, list[str]]
+# (importing file, what its import statement names, suffixes) -> the files it most likely means
+Resolver = Callable[[str, str, Suffixes], list[str]]
+
+
+def _resolve_python(importer: str, target: str, by_suffix: Suffixes) -> list[str]:
+    """``pkg.mod`` or a relative ``..mod`` as ``mod.py`` or ``mod/__init__.py``."""
+    dots = len(target) - len(target.lstrip("."))
+    module = target.lstrip(".").replace(".", "/")
+    if dots:
+        base = posixpath.dirname(importer)
+        for _ in range(dots - 1):
+            base = posixpath.dirname(base)
+        stem = posixpath.join(base, module) if module else base
+    else:
+        stem = module
+    out: list[str] = []
+    for candidate in (stem + ".py", stem + "/__init__.py"):
+        out.extend(by_suffix.get(candidate.strip("/"), []))
+    return out
+
+
+def _resolve_js(importer: str, target: str, by_suffix: Suffixes) -> list[str]:
+    """A relative specifier, with the extensions and index files Node and bundlers try."""
+    if not target.startswith("."):
+        return []  # a package from node_modules, not a file of the commit
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(importer), target))
+    out: list[str] = []
+    for ext in ("", ".js", ".ts", ".tsx", ".jsx", ".mjs", "/index.js", "/index.ts"):
+        out.extend(p for p in by_suffix.get(joined + ext, []) if p == joined + ext)
+    return out
+
+
+def _resolve_go(importer: str, target: str, by_suffix: Suffixes) -> list[str]:
+    """An import path names a package, a directory: the longest tail of the path that is a
+    directory of the commit (``github.com/o/r/internal/x`` -> ``internal/x/``), its non-test
+    files. The standard library (no dot in the first element) links nothing."""
+    parts = target.split("/")
+    if "." not in parts[0]:
+        return []
+    for start in range(1, len(parts)):
+        found = by_suffix.get("/".join(parts[start:]) + "/", [])
+        if found:
+            return [p for p in found if p.endswith(".go") and not p.endswith("_test.go")]
+    return []
+
+
+def _resolve_rust(importer: str, target: str, by_suffix: Suffixes) -> list[str]:
+    name = target.replace("::", "/")
+    name = name.removeprefix("crate/").removeprefix("self/").removeprefix("super/")
+    return list(by_suffix.get(name + ".rs", [])) + list(by_suffix.get(name + "/mod.rs", []))
+
+
+def _relative(importer: str, target: str) -> str:
+    """``../x.h`` named in ``a/b/c.c`` is ``a/x.h``; anything else as it is."""
+    if not target.startswith("."):
+        return target
+    return posixpath.normpath(posixpath.join(posixpath.dirname(importer), target))
+
+
+def _resolve_include(importer: str, target: str, by_suffix: Suffixes) -> list[str]:
+    return list(by_suffix.get(_relative(importer, target), []))
+
+
+def _resolve_ruby(importer: str, target: str, by_suffix: Suffixes) -> list[str]:
+    name = _relative(importer, target)
+    return list(by_suffix.get(name + ".rb", []) or by_suffix.get(name, []))
+
+
+def _resolve_java(importer: str, target: str, by_suffix: Suffixes) -> list[str]:
+    return list(by_suffix.get(target.replace(".", "/") + ".java", []))
+
+
+def _resolve_nothing(importer: str, target: str, by_suffix: Suffixes) -> list[str]:
+    return []
 
 
 @dataclass(frozen=True)
@@ -28,6 +106,8 @@ class LanguageSpec:
     # regexes whose group 1 is a module/file an import statement names
     imports: tuple[re.Pattern[str], ...] = ()
     comment_prefixes: tuple[str, ...] = ("//", "/*", "*")
+    # what an import names -> the commit's files (see Resolver)
+    resolve: Resolver = _resolve_nothing
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -78,10 +158,14 @@ SPECS: dict[str, LanguageSpec] = {
         frozenset({"decorated_definition"}),
         _PY_IMPORTS,
         ("#",),
+        _resolve_python,
     ),
-    "javascript": LanguageSpec("javascript", _JS_DEFS, _JS_CONTAINERS, _JS_WRAPPERS, _JS_IMPORTS),
-    "typescript": LanguageSpec("typescript", _JS_DEFS, _JS_CONTAINERS, _JS_WRAPPERS, _JS_IMPORTS),
-    "tsx": LanguageSpec("tsx", _JS_DEFS, _JS_CONTAINERS, _JS_WRAPPERS, _JS_IMPORTS),
+    **{
+        name: LanguageSpec(
+            name, _JS_DEFS, _JS_CONTAINERS, _JS_WRAPPERS, _JS_IMPORTS, resolve=_resolve_js
+        )
+        for name in ("javascript", "typescript", "tsx")
+    },
     "go": LanguageSpec(
         "go",
         {
@@ -95,6 +179,7 @@ SPECS: dict[str, LanguageSpec] = {
             re.compile(r"""^\s*import\s+(?:\w+\s+)?"([^"]+)\"""", re.M),
             re.compile(r"""^\s+(?:\w+\s+)?"([^"]+)"\s*$""", re.M),
         ),
+        resolve=_resolve_go,
     ),
     "rust": LanguageSpec(
         "rust",
@@ -116,6 +201,7 @@ SPECS: dict[str, LanguageSpec] = {
             re.compile(r"^\s*(?:pub\s+)?mod\s+(\w+)\s*;", re.M),
             re.compile(r"^\s*(?:pub\s+)?use\s+([\w:]+)", re.M),
         ),
+        resolve=_resolve_rust,
     ),
     "java": LanguageSpec(
         "java",
@@ -133,14 +219,16 @@ SPECS: dict[str, LanguageSpec] = {
         ),
         frozenset(),
         (re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+)", re.M),),
+        resolve=_resolve_java,
     ),
-    "c": LanguageSpec("c", _C_DEFS, frozenset(), frozenset(), _C_IMPORTS),
+    "c": LanguageSpec("c", _C_DEFS, frozenset(), frozenset(), _C_IMPORTS, resolve=_resolve_include),
     "cpp": LanguageSpec(
         "cpp",
         _C_DEFS,
         frozenset({"class_specifier", "struct_specifier", "namespace_definition"}),
         frozenset({"template_declaration"}),
         _C_IMPORTS,
+        resolve=_resolve_include,
     ),
     "ruby": LanguageSpec(
         "ruby",
@@ -149,6 +237,7 @@ SPECS: dict[str, LanguageSpec] = {
         frozenset(),
         (re.compile(r"""^\s*require(?:_relative)?\s*\(?\s*['"]([^'"]+)['"]""", re.M),),
         ("#",),
+        resolve=_resolve_ruby,
     ),
 }
 

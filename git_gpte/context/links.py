@@ -7,11 +7,11 @@ then reaches a caller, a callee or an ``__init__`` that re-exports a hit. Pure f
 
 from __future__ import annotations
 
-import posixpath
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from .languages import SPECS, Suffixes
 from .parse import FileRecord
 from .weights import Weights
 
@@ -34,57 +34,23 @@ class LinkGraph:
         return next((self.why[(path, o)] for o in others if (path, o) in self.why), None)
 
 
-def resolve_import(
-    importer: str, target: str, lang: str | None, by_suffix: Mapping[str, list[str]]
-) -> list[str]:
-    """Paths an import statement most likely means (suffix match against the commit's files)."""
-    if lang == "python":
-        return _resolve_python_import(importer, target, by_suffix)
-    if target.startswith("."):
-        joined = posixpath.normpath(posixpath.join(posixpath.dirname(importer), target))
-        out: list[str] = []
-        for ext in ("", ".js", ".ts", ".tsx", ".jsx", ".mjs", "/index.js", "/index.ts"):
-            out.extend(p for p in by_suffix.get(joined + ext, []) if p == joined + ext)
-        return out
-    name = target.replace("::", "/").replace(".", "/")
-    if lang == "rust":
-        name = name.removeprefix("crate/").removeprefix("self/").removeprefix("super/")
-        return by_suffix.get(name + ".rs", []) + by_suffix.get(name + "/mod.rs", [])
-    if lang in ("c", "cpp"):
-        return by_suffix.get(target, [])
-    if lang == "ruby":
-        return by_suffix.get(target + ".rb", []) or by_suffix.get(target, [])
-    if lang == "java":
-        return by_suffix.get(name + ".java", [])
-    return []
-
-
-def _resolve_python_import(
-    importer: str, target: str, by_suffix: Mapping[str, list[str]]
-) -> list[str]:
-    """``pkg.mod`` or a relative ``..mod`` as ``mod.py`` or ``mod/__init__.py``."""
-    dots = len(target) - len(target.lstrip("."))
-    module = target.lstrip(".").replace(".", "/")
-    if dots:
-        base = posixpath.dirname(importer)
-        for _ in range(dots - 1):
-            base = posixpath.dirname(base)
-        stem = posixpath.join(base, module) if module else base
-    else:
-        stem = module
-    out: list[str] = []
-    for candidate in (stem + ".py", stem + "/__init__.py"):
-        out.extend(by_suffix.get(candidate.strip("/"), []))
-    return out
+def resolve_import(importer: str, target: str, lang: str | None, by_suffix: Suffixes) -> list[str]:
+    """Paths an import statement most likely means, by its language's resolver."""
+    spec = SPECS.get(lang or "")
+    return spec.resolve(importer, target, by_suffix) if spec else []
 
 
 def suffix_table(paths: Sequence[str]) -> dict[str, list[str]]:
-    """Every path under each of its suffixes (``a/b/c.py`` -> ``c.py``, ``b/c.py``, ...)."""
+    """Every path under each of its suffixes (``a/b/c.py`` -> ``c.py``, ``b/c.py``, ...) and
+    under each suffix of its directory, with a trailing slash (``a/b/``, ``b/``): a Go import
+    names a directory."""
     table: dict[str, list[str]] = defaultdict(list)
     for path in paths:
         parts = path.split("/")
         for i in range(len(parts)):
             table["/".join(parts[i:])].append(path)
+        for i in range(len(parts) - 1):
+            table["/".join(parts[i:-1]) + "/"].append(path)
     return table
 
 
