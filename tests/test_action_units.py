@@ -217,6 +217,32 @@ def test_pr_head_and_fence() -> None:
     assert o.outputs()["success"] == "false" and o.outputs()["cost-usd"] == ""
 
 
+def test_an_outcome_is_a_value_each_step_returns_a_new_one() -> None:
+    from dataclasses import FrozenInstanceError
+
+    from git_gpte.pipeline.heal import HealResult, HealRun
+
+    start = Outcome(7, max_attempts=2)
+    runs = [HealRun(0, "a" * 40, 1, False, "boom"), HealRun(1, "b" * 40, 0, False, "ok")]
+    healed = HealResult(
+        success=True,
+        attempts=1,
+        branch=None,
+        commit="b" * 40,
+        usage=Usage(3, 4, None),
+        last_output_tail="x" * 5000,
+        runs=runs,
+        stop_reason="passed",
+    )
+    after = start.with_heal(healed, "bash run.sh")
+    assert (after.heal_ran, after.heal_success, after.attempts) == (True, True, 1)
+    assert after.heal_runs == tuple(runs) and after.check_command == "bash run.sh"
+    assert after.heal_tail.startswith("…") and len(after.heal_tail) == 3001
+    assert start.heal_ran is False and start.heal_runs == ()  # the earlier value is unchanged
+    with pytest.raises(FrozenInstanceError):
+        after.commit = "c" * 40  # type: ignore[misc]
+
+
 def test_standalone_github_server_keeps_a_request_log_without_the_token(tmp_path: Path) -> None:
     """What a person driving ``git gpte action`` by hand checks: which calls were made."""
     log = tmp_path / "requests.jsonl"

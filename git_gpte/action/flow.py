@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, TextIO
+from typing import Any, TextIO
 
 from ..errors import GitHubError
 from ..llm.kinds import all_key_variables
@@ -33,16 +34,12 @@ from .event import (
     load_event,
     parse_event,
 )
-from .report import Outcome
-from .settings import ActionSettings, scrub_secrets
-
-if TYPE_CHECKING:
-    pass
-
 from .issue_flow import IssueFlow
 from .pull_request_flow import PullRequestFlow
+from .report import Outcome
 from .review import ReviewFlow
-from .steps import Context, skip
+from .settings import ActionSettings, scrub_secrets
+from .steps import Context, Flow, skip
 
 
 def run(
@@ -84,18 +81,21 @@ def run(
             ctx.settings = settings
         client = GitHubClient(settings.api_url, settings.token, settings.repository)
         trigger = _resolve_dispatch(client, trigger)
-        if isinstance(trigger, PullRequestTrigger):
-            return PullRequestFlow(ctx, client, trigger).run().exit_code
-        if isinstance(trigger, ReviewTrigger):
-            return ReviewFlow(ctx, client, trigger).run()
-        assert isinstance(trigger, IssueTrigger)
-        return IssueFlow(ctx, client, trigger).run().exit_code
+        return FLOWS[type(trigger)](ctx, client, trigger).run().exit_code
     except GitHubError as exc:
         # Before the flows' own reporting (reading the repository, the gate): an annotation on
         # the run, outputs that say nothing happened; the CLI prints the one-line error.
         cmds.error(f"git-gpte: {exc.render()}")
         write_outputs(settings.output_path, {**Outcome(0).outputs(), "success": "false"})
         raise
+
+
+# Which flow answers each kind of trigger (event.py parses the events into these triggers).
+FLOWS: dict[type[Trigger], Callable[[Context, GitHubClient, Any], Flow]] = {
+    IssueTrigger: IssueFlow,
+    PullRequestTrigger: PullRequestFlow,
+    ReviewTrigger: ReviewFlow,
+}
 
 
 def _resolve_dispatch(client: GitHubClient, trigger: Trigger) -> Trigger:

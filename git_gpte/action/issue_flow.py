@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError
 from ..git import Repository, unique_branch
@@ -26,68 +25,44 @@ from .report import (
     usage_line,
 )
 from .sanitize import build_prompt, clean
-from .status import StatusComment
-from .story import iteration, with_iteration
-
-if TYPE_CHECKING:
-    pass
-
 from .steps import (
     Context,
-    Finished,
+    Flow,
     add_to_story,
     edit_and_heal,
     gate,
     identity,
-    skip,
 )
+from .story import iteration, with_iteration
 
 
-class IssueFlow:
+class IssueFlow(Flow):
     """An issue (or a ``/gpte`` comment) in, a branch and a pull request out."""
 
     def __init__(self, ctx: Context, client: GitHubClient, trigger: IssueTrigger) -> None:
-        self.ctx = ctx
-        self.s = ctx.settings
-        self.client = client
+        s = ctx.settings
+        outcome = Outcome(trigger.number, run_url=s.run_url, max_attempts=s.max_attempts)
+        super().__init__(ctx, client, trigger.number, outcome)
         self.t = trigger
-        self.outcome = Outcome(
-            trigger.number, run_url=self.s.run_url, max_attempts=self.s.max_attempts
-        )
-        self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
-        self.pushed = False
         self.previous: PullInfo | None = None  # the pull request this run updates
 
-    def run(self) -> Finished:
+    def refusal(self) -> str | None:
         what = "pull request" if self.t.is_pull_request else "issue"
-        decision = gate(
-            self.ctx,
-            self.client,
-            check_state(self.t.state, self.t.locked, "it"),
-            self.t,
-        )
-        if not decision.allowed:
-            return Finished(
-                skip(self.ctx, f"{what} #{self.t.number}: {decision.reason}"), self.outcome
-            )
+        state = check_state(self.t.state, self.t.locked, "it")
+        decision = gate(self.ctx, self.client, state, self.t)
+        return None if decision.allowed else f"{what} #{self.t.number}: {decision.reason}"
+
+    def started(self) -> None:
         self.status.update("started: reading the issue and the repository.")
-        try:
-            with self.ctx.cmds.untrusted():
-                code = self._work()
-        except GpteError as exc:
-            return Finished(self._failed(exc), self.outcome)
-        self._finish()
-        return Finished(code, self.outcome)
 
     # ------------------------------------------------------------------ steps
     def _work(self) -> int:
-        s, t, o = self.s, self.t, self.outcome
+        s, t = self.s, self.t
         repo = Repository.discover(s.workspace)
         remote = Remote.origin(repo, s.server_url, s.token)
         who = identity(repo)
         target, expect, base_commit = self._target(repo, remote)
-        o.branch = target
-        prompt, o.truncated_prompt = build_prompt(
+        prompt, truncated = build_prompt(
             number=t.number,
             title=t.title,
             body=t.body,
@@ -95,6 +70,8 @@ class IssueFlow:
             kind="pull request" if t.is_pull_request else "issue",
             max_chars=s.max_prompt_chars,
         )
+        self.note(branch=target, truncated_prompt=truncated)
+        o = self.outcome
         self.ctx.say(f"issue #{t.number}: {t.title}")
         self.ctx.say(f"base {o.base_branch} at {base_commit[:12]}, branch {target}")
         self.status.update(
@@ -124,19 +101,19 @@ class IssueFlow:
             ),
         )
         edit_and_heal(
-            self.ctx, o, repo, settings, self.status, request, who, prompt,
+            self.ctx, self, repo, settings, self.status, request, who, prompt,
             base=base_commit, meta={"issue": t.number},
         )  # fmt: skip
 
         self.status.update(f"pushing {md.code(target)}.")
-        remote.push(o.commit, target, expect=expect)
+        remote.push(self.outcome.commit, target, expect=expect)
         self.pushed = True
         self._open_or_update_pull(target)
-        return EXIT_OK if o.success else EXIT_PARTIAL
+        return EXIT_OK if self.outcome.success else EXIT_PARTIAL
 
     def _target(self, repo: Repository, remote: Remote) -> tuple[str, str | None, str]:
         """(branch to push, its current commit or None when new, commit to base the edit on)."""
-        s, t, o = self.s, self.t, self.outcome
+        s, t = self.s, self.t
         if t.is_pull_request:
             pr = self.client.pull(t.number)
             if pr.head_repo.lower() != s.repository.lower():
@@ -144,19 +121,20 @@ class IssueFlow:
                     f"pull request #{t.number} comes from a fork; git-gpte cannot push to it"
                 )
             head = remote.fetch(pr.head_ref)
-            o.base_branch, o.pr_number, o.pr_url = pr.head_ref, pr.number, pr.url
+            self.note(base_branch=pr.head_ref, pr_number=pr.number, pr_url=pr.url)
             self.previous = pr
             return pr.head_ref, head, head
-        o.base_branch = s.base_branch or self.client.default_branch
+        base_branch = s.base_branch or self.client.default_branch
+        self.note(base_branch=base_branch)
         pattern = re.compile(rf"^{re.escape(s.branch_prefix)}{t.number}(-\d+)?$")
-        for pr in self.client.open_pulls(base=o.base_branch):
+        for pr in self.client.open_pulls(base=base_branch):
             if pr.head_repo.lower() == s.repository.lower() and pattern.match(pr.head_ref):
                 # Re-run: build on the pull request's branch, update the pull request.
                 head = remote.fetch(pr.head_ref)
-                o.pr_number, o.pr_url, o.pr_updated = pr.number, pr.url, True
+                self.note(pr_number=pr.number, pr_url=pr.url, pr_updated=True)
                 self.previous = pr
                 return pr.head_ref, head, head
-        base_commit = remote.fetch(o.base_branch)
+        base_commit = remote.fetch(base_branch)
         return remote.free_branch(f"{s.branch_prefix}{t.number}"), None, base_commit
 
     def _open_or_update_pull(self, target: str) -> None:
@@ -175,7 +153,7 @@ class IssueFlow:
             pr = self.client.create_pull(
                 title=title, body=body, head=target, base=o.base_branch, draft=self.s.draft
             )
-        o.pr_number, o.pr_url = pr.number, pr.url
+        self.note(pr_number=pr.number, pr_url=pr.url)
 
     # ------------------------------------------------------------------ endings
     def _finish(self) -> None:

@@ -14,59 +14,46 @@ from .event import (
 from .gate import check_state
 from .remote import Remote
 from .report import Outcome, summary_markdown, usage_line
-from .status import StatusComment
 from .steps import (
     Context,
-    Finished,
+    Flow,
     add_to_story,
     default_heal_command,
     gate,
     heal,
     identity,
     pull_outcome,
-    skip,
 )
 from .story import iteration
 
 
-class PullRequestFlow:
+class PullRequestFlow(Flow):
     """The pre-merge check: run the heal command on the pull request's head, heal if it fails."""
 
     def __init__(self, ctx: Context, client: GitHubClient, trigger: PullRequestTrigger) -> None:
-        self.ctx = ctx
-        self.s = ctx.settings
-        self.client = client
+        outcome = pull_outcome(ctx, trigger.number, trigger.head_ref, trigger.base_ref)
+        super().__init__(ctx, client, trigger.number, outcome)
         self.t = trigger
-        self.outcome = pull_outcome(ctx, trigger.number, trigger.head_ref, trigger.base_ref)
-        self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
 
-    def run(self) -> Finished:
+    def refusal(self) -> str | None:
         t = self.t
         if not t.head_repo or t.head_repo.lower() != t.base_repo.lower():
-            code = skip(
-                self.ctx,
+            return (
                 f"pull request #{t.number} comes from a fork; "
-                "the heal check runs on same-repository branches only",
+                "the heal check runs on same-repository branches only"
             )
-            return Finished(code, self.outcome)
         decision = gate(self.ctx, self.client, check_state(t.state, False, "it"), t)
-        if not decision.allowed:
-            return Finished(
-                skip(self.ctx, f"pull request #{t.number}: {decision.reason}"), self.outcome
-            )
-        try:
-            with self.ctx.cmds.untrusted():
-                code = self._work()
-        except GpteError as exc:
-            self.status.update(f"heal check failed to run: {md.code(exc.render())}")
-            self.ctx.cmds.error(f"git-gpte: {exc.render()}")
-            error_line(exc.render())
-            self._outputs(False)
-            return Finished(exc.exit_code, self.outcome)
-        return Finished(code, self.outcome)
+        return None if decision.allowed else f"pull request #{t.number}: {decision.reason}"
+
+    def _failed(self, exc: GpteError) -> int:
+        self.status.update(f"heal check failed to run: {md.code(exc.render())}")
+        self.ctx.cmds.error(f"git-gpte: {exc.render()}")
+        error_line(exc.render())
+        self._outputs(False)
+        return exc.exit_code
 
     def _work(self) -> int:
-        s, t, o = self.s, self.t, self.outcome
+        s, t = self.s, self.t
         repo = Repository.discover(s.workspace)
         remote = Remote.origin(repo, s.server_url, s.token)
         head = remote.fetch(t.head_ref)
@@ -91,7 +78,6 @@ class PullRequestFlow:
 
         healed = heal(
             self.ctx,
-            o,
             repo,
             settings,
             command=command,
@@ -100,13 +86,15 @@ class PullRequestFlow:
             who=identity(repo),
             on_attempt=progress,
         )
-        o.usage = healed.usage
+        self.outcome = self.outcome.with_heal(healed, command)
+        self.note(usage=healed.usage)
+        o = self.outcome
         if healed.success and (not healed.commit or healed.commit == head):
             self.status.update(f"check passed: {md.code(command)} succeeds on {head[:12]}.")
             self._outputs(True)
             return EXIT_OK
         if healed.success:
-            o.commit = healed.commit or head
+            self.note(commit=healed.commit or head)
             self._push_fix(repo, remote, head, command)
             self._outputs(True)
             return EXIT_OK
@@ -127,17 +115,16 @@ class PullRequestFlow:
         return RunError.exit_code
 
     def _push_fix(self, repo: Repository, remote: Remote, head: str, command: str) -> None:
-        o, t = self.outcome, self.t
+        t = self.t
         try:
-            remote.push(o.commit, t.head_ref, expect=head)
-            o.branch = t.head_ref
-            o.pr_url = self.client.pull(t.number).url
+            remote.push(self.outcome.commit, t.head_ref, expect=head)
+            self.note(branch=t.head_ref, pr_url=self.client.pull(t.number).url)
+            o = self.outcome
             self.status.update(
                 f"healed: {md.code(command)} failed on {head[:12]}; "
                 f"{o.attempts} heal attempt(s) fixed it and the "
                 f"fix was pushed to {md.code(t.head_ref)}. Usage: {usage_line(o)}."
             )
-            o.commit = o.commit or head
             step = iteration("pre-merge heal", f"make `{command}` pass", o)
             add_to_story(self.ctx, self.client, t.number, step)
             return
@@ -145,6 +132,7 @@ class PullRequestFlow:
             self.ctx.console.warn(
                 f"cannot push to {t.head_ref} ({exc.render()}); opening a follow-up pull request"
             )
+        o = self.outcome
         name = remote.free_branch(f"gpte/heal-{t.number}")
         remote.push(o.commit, name, expect=None)
         body = (
@@ -158,7 +146,7 @@ class PullRequestFlow:
             base=t.head_ref,
             draft=self.s.draft,
         )
-        o.branch, o.pr_url, o.pr_number = name, pr.url, pr.number
+        self.note(branch=name, pr_url=pr.url, pr_number=pr.number)
         self.status.update(
             f"healed: the fix is in the follow-up pull request {pr.url}. Usage: {usage_line(o)}."
         )

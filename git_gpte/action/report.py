@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..llm.usage import ZERO, Usage
@@ -11,12 +12,14 @@ from .markdown import cell, code, fence
 from .sanitize import strip_invisible
 
 if TYPE_CHECKING:
-    from ..pipeline.heal import HealRun
+    from ..pipeline.heal import HealResult, HealRun
+    from ..pipeline.improve import ImproveResult
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
-    """What one action run produced, whatever the event."""
+    """What one action run produced, whatever the event: a value; each step of a flow gives a
+    new one (``with_improve``, ``with_heal``, ``dataclasses.replace``)."""
 
     number: int
     branch: str = ""
@@ -25,25 +28,53 @@ class Outcome:
     pr_url: str = ""
     pr_number: int | None = None
     pr_updated: bool = False
-    files_changed: list[str] = field(default_factory=list)
-    files_sent: list[str] = field(default_factory=list)
+    files_changed: tuple[str, ...] = ()
+    files_sent: tuple[str, ...] = ()
     applied: int = 0
-    refused: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    refused: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
     heal_ran: bool = False
     heal_success: bool | None = None
     attempts: int = 0
     max_attempts: int = 0
     heal_tail: str = ""
     heal_stop: str = ""  # why healing stopped, in the heal pipeline's words
-    heal_runs: list[HealRun] = field(default_factory=list)  # every run of the check
+    heal_runs: tuple[HealRun, ...] = ()  # every run of the check
     check_command: str = ""
     usage: Usage = ZERO
     model: str = ""
     run_url: str | None = None
     truncated_prompt: bool = False
-    context: dict[str, Any] = field(default_factory=dict)  # what the model was sent
+    context: Mapping[str, Any] = field(default_factory=dict)  # what the model was sent
     explanation: str = ""  # the model's words around its edits (capped)
+
+    def with_improve(self, result: ImproveResult) -> Outcome:
+        """This outcome with what an improve run did."""
+        return replace(
+            self,
+            context=result.context,
+            commit=result.commit,
+            model=result.model,
+            files_changed=tuple(result.files_changed),
+            applied=result.applied,
+            files_sent=tuple(result.files_sent),
+            refused=tuple(result.refused),
+            problems=tuple(result.problems),
+            explanation=result.explanation,
+        )
+
+    def with_heal(self, healed: HealResult, command: str) -> Outcome:
+        """This outcome with what a heal run did (``command``: the check it ran)."""
+        return replace(
+            self,
+            heal_ran=True,
+            heal_success=healed.success,
+            attempts=healed.attempts,
+            heal_runs=tuple(healed.runs),
+            check_command=command,
+            heal_tail=tail(healed.last_output_tail),
+            heal_stop=healed.stop_reason,
+        )
 
     @property
     def success(self) -> bool:
@@ -58,6 +89,14 @@ class Outcome:
             "success": "true" if self.success else "false",
             **self.usage.outputs(),
         }
+
+
+TAIL_CHARS = 3000
+
+
+def tail(text: str, limit: int = TAIL_CHARS) -> str:
+    """The end of a long output (what a status comment can hold)."""
+    return text if len(text) <= limit else "…" + text[-limit:]
 
 
 def usage_line(o: Outcome) -> str:
@@ -162,9 +201,7 @@ def summary_markdown(title: str, rows: list[tuple[str, str]], extra: str = "") -
     a branch name) and are shown as code; the row names are ours. A pull request's address
     (made by GitHub's API for this run) is a link."""
     lines = [f"### git-gpte: {code(title)}", "", "| | |", "|---|---|"]
-    lines += [
-        f"| {k} | {f'[{v}]({v})' if _OUR_LINK.fullmatch(v) else cell(v)} |" for k, v in rows
-    ]
+    lines += [f"| {k} | {f'[{v}]({v})' if _OUR_LINK.fullmatch(v) else cell(v)} |" for k, v in rows]
     if extra:
         lines += ["", extra]
     return "\n".join(lines) + "\n"

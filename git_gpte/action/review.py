@@ -24,15 +24,14 @@ from .remote import Remote
 from .report import heal_section, summary_markdown, usage_line
 from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
 from .sanitize import clean
-from .status import StatusComment
 from .steps import (
     Context,
+    Flow,
     add_to_story,
     edit_and_heal,
     gate,
     identity,
     pull_outcome,
-    skip,
 )
 from .story import iteration
 
@@ -53,52 +52,42 @@ def pushed_or_moved(remote: Remote, commit: str, branch: str, expect: str) -> No
         raise
 
 
-class ReviewFlow:
+class ReviewFlow(Flow):
     """Answer review comments with a commit on the pull request's own branch."""
 
     def __init__(self, ctx: Context, client: GitHubClient, trigger: ReviewTrigger) -> None:
-        self.ctx = ctx
-        self.s = ctx.settings
-        self.client = client
-        self.t = trigger
-        self.outcome = pull_outcome(
+        outcome = pull_outcome(
             ctx, trigger.number, trigger.head_ref, trigger.head_ref, updated=True
         )
-        self.status = StatusComment(client, trigger.number, self.s.run_url, ctx.cmds.warning)
+        super().__init__(ctx, client, trigger.number, outcome)
+        self.t = trigger
         self.comments: list[ReviewComment] = []
-        self.pushed = False
         self._allowed: dict[str, bool] = {}  # login -> may shape the request (thread context)
 
     # ------------------------------------------------------------------ entry
-    def run(self) -> int:
+    def refusal(self) -> str | None:
         t = self.t
         repository = self.s.repository.lower()
         if t.head_repo.lower() != repository or t.base_repo.lower() not in ("", repository):
-            return skip(
-                self.ctx,
+            return (
                 f"pull request #{t.number} comes from a fork; git-gpte pushes only to branches "
-                "of this repository",
+                "of this repository"
             )
         decision = gate(
             self.ctx, self.client, check_state(t.state, t.locked, "the pull request"), t
         )
         if not decision.allowed:
-            return skip(self.ctx, f"pull request #{t.number}: {decision.reason}")
+            return f"pull request #{t.number}: {decision.reason}"
         chosen = self._choose_comments()
         if isinstance(chosen, str):
-            return skip(self.ctx, chosen)
+            return chosen
         self.comments = chosen
-        where = (
-            ", ".join(md.code(p) for p in sorted({c.path for c in chosen})) or "the pull request"
-        )
+        return None
+
+    def started(self) -> None:
+        paths = sorted({c.path for c in self.comments})
+        where = ", ".join(md.code(p) for p in paths) or "the pull request"
         self.status.update(f"started: answering review comments on {where}.")
-        try:
-            with self.ctx.cmds.untrusted():
-                code = self._work()
-        except GpteError as exc:
-            return self._failed(exc)
-        self._finish()
-        return code
 
     def _choose_comments(self) -> list[ReviewComment] | str:
         """The comments this run answers, or why another run answers them."""
@@ -170,19 +159,20 @@ class ReviewFlow:
         return decode_text(repo.read_blob(entries[0].sha))
 
     def _work(self) -> int:
-        s, t, o = self.s, self.t, self.outcome
+        s, t = self.s, self.t
         repo = Repository.discover(s.workspace)
         remote = Remote.origin(repo, s.server_url, s.token)
         who = identity(repo)
         head = remote.fetch(t.head_ref)
         contexts = self._contexts(repo, head)
-        prompt, o.truncated_prompt = build_review_prompt(
+        prompt, truncated = build_review_prompt(
             number=t.number,
             title=t.title,
             comments=contexts,
             extra=t.extra,
             max_chars=s.max_prompt_chars,
         )
+        self.note(truncated_prompt=truncated)
         asked = [clean(c.request) for c in contexts if c.request.strip()]
         if t.extra.strip():
             asked.insert(0, clean(t.extra))
@@ -214,14 +204,14 @@ class ReviewFlow:
             ),
         )
         edit_and_heal(
-            self.ctx, o, repo, settings, self.status, request, who, prompt,
+            self.ctx, self, repo, settings, self.status, request, who, prompt,
             base=head, meta={"pull_request": t.number},
         )  # fmt: skip
 
         self.status.update(f"pushing onto {md.code(t.head_ref)}.")
-        pushed_or_moved(remote, o.commit, t.head_ref, head)
+        pushed_or_moved(remote, self.outcome.commit, t.head_ref, head)
         self.pushed = True
-        return EXIT_OK if o.success else EXIT_PARTIAL
+        return EXIT_OK if self.outcome.success else EXIT_PARTIAL
 
     # ------------------------------------------------------------------ answers
     def _commit_link(self) -> str:

@@ -1,14 +1,15 @@
-"""The Action's shared steps: the context every flow carries, the gate, skipping with a
-neutral note, the identity to commit as, and the heal check the flows run."""
+"""The Action's shared steps: the context every flow carries, the one skeleton every flow runs
+(refuse or skip -> work -> finish, or fail), the gate, skipping with a neutral note, the
+identity to commit as, and the edit and heal steps the flows run."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..errors import EXIT_OK, GitHubError, MissingIdentity
+from ..errors import EXIT_OK, GitHubError, GpteError, MissingIdentity
 from ..git import Repository
 from ..ui import Console
 from . import markdown as md
@@ -30,8 +31,6 @@ if TYPE_CHECKING:
     from ..llm.session import Session
     from ..pipeline.heal import HealResult
     from ..pipeline.improve import ImproveRequest
-
-TAIL_CHARS = 3000
 
 
 @dataclass
@@ -104,13 +103,8 @@ def default_heal_command(repo: Repository, commit: str, configured: str | None) 
     return None
 
 
-def tail(text: str, limit: int = TAIL_CHARS) -> str:
-    return text if len(text) <= limit else "…" + text[-limit:]
-
-
 def heal(
     ctx: Context,
-    o: Outcome,
     repo: Repository,
     settings: Settings,
     *,
@@ -121,8 +115,8 @@ def heal(
     on_attempt: Callable[[int], None],
     session: Session | None = None,
 ) -> HealResult:
-    """Run ``command`` on ``base`` and heal failures, up to max-attempts fixes; what the heal did
-    is recorded in ``o`` (its usage counts in ``session``, the caller's, when there is one).
+    """Run ``command`` on ``base`` and heal failures, up to max-attempts fixes (its usage counts
+    in ``session``, the caller's, when there is one); ``Outcome.with_heal`` records it.
 
     ``on_attempt(k)`` is called before run k (0 is the base): the status comment's progress.
     """
@@ -160,10 +154,6 @@ def heal(
         )
     finally:
         groups.close()
-    o.heal_ran, o.heal_success, o.attempts = True, healed.success, healed.attempts
-    o.heal_runs, o.check_command = list(healed.runs), command
-    o.heal_tail = tail(healed.last_output_tail)
-    o.heal_stop = healed.stop_reason
     return healed
 
 
@@ -191,9 +181,9 @@ def heal_the_edit(
     who: tuple[str, str],
     prompt: str,
     session: Session | None = None,
-) -> None:
+) -> Outcome:
     """Self-heal after an edit: run ``command`` on ``o.commit`` and heal failures, the status
-    comment following each run. A passing fix replaces ``o.commit`` (failed attempts stay out of
+    comment following each run. A passing fix replaces the commit (failed attempts stay out of
     what is pushed); the heal runs in ``session`` (the edit's), so its usage counts there."""
     n = ctx.settings.max_attempts
 
@@ -203,7 +193,6 @@ def heal_the_edit(
 
     healed = heal(
         ctx,
-        o,
         repo,
         settings,
         command=command,
@@ -213,13 +202,13 @@ def heal_the_edit(
         on_attempt=progress,
         session=session,
     )
-    if healed.success and healed.commit:
-        o.commit = healed.commit
+    o = o.with_heal(healed, command)
+    return replace(o, commit=healed.commit) if healed.success and healed.commit else o
 
 
 def edit_and_heal(
     ctx: Context,
-    o: Outcome,
+    flow: Flow,
     repo: Repository,
     settings: Settings,
     status: StatusComment,
@@ -231,9 +220,9 @@ def edit_and_heal(
     meta: dict[str, object],
 ) -> None:
     """The edit every flow that answers a request makes: improve in one ``action`` session
-    (on ``base``, with ``meta`` in the run log), its result noted in ``o``, then self-heal when
-    configured. ``o.usage`` is set however it ends, so the status comment can say what a failed
-    run cost."""
+    (on ``base``, with ``meta`` in the run log), its result noted in ``flow``'s outcome, then
+    self-heal when configured. The usage is noted however it ends, so the status comment can say
+    what a failed run cost."""
     from ..llm.session import Session
     from ..pipeline.improve import run_improve
 
@@ -249,19 +238,14 @@ def edit_and_heal(
     try:
         with session:
             result = run_improve(repo, settings, request, ctx.console, session=session)
-            o.context = result.context
-            o.commit, o.model = result.commit, result.model
-            o.files_changed, o.applied = list(result.files_changed), result.applied
-            o.files_sent = list(result.files_sent)
-            o.refused, o.problems = list(result.refused), list(result.problems)
-            o.explanation = result.explanation
+            flow.outcome = flow.outcome.with_improve(result)
             if not ctx.settings.self_heal:
                 return
             command = default_heal_command(repo, result.commit, ctx.settings.heal_command)
             if command:
-                heal_the_edit(
+                flow.outcome = heal_the_edit(
                     ctx,
-                    o,
+                    flow.outcome,
                     repo,
                     settings,
                     status,
@@ -273,12 +257,60 @@ def edit_and_heal(
             else:
                 ctx.say("self-heal: no heal-command and no run.sh; skipped")
     finally:
-        o.usage = session.usage
+        flow.note(usage=session.usage)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Finished:
     """How a flow ended: the process exit code and what it produced (the outputs, the summary)."""
 
     exit_code: int
     outcome: Outcome
+
+
+class Flow:
+    """One event's flow, on the skeleton every flow shares: ``refusal`` (why this run does
+    nothing: a fork, the gate, another run's comments) -> ``started`` -> ``_work`` (untrusted
+    text in the log is inert) -> ``_finish``; a ``GpteError`` goes to ``_failed``. The outcome
+    is a value the flow replaces as its steps return (``note``), never one changed in place."""
+
+    def __init__(self, ctx: Context, client: GitHubClient, number: int, outcome: Outcome) -> None:
+        self.ctx = ctx
+        self.s = ctx.settings
+        self.client = client
+        self.outcome = outcome
+        self.status = StatusComment(client, number, self.s.run_url, ctx.cmds.warning)
+        self.pushed = False
+
+    def note(self, **changes: Any) -> None:
+        """The outcome from now on: the current one with ``changes``."""
+        self.outcome = replace(self.outcome, **changes)
+
+    def run(self) -> Finished:
+        refusal = self.refusal()
+        if refusal is not None:
+            return Finished(skip(self.ctx, refusal), self.outcome)
+        self.started()
+        try:
+            with self.ctx.cmds.untrusted():
+                code = self._work()
+        except GpteError as exc:
+            return Finished(self._failed(exc), self.outcome)
+        self._finish()
+        return Finished(code, self.outcome)
+
+    def refusal(self) -> str | None:
+        """Why this run does nothing (a neutral skip), or None to go on."""
+        raise NotImplementedError
+
+    def started(self) -> None:
+        """Say in the status comment that the work began."""
+
+    def _work(self) -> int:
+        raise NotImplementedError
+
+    def _finish(self) -> None:
+        """After ``_work`` succeeded: the status comment, annotations, outputs."""
+
+    def _failed(self, exc: GpteError) -> int:
+        raise NotImplementedError
