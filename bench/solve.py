@@ -220,7 +220,8 @@ def gpte_tool(extra: list[str], check: bool = False) -> Callable[..., Outcome]:
         command = visible_tests(repo) if check else None
         if command:
             argv += ["--check", command]
-        proc = run_logged(argv, repo, env, ctx, f"{task.name}-gpte{'-'.join(['', *extra])}")
+        label = f"{task.name}-gpte{'-'.join(['', *extra])}{'-check' if check else ''}"
+        proc = run_logged(argv, repo, env, ctx, label)
         data: dict[str, object] = {}
         with contextlib.suppress(ValueError):
             data = json.loads(proc.stdout) if proc.stdout.strip() else {}
