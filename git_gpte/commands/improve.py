@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ..config import Settings
     from ..git import Repository
     from ..llm import ModelInfo
-    from ..pipeline.improve import ImprovePlan, ImproveResult
+    from ..pipeline.improve import ImprovePlan, ImproveRequest, ImproveResult
 
 CONFIRM_TOKENS_DEFAULT = 100_000
 
@@ -159,33 +160,7 @@ def _offer(
 )
 @on_branch_options
 @click.pass_obj
-def command(
-    app: AppContext,
-    prompt: str | None,
-    pathspecs: tuple[str, ...],
-    prompt_file: str | None,
-    model: str | None,
-    base: str,
-    branch: str | None,
-    dry_run: bool,
-    yes: bool,
-    checkout: bool,
-    max_retries: int,
-    edit_format: str | None,
-    images: tuple[str, ...],
-    cache: bool,
-    as_json: bool,
-    select: bool,
-    from_worktree: bool,
-    on: str | None,
-    force_branch: bool,
-    context_mode: str | None,
-    context_tokens: int | None,
-    context_rounds: int | None,
-    check_cmd: str | None,
-    no_check: bool,
-    keep_failing: bool,
-) -> int:
+def command(app: AppContext, /, **given: Any) -> int:
     """Ask the LLM for edits to the tracked files and commit them on a new branch.
 
     What is sent is selected from the files at --base (default HEAD), narrowed by PATHSPECs,
@@ -201,68 +176,130 @@ def command(
     """
     from ..git import Repository
     from ..git.config import load_settings
-    from ..pipeline.improve import ImproveRequest, plan_improve, run_improve
-    from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
-    from ..pipeline.shown import resolve_context
+    from ..pipeline.improve import plan_improve, run_improve
     from ..ui import Console
 
-    if prompt_file is not None and prompt is not None:
-        pathspecs = (prompt, *pathspecs)
-        prompt = None
-    text = read_prompt(prompt, prompt_file)
+    flags = Flags(**given).with_prompt_file_shift()
+    flags.check_combinations()
+    text = read_prompt(flags.prompt, flags.prompt_file)
     repo = Repository.discover(app.cwd)
     settings = load_settings(app.cwd, repo.root)
-    if not dry_run:
-        _prefetch(settings, model)
-    console = Console(quiet=app.quiet or as_json, verbose=app.verbose)
-    specs = tuple(to_top_pathspecs(repo, app.cwd, pathspecs))
-    chain = None
-    if on is not None:
+    if not flags.dry_run:
+        _prefetch(settings, flags.model)
+    console = Console(quiet=app.quiet or flags.as_json, verbose=app.verbose)
+    request = _request(app, repo, settings, flags, text)
+    prepared = plan_improve(repo, settings, request, console)
+    if flags.dry_run:
+        return _print_plan(app, prepared, flags.as_json)
+    prepared.plan.check()
+    _confirm(settings, prepared, flags.yes)
+    result = run_improve(repo, settings, request, console, prepared)
+    _report(app, repo, prepared, result, flags, continued=request.continue_branch is not None)
+    return result.exit_code
+
+
+@dataclass(frozen=True)
+class Flags:
+    """The command line of one improve, as click gives it."""
+
+    prompt: str | None
+    pathspecs: tuple[str, ...]
+    prompt_file: str | None
+    model: str | None
+    base: str
+    branch: str | None
+    dry_run: bool
+    yes: bool
+    checkout: bool
+    max_retries: int
+    edit_format: str | None
+    images: tuple[str, ...]
+    cache: bool
+    as_json: bool
+    select: bool
+    from_worktree: bool
+    on: str | None
+    force_branch: bool
+    context_mode: str | None
+    context_tokens: int | None
+    context_rounds: int | None
+    check_cmd: str | None
+    no_check: bool
+    keep_failing: bool
+
+    def with_prompt_file_shift(self) -> Flags:
+        """With --prompt-file, a first argument is a pathspec, not the prompt."""
+        if self.prompt_file is not None and self.prompt is not None:
+            return replace(self, pathspecs=(self.prompt, *self.pathspecs), prompt=None)
+        return self
+
+    def check_combinations(self) -> None:
+        """Flags that cannot go together: a usage error before anything is read."""
+        if self.on is not None:
+            for flag, given in (("--branch", self.branch), ("--from-worktree", self.from_worktree)):
+                if given:
+                    raise UsageError(f"--on and {flag} cannot be combined")
+            if self.base != "HEAD":
+                raise UsageError(
+                    "--on and --base cannot be combined (the base is the branch's tip)"
+                )
+        elif self.force_branch:
+            raise UsageError("--force-branch only goes with --on BRANCH")
+        if self.select and not interactive():
+            raise UsageError("--select needs a terminal (it opens $EDITOR)")
+        if self.dry_run and self.from_worktree:
+            raise UsageError("--dry-run and --from-worktree cannot be combined")
+
+
+def _request(
+    app: AppContext, repo: Repository, settings: Settings, flags: Flags, text: str
+) -> ImproveRequest:
+    """What to ask for: the files (pathspecs, or those picked with --select), the base (the
+    branch's tip with --on), the context, the check."""
+    from ..pipeline.improve import ImproveRequest
+    from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
+    from ..pipeline.shown import resolve_context
+
+    specs = tuple(to_top_pathspecs(repo, app.cwd, flags.pathspecs))
+    base, continued, history = flags.base, None, ""
+    if flags.on is not None:
         from ..pipeline.chain import history_text, load_chain
 
-        for flag, given in (("--branch", branch), ("--from-worktree", from_worktree)):
-            if given:
-                raise UsageError(f"--on and {flag} cannot be combined")
-        if base != "HEAD":
-            raise UsageError("--on and --base cannot be combined (the base is the branch's tip)")
-        chain = load_chain(repo, on, force=force_branch)
-        base = chain.tip
-    elif force_branch:
-        raise UsageError("--force-branch only goes with --on BRANCH")
-    if select:
-        if not interactive():
-            raise UsageError("--select needs a terminal (it opens $EDITOR)")
-        chosen, others = _offer(repo, settings, base, text, specs, model, context_tokens)
+        chain = load_chain(repo, flags.on, force=flags.force_branch)
+        base, continued, history = chain.tip, chain.branch, history_text(chain)
+    mode = flags.context_mode
+    if flags.select:
+        chosen, others = _offer(
+            repo, settings, base, text, specs, flags.model, flags.context_tokens
+        )
         specs = pick_files_in_editor(chosen, others)
-        context_mode = "all"  # the files picked are the ones to send
+        mode = "all"  # the files picked are the ones to send
     context = resolve_context(
-        settings, mode=context_mode, tokens=context_tokens, rounds=context_rounds
+        settings, mode=mode, tokens=flags.context_tokens, rounds=flags.context_rounds
     )
-    request = ImproveRequest(
+    return ImproveRequest(
         prompt=text,
         pathspecs=specs,
-        model=model,
+        model=flags.model,
         base=base,
-        branch=branch,
-        max_retries=max_retries,
-        edit_format=edit_format,
-        images=images,
-        cache=cache,
-        from_worktree=from_worktree,
+        branch=flags.branch,
+        max_retries=flags.max_retries,
+        edit_format=flags.edit_format,
+        images=flags.images,
+        cache=flags.cache,
+        from_worktree=flags.from_worktree,
         max_file_bytes=settings.get_int(git="gpte.maxFileBytes", default=DEFAULT_MAX_FILE_BYTES),
-        continue_branch=chain.branch if chain else None,
-        history=history_text(chain) if chain else "",
+        continue_branch=continued,
+        history=history,
         context=context,
-        check=None if no_check else _check_command(settings, check_cmd),
-        keep_failing=keep_failing,
+        check=None if flags.no_check else _check_command(settings, flags.check_cmd),
+        keep_failing=flags.keep_failing,
     )
-    if dry_run and from_worktree:
-        raise UsageError("--dry-run and --from-worktree cannot be combined")
-    prepared = plan_improve(repo, settings, request, console)
-    if dry_run:
-        return _print_plan(app, prepared, as_json)
+
+
+def _confirm(settings: Settings, prepared: ImprovePlan, yes: bool) -> None:
+    """Ask before a large request, at a terminal, unless --yes."""
     plan = prepared.plan
-    plan.check()
     limit = settings.get_int(git="gpte.confirmTokens", default=CONFIRM_TOKENS_DEFAULT)
     if not yes and interactive() and plan.tokens_estimate > limit:
         click.confirm(
@@ -272,20 +309,31 @@ def command(
             abort=True,
             err=True,
         )
-    result = run_improve(repo, settings, request, console, prepared)
-    if as_json:
+
+
+def _report(
+    app: AppContext,
+    repo: Repository,
+    prepared: ImprovePlan,
+    result: ImproveResult,
+    flags: Flags,
+    *,
+    continued: bool,
+) -> None:
+    """The result (JSON or text), the switch to the branch with --checkout, the review hint."""
+    if flags.as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
-        _print_result(app, repo, result, checkout, continued=chain is not None)
-    if checkout:
-        _checkout(repo, result.branch, plan.base if prepared.worktree_changes else None)
-    if not as_json:
+        _print_result(app, repo, result, flags.checkout, continued=continued)
+    if flags.checkout:
+        worktree_commit = prepared.plan.base if prepared.worktree_changes else None
+        _checkout(repo, result.branch, worktree_commit)
+    if not flags.as_json:
         from ..feedback.hint import review_hint
 
         hint = review_hint(result.run_id, cwd=app.cwd)
         if hint:
             app.echo(hint)
-    return result.exit_code
 
 
 def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
