@@ -10,6 +10,8 @@ from ..cli import AppContext
 from ..errors import UsageError
 
 if TYPE_CHECKING:
+    from ..feedback import Asker
+    from ..git import Repository
     from ..llm import RunLog, RunRecord
 
 
@@ -58,20 +60,8 @@ def command(
     commit (git notes --ref gpte show COMMIT) and in the run log under .git/gpte/. Nothing is
     ever sent anywhere.
     """
-    from ..feedback import (
-        Asker,
-        FeedbackRecord,
-        all_records,
-        ask_consent,
-        ask_review,
-        consent,
-        export_records,
-        install_id,
-        save_record,
-        set_consent,
-    )
+    from ..feedback import Asker, all_records, export_records, set_consent
     from ..git import Repository
-    from ..llm.runlog import RunLog
 
     if consent_yes and consent_no:
         raise UsageError("give --yes or --no, not both")
@@ -91,40 +81,61 @@ def command(
             err=True,
         )
         return 0
+    run = _the_run(repo, run_id)
+    asker = Asker()
+    if not _consented(app, repo, asker, consent_yes):
+        return 0
+    _record(app, repo, run, asker)
+    return 0
+
+
+def _the_run(repo: Repository, run_id: str | None) -> RunRecord:
+    """The run to review: ``run_id``, else the newest a person started."""
+    from ..llm.runlog import RunLog
 
     log = RunLog(repo.state_dir())
     try:
         run = log.get(run_id) if run_id is not None else _latest_reviewable(log)
-        if run is None:
-            raise UsageError(
-                "no runs recorded yet: nothing to review",
-                hint='run git gpte improve "..." first',
-            )
     finally:
         log.close()
+    if run is None:
+        raise UsageError(
+            "no runs recorded yet: nothing to review", hint='run git gpte improve "..." first'
+        )
+    return run
 
-    asker = Asker()
+
+def _consented(app: AppContext, repo: Repository, asker: Asker, consent_yes: bool) -> bool:
+    """Whether a record may be kept: --yes says so; else the repository's answer, asked once."""
+    from ..feedback import ask_consent, consent, set_consent
+
     if consent_yes:
         set_consent(repo, True)
-    else:
-        allowed = consent(repo)
-        if allowed is False:
+        return True
+    allowed = consent(repo)
+    if allowed is False:
+        app.echo(
+            "feedback is off for this repository (git config gpte.feedback false): "
+            "nothing recorded; turn it on with git gpte review --yes",
+            err=True,
+        )
+        return False
+    if allowed is None:
+        allowed = ask_consent(asker)
+        set_consent(repo, allowed)
+        if not allowed:
             app.echo(
-                "feedback is off for this repository (git config gpte.feedback false): "
-                "nothing recorded; turn it on with git gpte review --yes",
+                "nothing recorded, and you will not be asked again "
+                "(git config gpte.feedback false)",
                 err=True,
             )
-            return 0
-        if allowed is None:
-            allowed = ask_consent(asker)
-            set_consent(repo, allowed)
-            if not allowed:
-                app.echo(
-                    "nothing recorded, and you will not be asked again "
-                    "(git config gpte.feedback false)",
-                    err=True,
-                )
-                return 0
+    return allowed
+
+
+def _record(app: AppContext, repo: Repository, run: RunRecord, asker: Asker) -> None:
+    """Ask the three questions about ``run`` and keep the answers (a git note, the run log)."""
+    from .. import __version__
+    from ..feedback import FeedbackRecord, ask_review, install_id, save_record
 
     where = f"commit {run.commit[:12]}" if run.commit else "no commit"
     click.echo(
@@ -135,8 +146,6 @@ def command(
     if prompt:
         click.echo(f"  prompt: {prompt[0][:100]}", err=True)
     answers = ask_review(asker)
-    from .. import __version__
-
     record = FeedbackRecord(
         run_id=run.id,
         command=run.command,
@@ -166,7 +175,6 @@ def command(
             err=True,
         )
     app.echo("nothing was sent anywhere; share it with git gpte review --export FILE", err=True)
-    return 0
 
 
 def _latest_reviewable(log: RunLog) -> RunRecord | None:
