@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
@@ -21,7 +23,8 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from ..pipeline.heal import HealResult
+    from ..git import Repository
+    from ..pipeline.heal import HealRequest, HealResult
 
 
 @click.command("heal")
@@ -93,38 +96,21 @@ def command(
     from ..git import Repository
     from ..git.config import load_settings
     from ..pipeline.heal import HealRequest, run_heal
-    from ..run import require_confirmation
     from ..run.streaming import Streamer, workflow_commands_stopped
     from ..ui import Console
     from .improve import read_prompt
 
     if spec is not None and prompt_file is not None:
         raise UsageError("give --prompt or --prompt-file, not both")
+    if on is not None and (branch is not None or base != "HEAD"):
+        raise UsageError("--on cannot be combined with --branch or --base")
+    if on is None and force_branch:
+        raise UsageError("--force-branch only goes with --on BRANCH")
     if prompt_file is not None:
         spec = read_prompt(None, prompt_file)
     repo = Repository.discover(app.cwd)
     settings = load_settings(app.cwd, repo.root)
     console = Console(quiet=app.quiet, verbose=app.verbose)
-    continue_branch = None
-    if on is not None:
-        from ..pipeline.chain import chain_spec, load_chain
-
-        if branch is not None or base != "HEAD":
-            raise UsageError("--on cannot be combined with --branch or --base")
-        chain = load_chain(repo, on, force=force_branch)
-        base, continue_branch = chain.tip, chain.branch
-        if spec is None:
-            spec = chain_spec(chain)
-    elif force_branch:
-        raise UsageError("--force-branch only goes with --on BRANCH")
-
-    def confirm(text: str, attempt: int) -> None:
-        if attempt == 0:
-            require_confirmation(text, yes=yes, quiet=app.quiet or as_json)
-        elif not yes:
-            require_confirmation(text, yes=False, question=f"Run the code of attempt {attempt}?")
-
-    streamer = None if (app.quiet or as_json) else Streamer(sys.stdout)
     request = HealRequest(
         command=command_text,
         entrypoint=entrypoint,
@@ -136,22 +122,56 @@ def command(
         model=model,
         docker=docker,
         cache=cache,
-        continue_branch=continue_branch,
     )
+    if on is not None:
+        request = _on_branch(repo, request, on, force_branch)
+    confirm = _confirmer(yes=yes, quiet=app.quiet or as_json)
+    streamer = None if (app.quiet or as_json) else Streamer(sys.stdout)
     with workflow_commands_stopped(streamer):
         result = run_heal(repo, settings, request, console, on_output=streamer, confirm=confirm)
-    if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
-    else:
-        _print_result(app, result)
-        from ..feedback.hint import review_hint
-
-        hint = review_hint(result.run_id, cwd=app.cwd) if result.run_id else None
-        if hint:
-            app.echo(hint)
+    _report(app, result, as_json)
     if not result.success:
         raise RunError(_failure_line(result))
     return 0
+
+
+def _on_branch(repo: Repository, request: HealRequest, on: str, force: bool) -> HealRequest:
+    """Heal a branch git-gpte made in place: its tip is run, the fixes go onto it, and its
+    earlier requests are the specification unless one was given."""
+    from ..pipeline.chain import chain_spec, load_chain
+
+    chain = load_chain(repo, on, force=force)
+    return replace(
+        request,
+        base=chain.tip,
+        continue_branch=chain.branch,
+        prompt=request.prompt if request.prompt is not None else chain_spec(chain),
+    )
+
+
+def _confirmer(*, yes: bool, quiet: bool) -> Callable[[str, int], None]:
+    """Before each run: the base's run once (unless --yes), every fix's run (unless --yes)."""
+    from ..run import require_confirmation
+
+    def confirm(text: str, attempt: int) -> None:
+        if attempt == 0:
+            require_confirmation(text, yes=yes, quiet=quiet)
+        elif not yes:
+            require_confirmation(text, yes=False, question=f"Run the code of attempt {attempt}?")
+
+    return confirm
+
+
+def _report(app: AppContext, result: HealResult, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+        return
+    _print_result(app, result)
+    from ..feedback.hint import review_hint
+
+    hint = review_hint(result.run_id, cwd=app.cwd) if result.run_id else None
+    if hint:
+        app.echo(hint)
 
 
 def _failure_line(result: HealResult) -> str:
