@@ -124,39 +124,27 @@ def command(
     from ..bench.shard import file_sha256, parse_shard, select_shard, shard_block
     from ..git.config import load_settings
     from ..llm import api_key, resolve_model
-    from ..run import require_confirmation
 
     shard = parse_shard(shard_text) if shard_text is not None else None
     selected = _select(load_tasks(tasks_file, fmt), tasks_file, only, limit)
     sha256 = file_sha256(tasks_file)  # what every shard must have read (checked by merge)
     numbered = select_shard(selected, shard) if shard else list(enumerate(selected, 1))
     tasks = [task for _, task in numbered]
-    heal = (heal or attempts is not None) and attempts != 0
     settings = load_settings(app.cwd)
     info = resolve_model(model, settings)
     api_key(info, settings)  # one clear line before any repository is made
-    docker = settings.get_bool(git="gpte.docker", default=False)
     config = BenchConfig(
         model=model,
-        heal=heal,
+        heal=(heal or attempts is not None) and attempts != 0,
         attempts=attempts if attempts is not None else 3,
         timeout=timeout,
         max_retries=max_retries,
         keep=keep,
         verbose=app.verbose,
-        docker=docker,
+        docker=settings.get_bool(git="gpte.docker", default=False),
     )
-    where = "in Docker" if docker else "on this machine"
     part = f" (shard {shard} of {len(selected)})" if shard else ""
-    require_confirmation(
-        f"git-gpte bench will run the code {info.name} writes for {len(tasks)} task(s)"
-        f"{part} {where}:\n"
-        f"  each in a temporary repository and worktree, secrets removed from the environment,\n"
-        f"  at most {timeout:g} s per test run" + (" (heal on)" if heal else ""),
-        yes=yes,
-        quiet=app.quiet or as_json,
-        question="Run the bench?",
-    )
+    _confirm(config, info.name, f"{len(tasks)} task(s){part}", yes=yes, quiet=app.quiet or as_json)
     started = time.monotonic()
     results = _run_tasks(app, tasks, config)
     summary = summarize(results, model=info.name)
@@ -172,11 +160,26 @@ def command(
     _write_report(report, data)
     if as_json:
         click.echo(json.dumps(data, indent=2))
-    else:
-        click.echo(render_table(results, summary))
-        if shard:
-            click.echo(_shard_line(shard, len(tasks), len(selected), data["run"]["wall_seconds"]))
+        return 0
+    click.echo(render_table(results, summary))
+    if shard:
+        click.echo(_shard_line(shard, len(tasks), len(selected), data["run"]["wall_seconds"]))
     return 0
+
+
+def _confirm(config: BenchConfig, model: str, what: str, *, yes: bool, quiet: bool) -> None:
+    """The code the model writes runs here: said, and asked, before any of it runs."""
+    from ..run import require_confirmation
+
+    where = "in Docker" if config.docker else "on this machine"
+    require_confirmation(
+        f"git-gpte bench will run the code {model} writes for {what} {where}:\n"
+        f"  each in a temporary repository and worktree, secrets removed from the environment,\n"
+        f"  at most {config.timeout:g} s per test run" + (" (heal on)" if config.heal else ""),
+        yes=yes,
+        quiet=quiet,
+        question="Run the bench?",
+    )
 
 
 def _select(
