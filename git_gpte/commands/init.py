@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ PROMPT_FILE = "prompt"  # gpt-engineer projects keep their prompt in a file of t
 
 if TYPE_CHECKING:
     from ..pipeline.generate import GenerateResult
+    from ..ui import Console
 
 
 @click.command("init")
@@ -75,6 +77,26 @@ def command(
     settings = load_settings(app.cwd, repo.root)
     console = Console(quiet=app.quiet or as_json, verbose=app.verbose)
 
+    request = GenerateRequest(
+        prompt=text,
+        model=model,
+        branch=branch,
+        entrypoint=not no_entrypoint,
+        lite=lite,
+        clarify=_asker(console) if clarify else None,
+        cache=cache,
+    )
+    result = run_generate(repo, settings, request, console)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        _print_result(app, result, on_current_branch=branch is None)
+    return 1 if result.problems else 0
+
+
+def _asker(console: Console) -> Callable[[str], str]:
+    """--clarify's questions at the terminal; an empty answer stops them, Ctrl-C interrupts."""
+
     def ask(question: str) -> str:
         if not console.live:
             click.echo(question.strip(), err=True)
@@ -89,21 +111,7 @@ def command(
             raise Interrupted("interrupted at a clarifying question; nothing committed") from None
         return answer
 
-    request = GenerateRequest(
-        prompt=text,
-        model=model,
-        branch=branch,
-        entrypoint=not no_entrypoint,
-        lite=lite,
-        clarify=ask if clarify else None,
-        cache=cache,
-    )
-    result = run_generate(repo, settings, request, console)
-    if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
-    else:
-        _print_result(app, result, on_current_branch=branch is None)
-    return 1 if result.problems else 0
+    return ask
 
 
 def _prompt_text(root: Path, prompt: str | None, prompt_file: str | None) -> str:
