@@ -170,3 +170,40 @@ def test_git_c_quoted_header_paths() -> None:
 def test_path_lines_before_a_whole_file_block(line: str, path: str | None) -> None:
     parsed = parse_reply(f"{line}\n```\ncontent\n```\n", "files")
     assert [e.path for e in parsed.edits] == ([path] if path else [])
+
+
+def test_every_edit_format_row_has_its_reader_and_its_preprompt() -> None:
+    from git_gpte.edit.formats import EDIT_FORMATS, reply_formats
+    from git_gpte.edit.parse import READERS
+    from git_gpte.prompts.preprompts import find
+
+    assert set(reply_formats()) == {"auto", *READERS}
+    for fmt in EDIT_FORMATS.values():
+        assert fmt.reader in READERS
+        assert find(fmt.preprompt).text.strip()
+
+
+def test_a_new_reply_format_is_a_row_and_a_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A format added as its row (formats.py) and its reader (parse.py): parse_reply reads it
+    alone and beside the others (``auto``), nothing else to touch."""
+    from git_gpte.edit import parse
+    from git_gpte.edit.formats import EDIT_FORMATS, EditFormat, reply_formats
+    from git_gpte.edit.model import FileEdit
+
+    def read_replace_lines(lines: list[str]) -> parse._Found:
+        found = parse._Found()
+        for i, line in enumerate(lines):
+            if line.startswith("REWRITE "):
+                path, _, text = line.removeprefix("REWRITE ").partition(" := ")
+                found.edits.append((i, i + 1, FileEdit(path, "whole-file", content=text + "\n", fmt="rewrite")))
+                found.spans.append((i, i + 1))
+        return found
+
+    row = EditFormat("rewrite", "file_format_whole", True, "one line per file", "rewrite")
+    monkeypatch.setitem(EDIT_FORMATS, "rewrite", row)
+    monkeypatch.setitem(parse.READERS, "rewrite", read_replace_lines)
+    assert "rewrite" in reply_formats()
+    alone = parse_reply("Here:\nREWRITE a.py := x = 2\n", "rewrite")
+    assert [(e.path, e.content) for e in alone.edits] == [("a.py", "x = 2\n")]
+    mixed = parse_reply("REWRITE a.py := x = 2\n--- b.py\n+++ b.py\n@@ -1 +1 @@\n-a\n+b\n")
+    assert sorted(e.path for e in mixed.edits) == ["a.py", "b.py"]

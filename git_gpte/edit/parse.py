@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .formats import reply_formats
@@ -49,18 +49,12 @@ def parse_reply(
     written out whole (small models answer "the file, changed" without its path line). The
     applier still refuses it if it is only a part of the file.
     """
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown edit format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if fmt != "auto" and fmt not in READERS:
+        known = ", ".join(["auto", *READERS])
+        raise ValueError(f"unknown edit format {fmt!r}; expected one of {known}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
-    if fmt == "diff":
-        found = _parse_diffs(lines)
-    elif fmt == "search-replace":
-        found = _parse_search_replace(lines)
-    elif fmt == "files":
-        found = _parse_files(lines)
-    else:
-        found = _parse_all(lines)
+    found = _parse_all(lines) if fmt == "auto" else READERS[fmt](lines)
     if not found.edits and sole is not None and fmt in ("auto", "files"):
         edit = _sole_file(lines, *sole)
         if edit is not None:
@@ -101,7 +95,7 @@ def _parse_all(lines: list[str]) -> _Found:
     them (the other's lines are its content): a diff quoted inside a whole Markdown file is
     part of that file, and a whole file never starts inside a diff.
     """
-    readers = [_parse_diffs(lines), _parse_search_replace(lines), _parse_files(lines)]
+    readers = [read(lines) for read in READERS.values()]
     claims = sorted(
         (
             (start, end, k, edit)
@@ -753,3 +747,12 @@ def search_replace_blocks(edits: list[FileEdit]) -> list[tuple[str, str, str]]:
         for hunk in edit.hunks:
             out.append((edit.path, "\n".join(hunk.old_lines), "\n".join(hunk.new_lines)))
     return out
+
+
+# Each edit format's reader (``EditFormat.reader`` names it), in the order ``auto`` lets them
+# claim a reply's lines: a new format adds its row in formats.py and its reader here.
+READERS: dict[str, Callable[[list[str]], _Found]] = {
+    "diff": _parse_diffs,
+    "search-replace": _parse_search_replace,
+    "files": _parse_files,
+}
