@@ -12,10 +12,16 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from git_gpte.action.credentials import normalise_private_key
-from tests.helpers.action_world import World, issue_payload, labeled_event, make_world
+from tests.helpers.action_world import (
+    APP,
+    FIX_DIFF,
+    World,
+    issue_payload,
+    labeled_event,
+    make_world,
+)
 from tests.helpers.github_server import GitHubServer
 from tests.helpers.llm_server import LLMServer
-from tests.test_action_flow import APP, FIX_DIFF
 
 REPO = "octo/demo"
 APP_ID = "424242"

@@ -12,6 +12,11 @@ import pytest
 
 from tests.conftest import SHARED, run_gpte
 from tests.helpers.action_world import (
+    APP,
+    BAD_DIFF,
+    FIX_DIFF,
+    README_DIFF,
+    SECOND_DIFF,
     TOKEN,
     World,
     comment_event,
@@ -22,51 +27,6 @@ from tests.helpers.action_world import (
 from tests.helpers.github_server import GitHubServer
 from tests.helpers.gitrepo import Snapshot, git
 from tests.helpers.llm_server import Fault, LLMServer
-
-APP = """\
-def greet(name):
-    return "hello " + name
-
-
-def main():
-    print(greet("world"))
-"""
-
-FIX_DIFF = """\
-Here is the change.
-
-```diff
---- src/app.py
-+++ src/app.py
-@@ -1,2 +1,2 @@
- def greet(name):
--    return "hello " + name
-+    return "Hello, " + name + "!"
-```
-"""
-
-SECOND_DIFF = """\
-```diff
---- src/app.py
-+++ src/app.py
-@@ -4,2 +4,2 @@
- def main():
--    print(greet("world"))
-+    print(greet("everyone"))
-```
-"""
-
-# A diff whose context does not exist: the hunk is refused, never guessed.
-BAD_DIFF = """\
-```diff
---- src/app.py
-+++ src/app.py
-@@ -1,2 +1,2 @@
- def salute(person):
--    return "hi " + person
-+    return "Hi " + person
-```
-"""
 
 REPO = "octo/demo"
 
@@ -429,17 +389,6 @@ def test_outside_actions_it_says_what_is_missing(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- GitHub's own payloads
 PAYLOADS = SHARED / "github-payloads"
 needs_payloads = pytest.mark.skipif(not PAYLOADS.is_dir(), reason="shared payload examples absent")
-
-README_DIFF = """\
-```diff
---- README.md
-+++ README.md
-@@ -1,2 +1,2 @@
- # Hello-World
--Every commmit counts.
-+Every commit counts.
-```
-"""
 
 
 @pytest.fixture

@@ -8,40 +8,23 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.action_world import TOKEN, World, issue_payload, labeled_event, make_world
+from tests.helpers.action_world import (
+    BROKEN,
+    FIX,
+    RUN_SH,
+    TOKEN,
+    USELESS,
+    World,
+    issue_payload,
+    labeled_event,
+    make_world,
+)
 from tests.helpers.action_world import pull_request_event as pr_event
 from tests.helpers.github_server import GitHubServer
 from tests.helpers.gitrepo import git
 from tests.helpers.llm_server import LLMServer
 
 REPO = "octo/demo"
-RUN_SH = "python3 check.py\n"
-BROKEN = """\
-import sys
-
-TOTAL = 1 + 1
-if TOTAL != 3:
-    sys.exit("expected 3, got %d" % TOTAL)
-print("ok")
-"""
-FIX = """\
-```diff
---- check.py
-+++ check.py
-@@ -3,1 +3,1 @@
--TOTAL = 1 + 1
-+TOTAL = 1 + 2
-```
-"""
-USELESS = """\
-```diff
---- check.py
-+++ check.py
-@@ -6,1 +6,1 @@
--print("ok")
-+print("okay")
-```
-"""
 
 
 @pytest.fixture

@@ -17,16 +17,21 @@ from git_gpte.action.event import ReviewComment, ReviewTrigger, parse_event
 from git_gpte.action.review_prompt import CommentContext, build_review_prompt, line_range
 from tests.conftest import SHARED
 from tests.helpers.action_world import (
+    APP,
+    BAD_DIFF,
+    FIX_DIFF,
+    README_DIFF,
     TOKEN,
     World,
     make_world,
+    pull_json,
     repo_payload,
+    review_comment_event,
     user,
 )
 from tests.helpers.github_server import GitHubServer
 from tests.helpers.gitrepo import git
 from tests.helpers.llm_server import LLMServer
-from tests.test_action_flow import APP, BAD_DIFF, FIX_DIFF, README_DIFF
 
 PAYLOADS = SHARED / "github-payloads"
 needs_payloads = pytest.mark.skipif(not PAYLOADS.is_dir(), reason="shared payload examples absent")
@@ -56,22 +61,6 @@ def world(tmp_path: Path, gh: GitHubServer, llm_server: LLMServer) -> World:
     gh.set_permission(REPO, "mallory", "read")
     gh.add_pull(REPO, 5, "feature", "develop", "Greeting work", user="bob")
     return w
-
-
-def pull_json(gh: GitHubServer, number: int, repository: str = REPO) -> dict[str, Any]:
-    repo = gh.repos[repository.lower()]
-    return gh._pull_json(repo, repo.pulls[number])
-
-
-def comment_event(gh: GitHubServer, comment: dict[str, Any], number: int = 5) -> dict[str, Any]:
-    """The ``pull_request_review_comment`` payload GitHub sends for ``comment``."""
-    return {
-        "action": "created",
-        "comment": gh._review_comment_json(comment),
-        "pull_request": pull_json(gh, number),
-        "repository": repo_payload(REPO),
-        "sender": user(comment["user"]["login"]),
-    }
 
 
 def review_event(gh: GitHubServer, review: dict[str, Any], number: int = 5) -> dict[str, Any]:
@@ -267,7 +256,7 @@ def test_a_reply_in_a_thread_sees_the_thread_and_answers_under_its_first_comment
     )
     world.llm.queue(FIX_DIFF)
 
-    run = world.run("pull_request_review_comment", comment_event(gh, ask))
+    run = world.run("pull_request_review_comment", review_comment_event(gh, ask))
 
     assert run.code == 0, run.proc.stdout + run.proc.stderr
     prompt = prompt_of(world.llm)
@@ -299,11 +288,11 @@ def test_one_run_per_review_even_with_several_trigger_comments(
     )
     world.llm.queue(FIX_DIFF)
 
-    later = world.run("pull_request_review_comment", comment_event(gh, second))
+    later = world.run("pull_request_review_comment", review_comment_event(gh, second))
     assert later.outputs["skipped"] == "true" and world.llm.requests == []
     assert f"together with comment {first['id']}" in later.proc.stdout
 
-    run = world.run("pull_request_review_comment", comment_event(gh, first))
+    run = world.run("pull_request_review_comment", review_comment_event(gh, first))
 
     assert run.code == 0, run.proc.stdout + run.proc.stderr
     assert len(world.llm.requests) == 1
@@ -322,13 +311,13 @@ def test_forks_strangers_and_plain_comments_cost_nothing(world: World, gh: GitHu
         line=2,
         association="CONTRIBUTOR",
     )
-    event = comment_event(gh, stranger)
+    event = review_comment_event(gh, stranger)
     event["comment"]["author_association"] = "COLLABORATOR"  # a stale payload: the API decides
     run = world.run("pull_request_review_comment", event)
     assert run.outputs["skipped"] == "true" and "read access" in run.proc.stdout
 
     mine = gh.add_review_comment(REPO, 5, "/gpte fix it", user="alice", path="src/app.py", line=2)
-    forked = comment_event(gh, mine)
+    forked = review_comment_event(gh, mine)
     forked["pull_request"]["head"]["repo"] = repo_payload("mallory/demo")
     run = world.run("pull_request_review_comment", forked)
     assert run.outputs["skipped"] == "true" and "comes from a fork" in run.proc.stdout
@@ -336,7 +325,7 @@ def test_forks_strangers_and_plain_comments_cost_nothing(world: World, gh: GitHu
     chat = gh.add_review_comment(
         REPO, 5, "nice, but /gpte later", user="alice", path="src/app.py", line=2
     )
-    run = world.run("pull_request_review_comment", comment_event(gh, chat))
+    run = world.run("pull_request_review_comment", review_comment_event(gh, chat))
     assert run.outputs["skipped"] == "true"
     review = gh.add_review(REPO, 5, "Looks good", user="alice")
     run = world.run("pull_request_review", review_event(gh, review))
@@ -365,7 +354,7 @@ def test_a_branch_that_moves_meanwhile_is_never_overwritten(
     world.llm.on_request = someone_pushes
     world.llm.queue(FIX_DIFF)
 
-    run = world.run("pull_request_review_comment", comment_event(gh, ask))
+    run = world.run("pull_request_review_comment", review_comment_event(gh, ask))
 
     assert run.code == 9, run.proc.stdout + run.proc.stderr
     theirs = git(other, "rev-parse", "HEAD").strip()
@@ -383,7 +372,9 @@ def test_refused_hunks_are_named_in_the_thread(world: World, gh: GitHubServer) -
     )
     world.llm.queue(FIX_DIFF + "\n" + BAD_DIFF, BAD_DIFF, BAD_DIFF)
 
-    run = world.run("pull_request_review_comment", comment_event(gh, ask), GPTE_SELF_HEAL="false")
+    run = world.run(
+        "pull_request_review_comment", review_comment_event(gh, ask), GPTE_SELF_HEAL="false"
+    )
 
     assert run.code == 1, run.proc.stdout + run.proc.stderr  # committed, with a hunk refused
     [reply] = bot_replies(gh, ask["id"])
@@ -415,7 +406,7 @@ def test_the_lines_commented_on_are_sent_in_a_repository_over_the_budget(
 
     run = world.run(
         "pull_request_review_comment",
-        comment_event(gh, ask),
+        review_comment_event(gh, ask),
         GPTE_SELF_HEAL="false",
         GPTE_CONTEXT_TOKENS="700",
     )

@@ -15,20 +15,26 @@ import pytest
 
 from git_gpte.action.story import Iteration, read_story, story_markdown, with_iteration
 from tests.helpers.action_world import (
+    APP,
+    BAD_DIFF,
+    BROKEN,
+    FIX,
+    FIX_DIFF,
+    RUN_SH,
+    SECOND_DIFF,
     TOKEN,
+    USELESS,
     World,
     comment_event,
     issue_payload,
     labeled_event,
     make_world,
     pull_request_event,
+    review_comment_event,
 )
 from tests.helpers.github_server import GitHubServer
 from tests.helpers.gitrepo import git
 from tests.helpers.llm_server import LLMServer
-from tests.test_action_flow import APP, BAD_DIFF, FIX_DIFF, SECOND_DIFF
-from tests.test_action_heal import BROKEN, FIX, RUN_SH, USELESS
-from tests.test_action_review import comment_event as review_comment_event
 
 REPO = "octo/demo"
 

@@ -15,11 +15,17 @@ from pathlib import Path
 import pytest
 
 from git_gpte.action.settings import INPUTS
-from tests.helpers.action_world import TOKEN, issue_payload, labeled_event, make_world
+from tests.helpers.action_world import (
+    APP,
+    FIX_DIFF,
+    TOKEN,
+    issue_payload,
+    labeled_event,
+    make_world,
+)
 from tests.helpers.github_server import GitHubServer
 from tests.helpers.gitrepo import git
 from tests.helpers.llm_server import LLMServer
-from tests.test_action_flow import APP, FIX_DIFF
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "octo/demo"

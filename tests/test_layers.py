@@ -138,3 +138,23 @@ def test_import_contracts_are_kept() -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in tests/helpers/ (or conftest): a test module is never a library
+    for another, so moving or deleting one breaks nothing else."""
+    tests = Path(__file__).resolve().parent
+    offenders = []
+    for path in sorted(tests.rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            offenders += [
+                f"{path.relative_to(tests)}: imports {name}"
+                for name in names
+                if name.split(".")[-1].startswith("test_")
+            ]
+    assert offenders == []

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, commit_all, git, make_repo, write_files
-from tests.test_run_process import wait_gone
+from tests.helpers.processes import wait_gone
 
 
 def project(tmp_path: Path, run_sh: str, **files: str) -> Path:

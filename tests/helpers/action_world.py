@@ -227,3 +227,112 @@ def pull_request_event(
         "repository": repo_payload(repository),
         "sender": user(author),
     }
+
+
+# ------------------------------------------------------------------ replies and programs
+# The model's replies the flows are driven with, and the program the heal tests check.
+
+APP = """\
+def greet(name):
+    return "hello " + name
+
+
+def main():
+    print(greet("world"))
+"""
+
+FIX_DIFF = """\
+Here is the change.
+
+```diff
+--- src/app.py
++++ src/app.py
+@@ -1,2 +1,2 @@
+ def greet(name):
+-    return "hello " + name
++    return "Hello, " + name + "!"
+```
+"""
+
+SECOND_DIFF = """\
+```diff
+--- src/app.py
++++ src/app.py
+@@ -4,2 +4,2 @@
+ def main():
+-    print(greet("world"))
++    print(greet("everyone"))
+```
+"""
+
+# A diff whose context does not exist: the hunk is refused, never guessed.
+BAD_DIFF = """\
+```diff
+--- src/app.py
++++ src/app.py
+@@ -1,2 +1,2 @@
+ def salute(person):
+-    return "hi " + person
++    return "Hi " + person
+```
+"""
+
+README_DIFF = """\
+```diff
+--- README.md
++++ README.md
+@@ -1,2 +1,2 @@
+ # Hello-World
+-Every commmit counts.
++Every commit counts.
+```
+"""
+
+RUN_SH = "python3 check.py\n"
+
+BROKEN = """\
+import sys
+
+TOTAL = 1 + 1
+if TOTAL != 3:
+    sys.exit("expected 3, got %d" % TOTAL)
+print("ok")
+"""
+
+FIX = """\
+```diff
+--- check.py
++++ check.py
+@@ -3,1 +3,1 @@
+-TOTAL = 1 + 1
++TOTAL = 1 + 2
+```
+"""
+
+USELESS = """\
+```diff
+--- check.py
++++ check.py
+@@ -6,1 +6,1 @@
+-print("ok")
++print("okay")
+```
+"""
+
+
+def pull_json(gh: GitHubServer, number: int, repository: str = "octo/demo") -> dict[str, Any]:
+    repo = gh.repos[repository.lower()]
+    return gh._pull_json(repo, repo.pulls[number])
+
+
+def review_comment_event(
+    gh: GitHubServer, comment: dict[str, Any], number: int = 5
+) -> dict[str, Any]:
+    """The ``pull_request_review_comment`` payload GitHub sends for ``comment``."""
+    return {
+        "action": "created",
+        "comment": gh._review_comment_json(comment),
+        "pull_request": pull_json(gh, number),
+        "repository": repo_payload("octo/demo"),
+        "sender": user(comment["user"]["login"]),
+    }
