@@ -23,6 +23,7 @@ from tests.helpers.action_world import (
     issue_payload,
     labeled_event,
     make_world,
+    status_comments,
 )
 from tests.helpers.github_server import GitHubServer
 from tests.helpers.gitrepo import Snapshot, git
@@ -55,10 +56,6 @@ def world(tmp_path: Path, gh: GitHubServer, llm_server: LLMServer) -> World:
 def prompt_of(llm: LLMServer, index: int = 0) -> str:
     body = llm.requests[index].body
     return "\n".join(str(m.get("content")) for m in body["messages"])
-
-
-def status_comments(gh: GitHubServer, number: int) -> list[str]:
-    return [c["body"] for c in gh.issue_comments(REPO, number)]
 
 
 def test_labeled_issue_pushes_a_branch_and_opens_a_pull_request(

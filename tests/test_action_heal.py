@@ -18,6 +18,7 @@ from tests.helpers.action_world import (
     issue_payload,
     labeled_event,
     make_world,
+    status_comments,
 )
 from tests.helpers.action_world import pull_request_event as pr_event
 from tests.helpers.github_server import GitHubServer
@@ -251,8 +252,6 @@ def test_heal_docker_input_runs_the_check_in_docker(
 def test_a_healed_issue_edit_links_each_fix_and_its_files_in_the_status(
     tmp_path: Path, gh: GitHubServer, llm_server: LLMServer
 ) -> None:
-    from tests.test_action_flow import status_comments
-
     world = make_world(
         tmp_path, gh, llm_server, {"run.sh": RUN_SH, "check.py": BROKEN}, repository=REPO
     )

@@ -524,7 +524,7 @@ def test_a_daemon_that_clears_its_environment_does_not_outlive_run(
 ) -> None:
     import time
 
-    from tests.test_run_process import alive, wait_gone
+    from tests.helpers.processes import alive, wait_gone
 
     pidfile = tmp_path / "daemon.pid"
     script = DAEMONS[how].format(pidfile=pidfile)

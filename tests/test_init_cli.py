@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import subprocess
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo, write_files
 from tests.helpers.llm_server import LLMServer
+from tests.helpers.pty_run import read_until
 
 GENERATE = '''\
 Core pieces: `greet` (app/greet.py) builds the greeting; main.py prints it.
@@ -233,22 +233,6 @@ def test_clarify_is_refused_without_a_terminal(tmp_path: Path, llm_server: LLMSe
     assert llm_server.requests == []
 
 
-def _read_until(fd: int, marker: str, buffer: list[str], deadline: float) -> bool:
-    while time.monotonic() < deadline:
-        if marker in "".join(buffer):
-            return True
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                data = os.read(fd, 4096)
-            except OSError:
-                return marker in "".join(buffer)
-            if not data:
-                break
-            buffer.append(data.decode("utf-8", "replace"))
-    return marker in "".join(buffer)
-
-
 def test_clarify_through_a_pseudo_terminal(tmp_path: Path, llm_server: LLMServer) -> None:
     repo = make_repo(tmp_path / "p")
     llm_server.queue(
@@ -272,10 +256,10 @@ def test_clarify_through_a_pseudo_terminal(tmp_path: Path, llm_server: LLMServer
     output: list[str] = []
     try:
         deadline = time.monotonic() + 60
-        assert _read_until(master, "Your answer", output, deadline), "".join(output)
+        assert read_until(master, "Your answer", output, deadline), "".join(output)
         assert "Which language" in "".join(output)  # the question was shown
         os.write(master, b"Python, please\n")
-        _read_until(master, "then:  git gpte run", output, deadline)
+        read_until(master, "then:  git gpte run", output, deadline)
         code = proc.wait(timeout=30)
     finally:
         if proc.poll() is None:

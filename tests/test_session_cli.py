@@ -568,7 +568,7 @@ def test_run_log_that_cannot_be_opened(project: Path, llm_server: LLMServer) -> 
 def test_end_of_input_at_a_clarifying_question_closes_the_init_run(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
-    from tests.test_init_cli import _read_until
+    from tests.helpers.pty_run import read_until
 
     repo = make_repo(tmp_path / "p")
     llm_server.queue("Which language should the greeter be written in?")
@@ -586,9 +586,9 @@ def test_end_of_input_at_a_clarifying_question_closes_the_init_run(
     os.close(slave)
     output: list[str] = []
     try:
-        assert _read_until(master, "Your answer", output, time.monotonic() + 60), output
+        assert read_until(master, "Your answer", output, time.monotonic() + 60), output
         os.write(master, b"\x04")  # Ctrl-D: end of input
-        _read_until(master, "git-gpte: interrupted", output, time.monotonic() + 30)
+        read_until(master, "git-gpte: interrupted", output, time.monotonic() + 30)
         code = proc.wait(timeout=30)
     finally:
         if proc.poll() is None:

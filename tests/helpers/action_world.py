@@ -336,3 +336,8 @@ def review_comment_event(
         "repository": repo_payload("octo/demo"),
         "sender": user(comment["user"]["login"]),
     }
+
+
+def status_comments(gh: GitHubServer, number: int, repository: str = "octo/demo") -> list[str]:
+    """The bodies of the comments on issue or pull request ``number``."""
+    return [c["body"] for c in gh.issue_comments(repository, number)]

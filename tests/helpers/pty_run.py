@@ -78,3 +78,20 @@ def run_in_pty(
         os.close(master)
     code = proc.wait(timeout=10)
     return PtyResult(code, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n"))
+
+
+def read_until(fd: int, marker: str, buffer: list[str], deadline: float) -> bool:
+    """Read ``fd`` into ``buffer`` until ``marker`` shows, the end, or ``deadline``."""
+    while time.monotonic() < deadline:
+        if marker in "".join(buffer):
+            return True
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                return marker in "".join(buffer)
+            if not data:
+                break
+            buffer.append(data.decode("utf-8", "replace"))
+    return marker in "".join(buffer)
