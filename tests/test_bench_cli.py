@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from git_gpte.bench import load_tasks
-from git_gpte.bench.runner import init_repository, with_hidden_files
 from git_gpte.config import Settings
 from git_gpte.git import Repository
 from git_gpte.run import RunOptions, run_commit
+from git_gpte.taskbench import load_tasks
+from git_gpte.taskbench.runner import init_repository, with_hidden_files
 from tests.conftest import run_gpte
 from tests.helpers.llm_server import LLMServer
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from git_gpte.bench import Task
-from git_gpte.bench.shard import Shard, parse_shard, select_shard, shard_of
 from git_gpte.errors import UsageError
+from git_gpte.taskbench import Task
+from git_gpte.taskbench.shard import Shard, parse_shard, select_shard, shard_of
 from tests.conftest import run_gpte
 from tests.helpers.llm_server import LLMServer
 

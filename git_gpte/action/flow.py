@@ -37,9 +37,9 @@ from .event import (
 from .issue_flow import IssueFlow
 from .pull_request_flow import PullRequestFlow
 from .report import Outcome
-from .review import ReviewFlow
+from .review_flow import ReviewFlow
 from .settings import ActionSettings, scrub_secrets
-from .steps import Context, Flow, skip
+from .steps import Flow, RunContext, skip
 
 
 def run(
@@ -59,7 +59,7 @@ def run(
     cmds.mask(settings.app_private_key)
     scrub_secrets(os.environ)
     console = Console(quiet=quiet, verbose=verbose, stream=out, live=False)
-    ctx = Context(settings, model, cmds, console)
+    ctx = RunContext(settings, model, cmds, console)
 
     payload = load_event(settings.event_path)
     trigger = parse_event(
@@ -91,7 +91,7 @@ def run(
 
 
 # Which flow answers each kind of trigger (event.py parses the events into these triggers).
-FLOWS: dict[type[Trigger], Callable[[Context, GitHubClient, Any], Flow]] = {
+FLOWS: dict[type[Trigger], Callable[[RunContext, GitHubClient, Any], Flow]] = {
     IssueTrigger: IssueFlow,
     PullRequestTrigger: PullRequestFlow,
     ReviewTrigger: ReviewFlow,

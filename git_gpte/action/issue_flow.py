@@ -26,8 +26,8 @@ from .report import (
 )
 from .sanitize import build_prompt, clean
 from .steps import (
-    Context,
     Flow,
+    RunContext,
     add_to_story,
     edit_and_heal,
     gate,
@@ -39,7 +39,7 @@ from .story import iteration, with_iteration
 class IssueFlow(Flow):
     """An issue (or a ``/gpte`` comment) in, a branch and a pull request out."""
 
-    def __init__(self, ctx: Context, client: GitHubClient, trigger: IssueTrigger) -> None:
+    def __init__(self, ctx: RunContext, client: GitHubClient, trigger: IssueTrigger) -> None:
         s = ctx.settings
         outcome = Outcome(trigger.number, run_url=s.run_url, max_attempts=s.max_attempts)
         super().__init__(ctx, client, trigger.number, outcome)

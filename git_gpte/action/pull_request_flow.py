@@ -15,8 +15,8 @@ from .gate import check_state
 from .remote import Remote
 from .report import Outcome, summary_markdown, usage_line
 from .steps import (
-    Context,
     Flow,
+    RunContext,
     add_to_story,
     default_heal_command,
     gate,
@@ -30,7 +30,7 @@ from .story import iteration
 class PullRequestFlow(Flow):
     """The pre-merge check: run the heal command on the pull request's head, heal if it fails."""
 
-    def __init__(self, ctx: Context, client: GitHubClient, trigger: PullRequestTrigger) -> None:
+    def __init__(self, ctx: RunContext, client: GitHubClient, trigger: PullRequestTrigger) -> None:
         outcome = pull_outcome(ctx, trigger.number, trigger.head_ref, trigger.base_ref)
         super().__init__(ctx, client, trigger.number, outcome)
         self.t = trigger

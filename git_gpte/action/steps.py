@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Context:
+class RunContext:
+    """What every step of one Action run reads: its settings, model, workflow commands, console."""
+
     settings: ActionSettings
     model: str | None
     cmds: WorkflowCommands
@@ -45,7 +47,7 @@ class Context:
 
 
 def pull_outcome(
-    ctx: Context, number: int, head: str, base: str, *, updated: bool = False
+    ctx: RunContext, number: int, head: str, base: str, *, updated: bool = False
 ) -> Outcome:
     """The outcome of a run on pull request ``number`` (head branch ``head`` into ``base``)."""
     s = ctx.settings
@@ -61,7 +63,7 @@ def pull_outcome(
     )
 
 
-def skip(ctx: Context, reason: str) -> int:
+def skip(ctx: RunContext, reason: str) -> int:
     """Nothing to do (or not allowed): a neutral note, outputs saying so, exit 0."""
     ctx.cmds.notice(f"git-gpte: nothing done: {reason}", title="git-gpte skipped")
     write_outputs(
@@ -72,7 +74,7 @@ def skip(ctx: Context, reason: str) -> int:
 
 
 def gate(
-    ctx: Context,
+    ctx: RunContext,
     client: GitHubClient,
     decision_state: Decision,
     trigger: IssueTrigger | PullRequestTrigger | ReviewTrigger,
@@ -104,7 +106,7 @@ def default_heal_command(repo: Repository, commit: str, configured: str | None) 
 
 
 def heal(
-    ctx: Context,
+    ctx: RunContext,
     repo: Repository,
     settings: Settings,
     *,
@@ -157,7 +159,7 @@ def heal(
     return healed
 
 
-def add_to_story(ctx: Context, client: GitHubClient, number: int, step: Iteration) -> None:
+def add_to_story(ctx: RunContext, client: GitHubClient, number: int, step: Iteration) -> None:
     """Add ``step`` to pull request ``number``'s body when git-gpte wrote that body (its story
     is there); a person's description of their own pull request is left alone. A failure is a
     warning: the commits are pushed already, the body is news about them."""
@@ -171,7 +173,7 @@ def add_to_story(ctx: Context, client: GitHubClient, number: int, step: Iteratio
 
 
 def heal_the_edit(
-    ctx: Context,
+    ctx: RunContext,
     o: Outcome,
     repo: Repository,
     settings: Settings,
@@ -207,7 +209,7 @@ def heal_the_edit(
 
 
 def edit_and_heal(
-    ctx: Context,
+    ctx: RunContext,
     flow: Flow,
     repo: Repository,
     settings: Settings,
@@ -274,7 +276,9 @@ class Flow:
     text in the log is inert) -> ``_finish``; a ``GpteError`` goes to ``_failed``. The outcome
     is a value the flow replaces as its steps return (``note``), never one changed in place."""
 
-    def __init__(self, ctx: Context, client: GitHubClient, number: int, outcome: Outcome) -> None:
+    def __init__(
+        self, ctx: RunContext, client: GitHubClient, number: int, outcome: Outcome
+    ) -> None:
         self.ctx = ctx
         self.s = ctx.settings
         self.client = client

@@ -16,8 +16,8 @@ from ..cli import AppContext
 from .options import model_option
 
 if TYPE_CHECKING:
-    from ..bench import BenchConfig, Task, TaskResult
-    from ..bench.shard import Shard
+    from ..taskbench import BenchConfig, Task, TaskResult
+    from ..taskbench.shard import Shard
 
 
 class BenchCommand(click.Command):
@@ -119,11 +119,11 @@ def command(
     the whole task file, and --compare BASELINE.json for what changed since an earlier run (see
     'git gpte bench merge -h').
     """
-    from ..bench import BenchConfig, load_tasks, render_table, summarize
-    from ..bench.report import run_block, run_options
-    from ..bench.shard import file_sha256, parse_shard, select_shard, shard_block
     from ..git.config import load_settings
     from ..llm import api_key, resolve_model
+    from ..taskbench import BenchConfig, load_tasks, render_table, summarize
+    from ..taskbench.report import run_block, run_options
+    from ..taskbench.shard import file_sha256, parse_shard, select_shard, shard_block
 
     shard = parse_shard(shard_text) if shard_text is not None else None
     selected = _select(load_tasks(tasks_file, fmt), tasks_file, only, limit)
@@ -198,7 +198,7 @@ def _select(
 
 def _run_tasks(app: AppContext, tasks: list[Task], config: BenchConfig) -> list[TaskResult]:
     """Each task in turn, with its progress and result on stderr."""
-    from ..bench import run_task
+    from ..taskbench import run_task
 
     results = []
     for number, task in enumerate(tasks, 1):
@@ -259,7 +259,7 @@ def merge(reports: tuple[str, ...], as_json: bool, report: str | None, baseline:
     tasks whose result changed since BASELINE.json, and the difference in solved %, tokens and
     cost (in --json: a "compare" member). Failed tasks are results: the exit code is 0.
     """
-    from ..bench.merge import (
+    from ..taskbench.merge import (
         compare,
         merge_reports,
         read_report,

@@ -2,7 +2,7 @@
 
 Public API::
 
-    from git_gpte.bench import load_tasks, BenchConfig, run_task, summarize, render_table
+    from git_gpte.taskbench import load_tasks, BenchConfig, run_task, summarize, render_table
 
     tasks = load_tasks(path, fmt="auto")          # gpte JSONL, or APPS / MBPP in their own shape
     result = run_task(task, config)               # one temporary repository per task
@@ -14,9 +14,10 @@ comparing reports (``git gpte bench merge``) in :mod:`.merge`.
 
 from __future__ import annotations
 
+from .loading import FORMATS, load_tasks
 from .report import render_table, summarize
 from .runner import BenchConfig, TaskResult, run_task
-from .tasks import FORMATS, Task, load_tasks
+from .tasks import Task
 
 __all__ = [
     "FORMATS",

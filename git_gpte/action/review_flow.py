@@ -25,8 +25,8 @@ from .report import heal_section, summary_markdown, usage_line
 from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
 from .sanitize import clean
 from .steps import (
-    Context,
     Flow,
+    RunContext,
     add_to_story,
     edit_and_heal,
     gate,
@@ -55,7 +55,7 @@ def pushed_or_moved(remote: Remote, commit: str, branch: str, expect: str) -> No
 class ReviewFlow(Flow):
     """Answer review comments with a commit on the pull request's own branch."""
 
-    def __init__(self, ctx: Context, client: GitHubClient, trigger: ReviewTrigger) -> None:
+    def __init__(self, ctx: RunContext, client: GitHubClient, trigger: ReviewTrigger) -> None:
         outcome = pull_outcome(
             ctx, trigger.number, trigger.head_ref, trigger.head_ref, updated=True
         )
