@@ -276,3 +276,31 @@ def test_standalone_github_server_keeps_a_request_log_without_the_token(tmp_path
     [entry] = [json.loads(line) for line in log.read_text().splitlines()]
     assert (entry["method"], entry["path"]) == ("GET", "/repos/octo/demo/issues/1")
     assert "t0k" not in log.read_text()
+
+
+def test_a_new_event_is_a_row_of_the_event_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An event added as its row in action/event.py (its parser): parse_event reads it, and
+    the flow table answers its trigger; a new kind of trigger would add one row to FLOWS."""
+    from git_gpte.action import event
+    from git_gpte.action.flow import FLOWS
+    from git_gpte.action.issue_flow import IssueFlow
+
+    def discussion(d: event.Delivery) -> event.Trigger:
+        found = d.payload["discussion"]
+        actor = event.Actor(d.sender, None, d.sender_bot)
+        return event.IssueTrigger(
+            found["number"], found["title"], found["body"], "", actor, "open", False, False, None
+        )
+
+    monkeypatch.setitem(event.EVENTS, "discussion", discussion)
+    payload = {
+        "action": "created",
+        "discussion": {"number": 3, "title": "Add logging", "body": "to the loader"},
+        "sender": {"login": "alice", "type": "User"},
+    }
+    trigger = event.parse_event("discussion", payload, label="gpte", phrase="/gpte")
+    assert isinstance(trigger, event.IssueTrigger) and trigger.number == 3
+    assert trigger.actor.login == "alice"
+    assert FLOWS[type(trigger)] is IssueFlow
+    ignored = event.parse_event("deployment", payload, label="gpte", phrase="/gpte")
+    assert isinstance(ignored, event.Ignored) and "'deployment'" in ignored.reason

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -242,6 +243,21 @@ def _review_trigger(name: str, action: str, payload: dict[str, Any], phrase: str
     )
 
 
+@dataclass(frozen=True)
+class Delivery:
+    """One event as delivered: its action, payload and sender, and the workflow's settings
+    that decide whether it starts a run (the trigger label and phrase, a dispatched number)."""
+
+    name: str
+    action: str
+    payload: dict[str, Any]
+    sender: str
+    sender_bot: bool
+    label: str
+    phrase: str
+    issue_number: int | None
+
+
 def parse_event(
     name: str,
     payload: dict[str, Any],
@@ -250,86 +266,103 @@ def parse_event(
     phrase: str,
     issue_number: int | None = None,
 ) -> Trigger:
+    """The trigger an event is (or why it is ignored), by the event table."""
+    parser = EVENTS.get(name)
+    if parser is None:
+        return Ignored(f"the {name!r} event does not start a run")
+    sender, sender_bot = _user(payload.get("sender"))
     action = str(payload.get("action") or "")
-    sender_login, sender_bot = _user(payload.get("sender"))
+    return parser(Delivery(name, action, payload, sender, sender_bot, label, phrase, issue_number))
 
-    if name == "issues":
-        issue = payload.get("issue")
-        if not isinstance(issue, dict) or "number" not in issue:
-            raise UsageError("the issues event has no issue in it")
-        author, author_bot = _user(issue.get("user"))
-        if action == "labeled":
-            added = str((payload.get("label") or {}).get("name") or "")
-            if added != label:
-                return Ignored(f"label {added!r} is not the trigger label {label!r}")
-        elif action == "opened":
-            if label not in _labels(issue):
-                return Ignored(f"the new issue does not carry the trigger label {label!r}")
-        else:
-            return Ignored(f"issues/{action} does not start a run")
-        # The association in the payload is the issue author's: it speaks for the sender only
-        # when they are the same person. Otherwise the permission API alone decides.
-        association = issue.get("author_association") if sender_login == author else None
-        actor = Actor(
-            sender_login or author, association, sender_bot if sender_login else author_bot
-        )
-        return _issue_trigger(issue, actor, "", None)
 
-    if name == "issue_comment":
-        if action != "created":
-            return Ignored(f"issue_comment/{action} does not start a run")
-        issue, comment = payload.get("issue"), payload.get("comment")
-        if not isinstance(issue, dict) or not isinstance(comment, dict):
-            raise UsageError("the issue_comment event has no issue or comment in it")
-        extra = match_phrase(str(comment.get("body") or ""), phrase)
-        if extra is None:
-            return Ignored(f"the comment does not start with {phrase!r}")
-        login, is_bot = _user(comment.get("user"))
-        actor = Actor(login, comment.get("author_association"), is_bot)
-        return _issue_trigger(
-            issue, actor, extra, _number(comment["id"], "comment id") if comment.get("id") else None
-        )
+def _issues(d: Delivery) -> Trigger:
+    issue = d.payload.get("issue")
+    if not isinstance(issue, dict) or "number" not in issue:
+        raise UsageError("the issues event has no issue in it")
+    author, author_bot = _user(issue.get("user"))
+    if d.action == "labeled":
+        added = str((d.payload.get("label") or {}).get("name") or "")
+        if added != d.label:
+            return Ignored(f"label {added!r} is not the trigger label {d.label!r}")
+    elif d.action == "opened":
+        if d.label not in _labels(issue):
+            return Ignored(f"the new issue does not carry the trigger label {d.label!r}")
+    else:
+        return Ignored(f"issues/{d.action} does not start a run")
+    # The association in the payload is the issue author's: it speaks for the sender only
+    # when they are the same person. Otherwise the permission API alone decides.
+    association = issue.get("author_association") if d.sender == author else None
+    actor = Actor(d.sender or author, association, d.sender_bot if d.sender else author_bot)
+    return _issue_trigger(issue, actor, "", None)
 
-    if name == "pull_request":
-        if action not in ("opened", "synchronize", "reopened"):
-            return Ignored(f"pull_request/{action} does not start a heal check")
-        pr = payload.get("pull_request")
-        if not isinstance(pr, dict):
-            raise UsageError("the pull_request event has no pull request in it")
-        head, base = pr.get("head") or {}, pr.get("base") or {}
-        login, is_bot = _user(pr.get("user"))
-        # On synchronize the pusher is the sender; the payload gives the PR author's association.
-        actor_login = sender_login or login
-        association = pr.get("author_association") if actor_login == login else None
-        return PullRequestTrigger(
-            number=_number(pr.get("number") or payload.get("number"), "pull request number"),
-            title=str(pr.get("title") or ""),
-            head_ref=str(head.get("ref") or ""),
-            head_sha=str(head.get("sha") or ""),
-            head_repo=str((head.get("repo") or {}).get("full_name") or ""),
-            base_ref=str(base.get("ref") or ""),
-            base_repo=str((base.get("repo") or {}).get("full_name") or ""),
-            actor=Actor(actor_login, association, sender_bot if sender_login else is_bot),
-            state=str(pr.get("state") or "open"),
-            action=action,
-        )
 
-    if name in ("pull_request_review_comment", "pull_request_review"):
-        return _review_trigger(name, action, payload, phrase)
+def _issue_comment(d: Delivery) -> Trigger:
+    if d.action != "created":
+        return Ignored(f"issue_comment/{d.action} does not start a run")
+    issue, comment = d.payload.get("issue"), d.payload.get("comment")
+    if not isinstance(issue, dict) or not isinstance(comment, dict):
+        raise UsageError("the issue_comment event has no issue or comment in it")
+    extra = match_phrase(str(comment.get("body") or ""), d.phrase)
+    if extra is None:
+        return Ignored(f"the comment does not start with {d.phrase!r}")
+    login, is_bot = _user(comment.get("user"))
+    actor = Actor(login, comment.get("author_association"), is_bot)
+    comment_id = _number(comment["id"], "comment id") if comment.get("id") else None
+    return _issue_trigger(issue, actor, extra, comment_id)
 
-    if name == "pull_request_target":
-        # Runs with a write token on code from forks: exactly what this action must never do.
-        return Ignored(
-            "pull_request_target is not supported: use pull_request (see docs/action.md)"
-        )
 
-    if name == "workflow_dispatch":
-        inputs = payload.get("inputs") or {}
-        raw = issue_number or inputs.get("issue-number") or inputs.get("issue")
-        try:
-            number = int(str(raw))
-        except ValueError:
-            return Ignored("workflow_dispatch needs an issue number (input issue-number)")
-        return DispatchTrigger(number, Actor(sender_login, None, sender_bot))
+def _pull_request(d: Delivery) -> Trigger:
+    if d.action not in ("opened", "synchronize", "reopened"):
+        return Ignored(f"pull_request/{d.action} does not start a heal check")
+    pr = d.payload.get("pull_request")
+    if not isinstance(pr, dict):
+        raise UsageError("the pull_request event has no pull request in it")
+    head, base = pr.get("head") or {}, pr.get("base") or {}
+    login, is_bot = _user(pr.get("user"))
+    # On synchronize the pusher is the sender; the payload gives the PR author's association.
+    actor_login = d.sender or login
+    association = pr.get("author_association") if actor_login == login else None
+    return PullRequestTrigger(
+        number=_number(pr.get("number") or d.payload.get("number"), "pull request number"),
+        title=str(pr.get("title") or ""),
+        head_ref=str(head.get("ref") or ""),
+        head_sha=str(head.get("sha") or ""),
+        head_repo=str((head.get("repo") or {}).get("full_name") or ""),
+        base_ref=str(base.get("ref") or ""),
+        base_repo=str((base.get("repo") or {}).get("full_name") or ""),
+        actor=Actor(actor_login, association, d.sender_bot if d.sender else is_bot),
+        state=str(pr.get("state") or "open"),
+        action=d.action,
+    )
 
-    return Ignored(f"the {name!r} event does not start a run")
+
+def _review(d: Delivery) -> Trigger:
+    return _review_trigger(d.name, d.action, d.payload, d.phrase)
+
+
+def _pull_request_target(d: Delivery) -> Trigger:
+    # Runs with a write token on code from forks: exactly what this action must never do.
+    return Ignored("pull_request_target is not supported: use pull_request (see docs/action.md)")
+
+
+def _workflow_dispatch(d: Delivery) -> Trigger:
+    inputs = d.payload.get("inputs") or {}
+    raw = d.issue_number or inputs.get("issue-number") or inputs.get("issue")
+    try:
+        number = int(str(raw))
+    except ValueError:
+        return Ignored("workflow_dispatch needs an issue number (input issue-number)")
+    return DispatchTrigger(number, Actor(d.sender, None, d.sender_bot))
+
+
+# Which GitHub events start a run, and how each becomes a trigger (flow.py's FLOWS says which
+# flow answers a trigger): a new event is a row here and, for a new kind of trigger, one there.
+EVENTS: dict[str, Callable[[Delivery], Trigger]] = {
+    "issues": _issues,
+    "issue_comment": _issue_comment,
+    "pull_request": _pull_request,
+    "pull_request_review_comment": _review,
+    "pull_request_review": _review,
+    "pull_request_target": _pull_request_target,
+    "workflow_dispatch": _workflow_dispatch,
+}
