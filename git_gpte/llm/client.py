@@ -185,8 +185,42 @@ class LLM:
         the text received so far, every few hundred characters: when it gives a cut point, the
         reply ends there as if the model had stopped (a small model that starts writing out
         again a file it already wrote costs minutes for nothing), and its note is shown."""
+        call = self._prepare(messages, images, temperature)
+        key = self._cache_key(call)
+        if key is not None:
+            hit = self._cache_call(lambda cache: cache.get(key))
+            if hit is not None:
+                return self._cached(call.sent, call.loaded, hit)
+        self.console.info(f"asking {self.info.name} ({format_tokens(call.estimate, call.exact)})")
+        streaming = _Streaming(self.console, enough)
+        completion = self._complete(call, streaming)
+        stopped = streaming.stopped
+        if completion.finish_reason != "loop" and not stopped:
+            completion, stopped = _judged(completion, enough)  # a reply that was not streamed
+        reply = self._reply(completion, call.sent, streaming.attempts, call.started)
+        self.console.end_stream(
+            f"received {len(reply.text):,} characters: {reply.usage.describe()}"
+        )
+        if stopped:
+            self.console.info(stopped)
+        self._count(reply)
+        error = _FINISH_ERRORS.get(reply.finish_reason or "")
+        self._log(call.sent, call.loaded, reply.text, reply, call.started, streaming.attempts,
+                  error=error)  # fmt: skip
+        self._refuse_unfinished(reply)
+        if key is not None:
+            self._store(key, reply)
+        return reply
+
+    def _prepare(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        images: Sequence[str | Path],
+        temperature: float | None,
+    ) -> _Call:
+        """The call as it will be sent: messages, images, temperature, the size estimate (with
+        a warning when it is over the model's window)."""
         info = self.info
-        heat = self.temperature if temperature is None else temperature
         sent = [dict(m) for m in messages]
         loaded = self._images(images)
         estimate, exact = estimate_tokens(sent, info.name)
@@ -197,24 +231,7 @@ class LLM:
                 f"the request is {format_tokens(estimate, exact)}, more than {info.name}'s "
                 f"context of {info.context_tokens:,}"
             )
-        params = {
-            "temperature": heat if info.temperature else None,
-            "max_tokens": self.max_tokens,
-        }
-        key = None
-        if self.cache is not None:
-            key = cache_key(
-                provider=info.provider,
-                base_url=info.base_url,
-                model=info.name,
-                messages=[*sent, {"images": [i.reference() for i in loaded]}],
-                params=params,
-            )
-            hit = self._cache_call(lambda cache: cache.get(key))
-            if hit is not None:
-                return self._cached(sent, loaded, hit)
-
-        self.console.info(f"asking {info.name} ({format_tokens(estimate, exact)})")
+        heat = self.temperature if temperature is None else temperature
         request = Request(
             model=info.name,
             messages=sent,
@@ -223,100 +240,104 @@ class LLM:
             max_tokens=self.max_tokens,
             stream=self.stream,
         )
-        started = time.monotonic()
+        return _Call(sent, loaded, estimate, exact, heat, request, time.monotonic())
+
+    def _cache_key(self, call: _Call) -> str | None:
+        """The response cache's key for this call (None: no cache)."""
+        if self.cache is None:
+            return None
+        info = self.info
+        params = {
+            "temperature": call.heat if info.temperature else None,
+            "max_tokens": self.max_tokens,
+        }
+        return cache_key(
+            provider=info.provider,
+            base_url=info.base_url,
+            model=info.name,
+            messages=[*call.sent, {"images": [i.reference() for i in call.loaded]}],
+            params=params,
+        )
+
+    def _complete(self, call: _Call, streaming: _Streaming) -> Completion:
+        """The provider's completion, retried on the failures worth retrying, within the retry
+        policy; a reply that loops or is judged complete ends early. Ctrl-C records what the
+        interrupted call used, then goes on up."""
         clock = RetryClock(self.policy)
-        partial: list[str] = []
-        watch = LoopWatch()
-        looked_at = [0]
-        stopped = ""
-
-        def on_token(piece: str) -> None:
-            partial.append(piece)
-            self.console.token(piece)
-            cut = watch.feed(piece)
-            if cut is not None:
-                raise _Looping(cut)
-            if enough is not None and watch.size >= looked_at[0] + STEP:
-                looked_at[0] = watch.size
-                done = enough("".join(partial))
-                if done is not None:
-                    raise _Enough(*done)
-
-        attempts = 0
-        in_call = False
         try:
             while True:
-                attempts += 1
-                partial.clear()
+                streaming.attempts += 1
+                streaming.partial.clear()
                 tried = time.monotonic()
                 try:
-                    in_call = True
-                    with self.console.waiting(info.name):
-                        completion = self.provider.complete(request, on_token)
-                    break
+                    streaming.in_call = True
+                    with self.console.waiting(self.info.name):
+                        return self.provider.complete(call.request, streaming.on_token)
                 except _Looping as looping:
-                    completion = Completion("".join(partial)[: looping.cut], "loop", None, None)
-                    break
+                    return Completion(streaming.text[: looping.cut], "loop", None, None)
                 except _Enough as done:
-                    completion = Completion("".join(partial)[: done.cut], "stop", None, None)
-                    stopped = done.note
-                    break
+                    streaming.stopped = done.note
+                    return Completion(streaming.text[: done.cut], "stop", None, None)
                 except ProviderFailure as failure:
-                    in_call = False
-                    if partial:
-                        self.console.end_stream()
-                    else:
-                        clock.spend(time.monotonic() - tried)
-                    retry = failure.retryable and not (
-                        failure.kind == "refused" and info.local
-                    )  # a local server that is not running will not start by waiting
-                    delay = clock.next_delay(failure.retry_after) if retry else None
-                    if delay is None:
-                        raise self._give_up(
-                            sent, loaded, failure, attempts, started, clock.why
-                        ) from None
-                    self.console.warn(
-                        f"{' '.join(failure.message.split())}; retrying in {delay:.1f}s "
-                        f"(try {attempts + 1} of {self.policy.max_retries + 1})"
-                    )
-                    self._sleep(delay)
+                    self._wait_to_retry(failure, call, streaming, clock, tried)
         except KeyboardInterrupt:
-            self.console.end_stream()
-            # A request stopped while it was being answered is billed: record an estimate of
-            # what it used (marked as one) rather than a cost of zero.
-            spent = None
-            if in_call:
-                text = "".join(partial)
-                spent = self._reply(
-                    Completion(text, None, None, None), sent, attempts, started, estimate
-                )
-            self._log(sent, loaded, "".join(partial), spent, started, attempts, error="interrupted")
-            if spent is not None:
-                self._count(spent)
-            if self.run is not None:
-                self.run.interrupted()
+            self._interrupted(call, streaming)
             raise
 
-        if completion.finish_reason != "loop" and not stopped:
-            completion, stopped = _judged(completion, enough)  # a reply that was not streamed
-        reply = self._reply(completion, sent, attempts, started)
-        self.console.end_stream(
-            f"received {len(reply.text):,} characters: {reply.usage.describe()}"
+    def _wait_to_retry(
+        self,
+        failure: ProviderFailure,
+        call: _Call,
+        streaming: _Streaming,
+        clock: RetryClock,
+        tried: float,
+    ) -> None:
+        """Sleep before the next try, or raise the failure when it is not worth another."""
+        streaming.in_call = False
+        if streaming.partial:
+            self.console.end_stream()
+        else:
+            clock.spend(time.monotonic() - tried)
+        # A local server that is not running will not start by waiting.
+        retry = failure.retryable and not (failure.kind == "refused" and self.info.local)
+        delay = clock.next_delay(failure.retry_after) if retry else None
+        if delay is None:
+            raise self._give_up(
+                call.sent, call.loaded, failure, streaming.attempts, call.started, clock.why
+            ) from None
+        self.console.warn(
+            f"{' '.join(failure.message.split())}; retrying in {delay:.1f}s "
+            f"(try {streaming.attempts + 1} of {self.policy.max_retries + 1})"
         )
-        if stopped:
-            self.console.info(stopped)
-        self._count(reply)
-        error = None
-        if reply.finish_reason == "length":
-            error = "reply cut off at the output token limit"
-        elif reply.finish_reason == "loop":
-            error = "reply stopped: it was repeating itself"
-        elif reply.finish_reason == "content_filter":
-            error = "the provider refused to answer (content filter)"
-        self._log(sent, loaded, reply.text, reply, started, attempts, error=error)
+        self._sleep(delay)
+
+    def _interrupted(self, call: _Call, streaming: _Streaming) -> None:
+        """A request stopped while it was being answered is billed: record an estimate of what
+        it used (marked as one) rather than a cost of zero."""
+        self.console.end_stream()
+        spent = None
+        if streaming.in_call:
+            spent = self._reply(
+                Completion(streaming.text, None, None, None),
+                call.sent,
+                streaming.attempts,
+                call.started,
+                call.estimate,
+            )
+        self._log(call.sent, call.loaded, streaming.text, spent, call.started, streaming.attempts,
+                  error="interrupted")  # fmt: skip
+        if spent is not None:
+            self._count(spent)
+        if self.run is not None:
+            self.run.interrupted()
+
+    def _refuse_unfinished(self, reply: Reply) -> None:
+        """A reply cut at the output limit, stopped for repeating itself or filtered is never
+        used as an answer."""
+        name = self.info.name
         if reply.finish_reason == "length":
             raise ReplyTruncated(
-                f"the reply from {info.name} stopped at the output token limit "
+                f"the reply from {name} stopped at the output token limit "
                 f"after {reply.tokens_out:,} tokens",
                 partial=reply.text,
                 hint="ask for a smaller change, or raise GPTE_MAX_TOKENS",
@@ -324,28 +345,23 @@ class LLM:
             )
         if reply.finish_reason == "loop":
             self.console.warn(
-                f"{info.name} started repeating itself after ~{reply.tokens_out:,} tokens; "
-                "stopped it"
+                f"{name} started repeating itself after ~{reply.tokens_out:,} tokens; stopped it"
             )
             raise ReplyTruncated(
-                f"the reply from {info.name} was stopped: it kept repeating the same lines",
+                f"the reply from {name} was stopped: it kept repeating the same lines",
                 partial=reply.text,
                 looped=True,
                 tokens_out=reply.tokens_out,
             )
         if reply.finish_reason == "content_filter":
-            raise LLMError(f"{info.name} refused to answer (content filter)")
-        if key is not None and self.cache is not None:
-            entry = CachedReply(
-                reply.text,
-                reply.tokens_in,
-                reply.tokens_out,
-                reply.usage_exact,
-                reply.finish_reason,
-            )
-            stored_key = key
-            self._cache_call(lambda cache: cache.put(stored_key, info.provider, info.name, entry))
-        return reply
+            raise LLMError(f"{name} refused to answer (content filter)")
+
+    def _store(self, key: str, reply: Reply) -> None:
+        entry = CachedReply(
+            reply.text, reply.tokens_in, reply.tokens_out, reply.usage_exact, reply.finish_reason
+        )
+        info = self.info
+        self._cache_call(lambda cache: cache.put(key, info.provider, info.name, entry))
 
     # ------------------------------------------------------------------ helpers
     def _cache_call(self, use: Callable[[ResponseCache], _T]) -> _T | None:
@@ -489,6 +505,58 @@ class LLM:
                 images=[image.reference() for image in loaded],
             )
         )
+
+
+# What each way a reply can end early is called in the run log.
+_FINISH_ERRORS = {
+    "length": "reply cut off at the output token limit",
+    "loop": "reply stopped: it was repeating itself",
+    "content_filter": "the provider refused to answer (content filter)",
+}
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One call as it is sent: the messages and images, their size, the request."""
+
+    sent: list[dict[str, Any]]
+    loaded: list[Image]
+    estimate: int
+    exact: bool
+    heat: float | None
+    request: Request
+    started: float
+
+
+class _Streaming:
+    """What one call has received so far, across its tries: each piece is shown, watched for a
+    loop and, every few hundred characters, offered to ``enough``."""
+
+    def __init__(self, console: Console, enough: Enough | None) -> None:
+        self.console = console
+        self.enough = enough
+        self.partial: list[str] = []
+        self.watch = LoopWatch()
+        self.looked_at = 0
+        self.attempts = 0
+        self.in_call = False
+        self.stopped = ""
+
+    @property
+    def text(self) -> str:
+        return "".join(self.partial)
+
+    def on_token(self, piece: str) -> None:
+        self.partial.append(piece)
+        self.console.token(piece)
+        cut = self.watch.feed(piece)
+        if cut is not None:
+            raise _Looping(cut)
+        if self.enough is not None and self.watch.size >= self.looked_at + STEP:
+            self.looked_at = self.watch.size
+            done = self.enough(self.text)
+            if done is not None:
+                raise _Enough(*done)
 
 
 def _judged(completion: Completion, enough: Enough | None) -> tuple[Completion, str]:
