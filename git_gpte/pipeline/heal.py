@@ -368,7 +368,7 @@ def run_heal(
             cache=request.cache,
         )
     with session:
-        return _heal_loop(
+        healer = _Healer(
             repo,
             settings,
             request,
@@ -379,49 +379,121 @@ def run_heal(
             branch=branch,
             spec=spec,
             identity=identity,
-            on_output=on_output,
-            confirm=confirm,
-            after_run=after_run,
+            callbacks=(on_output, confirm, after_run),
+        )
+        return healer.heal()
+
+
+class _Healer:
+    """One heal: run the base, then while it fails ask for a fix, commit it onto the heal
+    branch and run that, until a run passes, the attempts run out, a fix holds no usable edit
+    or leaves the same failure. Every run is recorded in ``runs`` and the session's meta."""
+
+    def __init__(
+        self,
+        repo: Repository,
+        settings: Settings,
+        request: HealRequest,
+        console: Console,
+        session: Session,
+        *,
+        options: RunOptions,
+        base: str,
+        branch: str,
+        spec: str | None,
+        identity: tuple[str, str],
+        callbacks: tuple[
+            OutputCallback | None, ConfirmCallback | None, Callable[[int], None] | None
+        ],
+    ) -> None:
+        assert session.model is not None
+        self.repo, self.settings, self.request = repo, settings, request
+        self.console, self.session, self.model = console, session, session.model
+        self.options, self.base, self.branch, self.spec = options, base, branch, spec
+        self.identity = identity
+        self.on_output, self.confirm, self.after_run = callbacks
+        # Continuing a branch: the first fix moves it from its tip, later ones from the last fix.
+        self.start = base if request.continue_branch else None
+        self.runs: list[HealRun] = []
+        self.committed: str | None = None
+
+    def heal(self) -> HealResult:
+        try:
+            result, attempts, stop_reason = self._loop()
+        except GpteError as exc:
+            from ..llm import outcome_for
+
+            branch = _exists(self.repo, self.branch)
+            self.session.finish(
+                outcome_for(exc), branch=branch, commit=self.committed, detail=exc.render()
+            )
+            raise
+        success = bool(result.success)
+        if success:
+            stop_reason = "the program passed" + ("" if attempts else " at once; nothing to heal")
+        branch = self.branch if self.committed else None
+        self.session.finish(
+            "ok" if success else "failed",
+            branch=branch,
+            commit=self.committed,
+            detail=f"{stop_reason}; last run: {result.summary()}",
+        )
+        return HealResult(
+            success=success,
+            attempts=attempts,
+            branch=branch,
+            commit=self.committed,
+            usage=self.session.usage,
+            last_output_tail=result.output_tail,
+            runs=self.runs,
+            stop_reason=stop_reason,
+            run_id=self.session.id,
+            base=self.base,
+            model=self.model.name,
         )
 
+    def _loop(self) -> tuple[RunResult, int, str]:
+        """(the last run, the fixes attempted, why it stopped when it did not pass)."""
+        n = self.request.attempts
+        result = self._execute(self.base, 0, None, [])
+        attempt = 0
+        while not result.success:
+            if attempt >= n:
+                why = f"still failing after {attempt} attempt(s)" if attempt else ""
+                return result, attempt, why or "no fix attempted (attempts: 0)"
+            attempt += 1
+            self.console.info(f"attempt {attempt}/{n}: asking {self.model.name} for a fix")
+            fix = self._fix(attempt, result)
+            if fix.commit is None:
+                why = f"attempt {attempt} produced no usable edit: {fix.error}"
+                self.console.info(why)
+                return result, attempt, why
+            self._committed(attempt, fix)
+            previous = result
+            result = self._execute(fix.commit, attempt, fix.run_id, fix.files_changed)
+            if not result.success and failure_key(result) == failure_key(previous):
+                why = f"attempt {attempt} left the same failure as before"
+                self.console.info(why)
+                return result, attempt, why
+        return result, attempt, ""
 
-def _heal_loop(
-    repo: Repository,
-    settings: Settings,
-    request: HealRequest,
-    console: Console,
-    session: Session,
-    *,
-    options: RunOptions,
-    base: str,
-    branch: str,
-    spec: str | None,
-    identity: tuple[str, str],
-    on_output: OutputCallback | None,
-    confirm: ConfirmCallback | None,
-    after_run: Callable[[int], None] | None,
-) -> HealResult:
-    from ..run import preview, run_commit
+    def _execute(
+        self, commit: str, attempt: int, run_id: str | None, files: list[str]
+    ) -> RunResult:
+        """Run the command on ``commit`` (after the caller's confirmation), and record it."""
+        from ..run import preview, run_commit
 
-    # Continuing a branch: the first fix moves it from its tip, later ones from the last fix.
-    start = base if request.continue_branch else None
-    assert session.model is not None
-    model = session.model
-    runs: list[HealRun] = []
-    committed: str | None = None
-    stop_reason = ""
-
-    def execute(commit: str, attempt: int, run_id: str | None, files: list[str]) -> RunResult:
-        if confirm is not None:
-            confirm(preview(repo, commit, options), attempt)
-        label = "base" if attempt == 0 else f"attempt {attempt}/{request.attempts}"
-        console.info(f"{label}: running `{options.command.display}` on {commit[:12]}")
+        options = self.options
+        if self.confirm is not None:
+            self.confirm(preview(self.repo, commit, options), attempt)
+        label = "base" if attempt == 0 else f"attempt {attempt}/{self.request.attempts}"
+        self.console.info(f"{label}: running `{options.command.display}` on {commit[:12]}")
         try:
-            result = run_commit(repo, commit, options, on_output=on_output)
+            result = run_commit(self.repo, commit, options, on_output=self.on_output)
         finally:
-            if after_run is not None:
-                after_run(attempt)
-        runs.append(
+            if self.after_run is not None:
+                self.after_run(attempt)
+        self.runs.append(
             HealRun(
                 attempt=attempt,
                 commit=commit,
@@ -433,96 +505,50 @@ def _heal_loop(
                 files_changed=files,
             )
         )
-        session.update(meta=_meta(options, request, runs, branch))
+        self.session.update(meta=_meta(options, self.request, self.runs, self.branch))
         verdict = "passed" if result.success else "failed"
-        console.info(f"{label}: {verdict}: {result.summary()}")
+        self.console.info(f"{label}: {verdict}: {result.summary()}")
         return result
 
-    try:
-        result = execute(base, 0, None, [])
-        attempt = 0
-        while not result.success:
-            if attempt >= request.attempts:
-                stop_reason = (
-                    f"still failing after {attempt} attempt(s)"
-                    if attempt
-                    else "no fix attempted (attempts: 0)"
-                )
-                break
-            attempt += 1
-            console.info(f"attempt {attempt}/{request.attempts}: asking {model.name} for a fix")
-            fix = fix_attempt(
-                repo,
-                settings,
-                console,
-                session,
-                instruction=heal_instruction(
-                    spec, result.feedback_text(), runs, attempt, request.attempts
-                ),
-                base=committed or base,
-                target=CommitSpec(
-                    branch,
-                    committed or base,
-                    "",
-                    identity,
-                    expect=committed or start,
-                    reason="git-gpte heal-attempt",
-                ),
-                model=request.model,
-                summary=f"heal: make `{options.command.display}` succeed (attempt {attempt})",
-                body=_commit_body(session.id, attempt, result),
-                meta={"heal_run": session.id, "attempt": attempt, "spec": spec or ""},
-                context=heal_context(repo, settings, committed or base, result.feedback_text()),
-            )
-            if fix.commit is None:
-                stop_reason = f"attempt {attempt} produced no usable edit: {fix.error}"
-                console.info(stop_reason)
-                break
-            committed = fix.commit
-            session.progress(
-                branch=branch, commit=committed, left=f"attempts so far are on {branch}"
-            )
-            where = f" on {branch}" if request.name_branch else ""
-            console.info(
-                f"attempt {attempt}/{request.attempts}: committed {fix.commit[:12]}{where} "
-                f"({', '.join(fix.files_changed)})"
-            )
-            previous = result
-            result = execute(fix.commit, attempt, fix.run_id, fix.files_changed)
-            if not result.success and failure_key(result) == failure_key(previous):
-                stop_reason = f"attempt {attempt} left the same failure as before"
-                console.info(stop_reason)
-                break
-        attempts = attempt
-    except GpteError as exc:
-        from ..llm import outcome_for
-
-        session.finish(
-            outcome_for(exc), branch=_exists(repo, branch), commit=committed, detail=exc.render()
+    def _fix(self, attempt: int, failed: RunResult) -> Fix:
+        """Ask for a fix of ``failed`` and commit it onto the heal branch (a child session)."""
+        on = self.committed or self.base
+        feedback = failed.feedback_text()
+        n = self.request.attempts
+        return fix_attempt(
+            self.repo,
+            self.settings,
+            self.console,
+            self.session,
+            instruction=heal_instruction(self.spec, feedback, self.runs, attempt, n),
+            base=on,
+            target=CommitSpec(
+                self.branch,
+                on,
+                "",
+                self.identity,
+                expect=self.committed or self.start,
+                reason="git-gpte heal-attempt",
+            ),
+            model=self.request.model,
+            summary=f"heal: make `{self.options.command.display}` succeed (attempt {attempt})",
+            body=_commit_body(self.session.id, attempt, failed),
+            meta={"heal_run": self.session.id, "attempt": attempt, "spec": self.spec or ""},
+            context=heal_context(self.repo, self.settings, on, feedback),
         )
-        raise
-    success = bool(result.success)
-    if success:
-        stop_reason = "the program passed" + ("" if attempts else " at once; nothing to heal")
-    session.finish(
-        "ok" if success else "failed",
-        branch=branch if committed else None,
-        commit=committed,
-        detail=f"{stop_reason}; last run: {result.summary()}",
-    )
-    return HealResult(
-        success=success,
-        attempts=attempts,
-        branch=branch if committed else None,
-        commit=committed,
-        usage=session.usage,
-        last_output_tail=result.output_tail,
-        runs=runs,
-        stop_reason=stop_reason,
-        run_id=session.id,
-        base=base,
-        model=model.name,
-    )
+
+    def _committed(self, attempt: int, fix: Fix) -> None:
+        assert fix.commit is not None
+        self.committed = fix.commit
+        branch = self.branch
+        self.session.progress(
+            branch=branch, commit=fix.commit, left=f"attempts so far are on {branch}"
+        )
+        where = f" on {branch}" if self.request.name_branch else ""
+        self.console.info(
+            f"attempt {attempt}/{self.request.attempts}: committed {fix.commit[:12]}{where} "
+            f"({', '.join(fix.files_changed)})"
+        )
 
 
 def _meta(
