@@ -349,7 +349,7 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         "base": plan.base,
         "branch": prepared.branch,
         "model": plan.model.name,
-        "context": "all" if shown is None else "selected",
+        "context": "all" if shown.everything else "selected",
         "files": sizes,
         "skipped": skipped,
         "tokens_in_estimate": plan.tokens_estimate,
@@ -359,7 +359,7 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         "edit_format": plan.edit_format,
         "edit_format_note": plan.format_note,
     }
-    if shown is not None and shown.selection is not None:
+    if shown.selection is not None:
         data["selection"] = shown.selection.to_json()
         data["sent"] = shown.summary()
         data["context_rounds"] = plan.rounds
@@ -369,7 +369,7 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         click.echo(json.dumps(data, indent=2))
         return 0
     click.echo(f"dry run: nothing sent. Base {plan.base[:12]}, branch would be {prepared.branch}")
-    if shown is not None and shown.selection is not None:
+    if shown.selection is not None:
         for line in describe(shown.selection):
             click.echo(line)
         extra = [p for p in shown.parts if p not in {k.path for k in shown.selection.picks}]

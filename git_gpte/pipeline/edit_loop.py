@@ -503,9 +503,6 @@ def _has_code(text: str) -> bool:
 
 def _sole_file(plan: Plan) -> tuple[str, str] | None:
     """(path, text) when the model was shown exactly one file, whole."""
-    if plan.shown is None:
-        files = plan.selection.files
-        return next(iter(files.items())) if len(files) == 1 else None
     parts = list(plan.shown.parts.values())
     if len(parts) == 1 and parts[0].whole:
         return parts[0].path, parts[0].text
@@ -514,8 +511,6 @@ def _sole_file(plan: Plan) -> tuple[str, str] | None:
 
 def _seen_in_part(plan: Plan) -> dict[str, str]:
     """The files the model saw only in part, with what it saw ("lines 10-40")."""
-    if plan.shown is None:
-        return {}
     return {
         part.path: "lines " + ", ".join(f"{a}-{b}" for a, b in part.ranges)
         for part in plan.shown.parts.values()
@@ -548,7 +543,7 @@ class _Asking:
         self.plan = plan
         self.console = console
         self.used = 0
-        self.more = MoreContext(plan, plan.shown, files) if plan.shown is not None else None
+        self.more = None if plan.shown.everything else MoreContext(plan, plan.shown, files)
         self.log: dict[str, Any] = context_record(plan)
         self._note()
 
@@ -619,7 +614,7 @@ def fit(plan: Plan, messages: list[dict[str, str]]) -> list[dict[str, str]] | No
 
 def context_record(plan: Plan) -> dict[str, Any]:
     """What the run log keeps about the context sent: the mode, budget, parts and the map."""
-    if plan.shown is None:
+    if plan.shown.everything:
         return {
             "mode": "all",
             "files": sorted(plan.selection.files),

@@ -398,8 +398,6 @@ def _commit(
 def sent_labels(planned: Plan) -> list[str]:
     """What the model was shown, one entry per file: ``PATH`` when whole, ``PATH:A-B,C-D`` for
     excerpts (as ``git gpte context --format lines`` names ranges), sorted by path."""
-    if planned.shown is None:
-        return sorted(planned.selection.files)
     return sorted(
         part.path if part.whole else part.path + ":" + ",".join(f"{a}-{b}" for a, b in part.ranges)
         for part in planned.shown.parts.values()

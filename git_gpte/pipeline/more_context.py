@@ -294,7 +294,7 @@ def refusal_anchor(report: HunkReport) -> tuple[int, int] | None:
 def retry_parts(
     paths: Iterable[str],
     files: Mapping[str, str],
-    shown: Shown | None,
+    shown: Shown,
     refused: Mapping[str, Sequence[tuple[HunkReport, str]]],
     problems: Sequence[str],
 ) -> list[Part]:
@@ -307,7 +307,7 @@ def retry_parts(
     parts = []
     for path in paths:
         text = files[path]
-        if shown is None or shown.seen_whole(path):
+        if shown.everything or shown.seen_whole(path):
             parts.append(Part(path, text))
             continue
         now = file_lines(text)

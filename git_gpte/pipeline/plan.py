@@ -49,8 +49,8 @@ class Plan:
     over_budget: UsageError | None = None
     # Files sent whose work-tree copy differs from the base (only when the base is HEAD).
     dirty: list[str] = field(default_factory=list)
-    # The selected context (None with --context all: every file is sent whole).
-    shown: Shown | None = None
+    # What the model is shown (with --context all: every file whole, ``shown.everything``).
+    shown: Shown = field(default_factory=Shown)
     # How many times the model may ask for more, and the hard cap on a request's tokens (the
     # model's window minus the reply reserve; None when the window is unknown).
     rounds: int = 0
@@ -106,8 +106,8 @@ def plan(
     cap = info.context_tokens - REPLY_RESERVE_TOKENS if info.context_tokens else None
     if choice.all:
         selection = select_files(repo, base, pathspecs, max_bytes=max_file_bytes)
-        shown = None
         parts: list[Part] = [Part(p, t) for p, t in selection.files.items()]
+        shown = Shown({p.path: p for p in parts}, skipped=dict(selection.skipped), everything=True)
         budget = None
     else:
         shown, budget = _select(
@@ -220,15 +220,15 @@ def too_long_to_rewrite(parts: Sequence[Part], info: ModelInfo, settings: Settin
     )
 
 
-def _can_ask(choice: ContextChoice, shown: Shown | None) -> bool:
+def _can_ask(choice: ContextChoice, shown: Shown) -> bool:
     """Whether the model may ask for more: rounds allowed, and something left to give (a map
     of further files, or a file shown only in part)."""
-    if shown is None or choice.rounds <= 0:
+    if shown.everything or choice.rounds <= 0:
         return False
     return bool(shown.map_text.strip()) or any(not p.whole for p in shown.parts.values())
 
 
-def _rounds(choice: ContextChoice, shown: Shown | None) -> int:
+def _rounds(choice: ContextChoice, shown: Shown) -> int:
     return choice.rounds if _can_ask(choice, shown) else 0
 
 
@@ -237,18 +237,18 @@ def build_messages(
     kind: str,
     fmt: str,
     instruction: str,
-    shown: Shown | None,
+    shown: Shown,
     files: Mapping[str, str],
     *,
     can_ask: bool,
 ) -> list[dict[str, str]]:
     """The system prompt of ``kind`` in format ``fmt`` and the user message: every file whole
-    (``shown`` None), or the selection with, when the model may ask for more, how to ask."""
+    (``shown.everything``), or the selection with, when the model may ask for more, how to ask."""
     from ..prompts import load, system_prompt
 
     system = system_prompt(kind, repo.root, edit_format=fmt)
     numbers = not EDIT_FORMATS[fmt].whole_files
-    if shown is None:
+    if shown.everything:
         user = improve_user_message(files, instruction, numbers=numbers)
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
     parts: list[Part] = list(shown.parts.values())

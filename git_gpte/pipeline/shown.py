@@ -115,12 +115,16 @@ def merge_ranges(ranges: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ..
 
 @dataclass
 class Shown:
-    """The parts of files shown so far (path -> part, in the order shown) and the map."""
+    """The parts of files shown so far (path -> part, in the order shown) and the map.
+
+    ``everything``: every file was sent whole (``--context all``): there is no ranking, no map
+    and nothing more to ask for."""
 
     parts: dict[str, Part] = field(default_factory=dict)
     map_text: str = ""
     selection: ContextSelection | None = None
     skipped: dict[str, str] = field(default_factory=dict)
+    everything: bool = False
 
     def seen_whole(self, path: str) -> bool:
         part = self.parts.get(path)
