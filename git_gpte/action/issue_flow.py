@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 
-from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError, GpteError
+from ..errors import EXIT_OK, EXIT_PARTIAL, GitHubError
 from ..git import Repository, unique_branch
 from ..git.config import load_settings
 from . import markdown as md
 from .client import GitHubClient, PullInfo
-from .commands import error_line, write_outputs, write_summary
 from .event import (
     IssueTrigger,
 )
@@ -21,7 +20,6 @@ from .report import (
     heal_section,
     pr_head,
     pr_title,
-    summary_markdown,
     usage_line,
 )
 from .sanitize import build_prompt, clean
@@ -177,43 +175,18 @@ class IssueFlow(Flow):
         self.ctx.cmds.notice(f"git-gpte {verb} {o.pr_url}", title="git-gpte")
         self._outputs()
 
-    def _failed(self, exc: GpteError) -> int:
-        reason = exc.render()
-        o = self.outcome
-        text = f"failed: {md.code(reason)}"
-        if o.usage.spent:
-            text += f"\n\nUsage: {usage_line(o)}."
+    def _failure_note(self) -> str:
         if self.pushed:
-            text += (
-                f"\n\nThe changes were pushed to {md.code(o.branch)}; "
+            return (
+                f"\n\nThe changes were pushed to {md.code(self.outcome.branch)}; "
                 "open a pull request from it by hand."
             )
-        else:
-            text += "\n\nNothing was pushed."
-        self.status.update(text)
-        self.ctx.cmds.error(f"git-gpte: {reason}")
-        error_line(reason)
-        self._outputs(failed=reason)
-        return exc.exit_code
+        return "\n\nNothing was pushed."
 
-    def _outputs(self, failed: str | None = None) -> None:
+    def _summary_rows(self) -> list[tuple[str, str]]:
         o = self.outcome
-        values = o.outputs()
-        if failed:
-            values["success"] = "false"
-            if not self.pushed:
-                values["branch"] = ""  # the output names where changes were pushed: nowhere
-        values["skipped"] = "false"
-        write_outputs(self.s.output_path, values)
-        rows = [
+        return [
             ("issue", f"#{o.number}"),
             ("branch", o.branch or "-"),
             ("pull request", o.pr_url or "-"),
-            ("files changed", str(len(o.files_changed))),
-            ("refused hunks", str(len(o.refused))),
-            ("heal attempts", str(o.attempts)),
-            ("tokens", o.usage.tokens_text()),
-            ("cost", o.usage.cost_text()),
         ]
-        title = f"failed: {failed}" if failed else ("done" if o.success else "done, with problems")
-        write_summary(self.s.summary_path, summary_markdown(title, rows))

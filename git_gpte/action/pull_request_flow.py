@@ -49,7 +49,7 @@ class PullRequestFlow(Flow):
         self.status.update(f"heal check failed to run: {md.code(exc.render())}")
         self.ctx.cmds.error(f"git-gpte: {exc.render()}")
         error_line(exc.render())
-        self._outputs(False)
+        self._check_outputs(False)
         return exc.exit_code
 
     def _work(self) -> int:
@@ -62,7 +62,7 @@ class PullRequestFlow(Flow):
             self.ctx.say(
                 "no heal-command and no run.sh at the pull request's head: nothing to check"
             )
-            self._outputs(True)
+            self._check_outputs(True)
             return EXIT_OK
         settings = load_settings(s.workspace, repo.root)
         prompt = (
@@ -91,12 +91,12 @@ class PullRequestFlow(Flow):
         o = self.outcome
         if healed.success and (not healed.commit or healed.commit == head):
             self.status.update(f"check passed: {md.code(command)} succeeds on {head[:12]}.")
-            self._outputs(True)
+            self._check_outputs(True)
             return EXIT_OK
         if healed.success:
             self.note(commit=healed.commit or head)
             self._push_fix(repo, remote, head, command)
-            self._outputs(True)
+            self._check_outputs(True)
             return EXIT_OK
         self.status.update(
             f"check failed: {md.code(command)} still fails on {head[:12]} "
@@ -111,7 +111,7 @@ class PullRequestFlow(Flow):
         )
         self.ctx.cmds.error(why, title="git-gpte pre-merge check")
         error_line(why)
-        self._outputs(False)
+        self._check_outputs(False)
         return RunError.exit_code
 
     def _push_fix(self, repo: Repository, remote: Remote, head: str, command: str) -> None:
@@ -151,7 +151,7 @@ class PullRequestFlow(Flow):
             f"healed: the fix is in the follow-up pull request {pr.url}. Usage: {usage_line(o)}."
         )
 
-    def _outputs(self, success: bool) -> None:
+    def _check_outputs(self, success: bool) -> None:
         o = self.outcome
         values = {**o.outputs(), "success": "true" if success else "false", "skipped": "false"}
         write_outputs(self.s.output_path, values)

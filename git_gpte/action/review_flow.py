@@ -17,11 +17,10 @@ from ..git import Repository, decode_text, unique_branch
 from ..git.config import load_settings
 from . import markdown as md
 from .client import GitHubClient
-from .commands import error_line, write_outputs, write_summary
 from .event import Actor, ReviewComment, ReviewTrigger, match_phrase
 from .gate import check_actor, check_state
 from .remote import Remote
-from .report import heal_section, summary_markdown, usage_line
+from .report import heal_section, usage_line
 from .review_prompt import CommentContext, build_review_prompt, line_range, numbered_excerpt
 from .sanitize import clean
 from .steps import (
@@ -284,36 +283,17 @@ class ReviewFlow(Flow):
         self._outputs()
 
     def _failed(self, exc: GpteError) -> int:
-        reason = exc.render()
-        self._reply_everywhere(failed=reason)
-        o = self.outcome
-        text = f"failed: {md.code(reason)}"
-        if o.usage.spent:
-            text += f"\n\nUsage: {usage_line(o)}."
-        self.status.update(text + ("" if self.pushed else "\n\nNothing was pushed."))
-        self.ctx.cmds.error(f"git-gpte: {reason}")
-        error_line(reason)
-        self._outputs(failed=reason)
-        return exc.exit_code
+        self._reply_everywhere(failed=exc.render())
+        return super()._failed(exc)
 
-    def _outputs(self, failed: str | None = None) -> None:
+    def _summary_rows(self) -> list[tuple[str, str]]:
         o = self.outcome
-        values = {**o.outputs(), "skipped": "false"}
-        if failed:
-            values["success"] = "false"
-            if not self.pushed:
-                values["branch"] = ""
-        write_outputs(self.s.output_path, values)
-        rows = [
+        return [
             ("pull request", f"#{o.number}"),
             ("review comments", str(len(self.comments))),
             ("branch", o.branch if self.pushed else "-"),
             ("commit", o.commit[:12] if self.pushed else "-"),
-            ("files changed", str(len(o.files_changed))),
-            ("refused hunks", str(len(o.refused))),
-            ("heal attempts", str(o.attempts)),
-            ("tokens", o.usage.tokens_text()),
-            ("cost", o.usage.cost_text()),
         ]
-        title = f"failed: {failed}" if failed else ("done" if o.success else "done, with problems")
-        write_summary(self.s.summary_path, summary_markdown(f"review comments: {title}", rows))
+
+    def _summary_title(self, title: str) -> str:
+        return f"review comments: {title}"

@@ -14,7 +14,7 @@ from ..git import Repository
 from ..ui import Console
 from . import markdown as md
 from .client import GitHubClient
-from .commands import WorkflowCommands, write_outputs, write_summary
+from .commands import WorkflowCommands, error_line, write_outputs, write_summary
 from .event import (
     IssueTrigger,
     PullRequestTrigger,
@@ -22,7 +22,7 @@ from .event import (
 )
 from .gate import Decision, check_actor
 from .joblog import CheckGroups
-from .report import Outcome, summary_markdown
+from .report import Outcome, summary_markdown, usage_line
 from .settings import BOT_IDENTITY, ActionSettings
 from .status import StatusComment
 from .story import Iteration, has_story, story_head, with_iteration
@@ -317,4 +317,44 @@ class Flow:
         """After ``_work`` succeeded: the status comment, annotations, outputs."""
 
     def _failed(self, exc: GpteError) -> int:
-        raise NotImplementedError
+        """The run failed: the status comment says why and what it cost (``_failure_note``
+        adds what was or was not pushed), the job log ends with it, the outputs say so."""
+        reason = exc.render()
+        text = f"failed: {md.code(reason)}"
+        if self.outcome.usage.spent:
+            text += f"\n\nUsage: {usage_line(self.outcome)}."
+        self.status.update(text + self._failure_note())
+        self.ctx.cmds.error(f"git-gpte: {reason}")
+        error_line(reason)
+        self._outputs(failed=reason)
+        return exc.exit_code
+
+    def _failure_note(self) -> str:
+        return "" if self.pushed else "\n\nNothing was pushed."
+
+    def _outputs(self, failed: str | None = None) -> None:
+        """The step outputs and the job summary: this flow's rows, then what every edit has."""
+        o = self.outcome
+        values = {**o.outputs(), "skipped": "false"}
+        if failed:
+            values["success"] = "false"
+            if not self.pushed:
+                values["branch"] = ""  # the output names where changes were pushed: nowhere
+        write_outputs(self.s.output_path, values)
+        rows = [
+            *self._summary_rows(),
+            ("files changed", str(len(o.files_changed))),
+            ("refused hunks", str(len(o.refused))),
+            ("heal attempts", str(o.attempts)),
+            ("tokens", o.usage.tokens_text()),
+            ("cost", o.usage.cost_text()),
+        ]
+        title = f"failed: {failed}" if failed else ("done" if o.success else "done, with problems")
+        write_summary(self.s.summary_path, summary_markdown(self._summary_title(title), rows))
+
+    def _summary_rows(self) -> list[tuple[str, str]]:
+        """What the job summary lists first: where this flow's work went."""
+        return []
+
+    def _summary_title(self, title: str) -> str:
+        return title
