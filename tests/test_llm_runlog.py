@@ -20,30 +20,30 @@ from tests.helpers.llm_server import LLMServer, Reply
 
 def test_runs_are_recorded_listed_and_found_by_prefix(tmp_path: Path) -> None:
     log = RunLog(tmp_path)
-    with log.start("improve", prompt="add logging", model="gpt-4o", base="abc123") as run:
-        run.record(
-            Exchange(
-                messages=[{"role": "user", "content": "hi"}],
-                reply="r1",
-                model="gpt-4o",
-                provider="openai",
-                tokens_in=10,
-                tokens_out=2,
-                cost_usd=0.5,
-            )
+    run = log.start("improve", prompt="add logging", model="gpt-4o", base="abc123")
+    run.record(
+        Exchange(
+            messages=[{"role": "user", "content": "hi"}],
+            reply="r1",
+            model="gpt-4o",
+            provider="openai",
+            tokens_in=10,
+            tokens_out=2,
+            cost_usd=0.5,
         )
-        run.record(
-            Exchange(
-                messages=[],
-                reply="r2",
-                model="gpt-4o",
-                provider="openai",
-                tokens_in=5,
-                tokens_out=1,
-                cost_usd=0.25,
-            )
+    )
+    run.record(
+        Exchange(
+            messages=[],
+            reply="r2",
+            model="gpt-4o",
+            provider="openai",
+            tokens_in=5,
+            tokens_out=1,
+            cost_usd=0.25,
         )
-        run.finish("partial", branch="gpte/add-logging", commit="f" * 40, detail="1 hunk refused")
+    )
+    run.finish("partial", branch="gpte/add-logging", commit="f" * 40, detail="1 hunk refused")
     assert len(run.id) == 12 and all(c in "0123456789abcdef" for c in run.id)
     record = log.get(run.id[:5])
     assert (record.tokens_in, record.tokens_out, record.calls) == (15, 3, 2)
@@ -76,14 +76,21 @@ def test_unknown_price_makes_the_run_cost_unknown(tmp_path: Path) -> None:
     assert log.get(run.id).cost_usd is None
 
 
-def test_context_manager_records_how_the_block_ended(tmp_path: Path) -> None:
-    log = RunLog(tmp_path)
-    with pytest.raises(KeyboardInterrupt), log.start("improve") as interrupted:
+def test_a_session_records_how_its_block_ended(tmp_path: Path) -> None:
+    """The session, and nothing else, ends a run: on Ctrl-C, an error or success."""
+    from git_gpte.errors import Interrupted
+    from git_gpte.llm.session import Session
+
+    def session() -> Session:
+        return Session(tmp_path, "improve", settings=Settings(environ={}))
+
+    with pytest.raises(Interrupted), session() as interrupted:
         raise KeyboardInterrupt
-    with pytest.raises(LLMError), log.start("improve") as failed:
+    with pytest.raises(LLMError), session() as failed:
         raise LLMError("rate limited")
-    with log.start("improve") as fine:
+    with session() as fine:
         pass
+    log = RunLog(tmp_path)
     assert log.get(interrupted.id).outcome == "interrupted"
     assert log.get(failed.id).outcome == "llm-error"
     assert log.get(failed.id).detail == "rate limited"
@@ -162,12 +169,10 @@ def test_llm_calls_are_listed_by_git_gpte_log(repo: Path, llm_server: LLMServer)
     info = resolve_model(None, settings)
     log = RunLog(state)
     llm_server.queue(Reply("--- src/app.py\n+++ src/app.py\n", usage=(1200, 80)))
-    with log.start(
-        "improve", prompt="add logging\nmore detail", model=info.name, base="HEAD"
-    ) as run:
-        llm = LLM(info, settings, state_dir=state, run=run)
-        llm.ask([{"role": "system", "content": "sys"}, {"role": "user", "content": "add logging"}])
-        run.finish("ok", branch="gpte/add-logging", commit="c" * 40)
+    run = log.start("improve", prompt="add logging\nmore detail", model=info.name, base="HEAD")
+    llm = LLM(info, settings, state_dir=state, run=run)
+    llm.ask([{"role": "system", "content": "sys"}, {"role": "user", "content": "add logging"}])
+    run.finish("ok", branch="gpte/add-logging", commit="c" * 40)
     log.close()
 
     out = run_gpte("log", cwd=repo)

@@ -328,8 +328,6 @@ class LLM:
                   error="interrupted")  # fmt: skip
         if spent is not None:
             self._count(spent)
-        if self.run is not None:
-            self.run.interrupted()
 
     def _refuse_unfinished(self, reply: Reply) -> None:
         """A reply cut at the output limit, stopped for repeating itself or filtered is never

@@ -19,7 +19,6 @@ import socket
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from types import TracebackType
 from typing import Any
 
 from .. import __version__
@@ -220,7 +219,8 @@ def _exchange(row: sqlite3.Row) -> Exchange:
 
 
 class Run:
-    """A run being recorded. Use as a context manager so Ctrl-C and errors are recorded too."""
+    """A run being recorded: its row, its exchanges, its end. A ``Session`` owns it and is what
+    ends it (on every way out, Ctrl-C included); nothing else finishes a run."""
 
     def __init__(self, log: RunLog, run_id: str) -> None:
         self.log = log
@@ -327,24 +327,6 @@ class Run:
         )
         self.finished = True
         self.outcome = outcome
-
-    def interrupted(self) -> None:
-        outcome, detail = ending(KeyboardInterrupt())
-        self.finish(outcome, detail=detail)
-
-    # ------------------------------------------------------------------ context manager
-    def __enter__(self) -> Run:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if not self.finished:
-            outcome, detail = ending(exc)
-            self.finish(outcome, detail=detail)
 
 
 def ending(exc: BaseException | None) -> tuple[str, str | None]:
