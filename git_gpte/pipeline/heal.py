@@ -18,21 +18,20 @@ included. The commits carry the attempt's run id as ``Gpte-Run``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import EditError, GpteError, UsageError
-from ..git import Repository, format_message, slugify, summary_line, unique_branch
+from ..git import FileChange, Repository, slugify, unique_branch
 from ..git.branch import require_new_branch
 from ..llm.usage import Spent, Usage
 from ..prompts.messages import check_prompt
 from ..ui import Console
-from .commit import CommitSpec, commit, run_trailers
-from .edit_loop import edit_loop
+from .attempt import Message, attempt
+from .commit import CommitSpec, commit
 from .files import CommitFiles
-from .improve import commit_body
 from .places import output_places
 from .plan import dirty_warning, plan
 from .shown import ContextChoice, resolve_context
@@ -266,25 +265,20 @@ def fix_attempt(
     )
     try:
         with session:
-            llm = session.client(planned.model)
             files = CommitFiles(repo, base, planned.selection.files)
-            edited = edit_loop(llm, planned, files, console)
-            if not edited.changes:
-                nothing = edited.nothing_committed()
-                session.finish("refused" if edited.refused else "no-edits", detail=nothing.render())
-                raise nothing
-            message = format_message(
-                summary_line(summary),
-                commit_body(body.strip("\n").splitlines(), edited),
-                run_trailers(session.id, planned.model.name),
+
+            def commit_to(message: str, changes: Sequence[FileChange]) -> tuple[str, str]:
+                return target.branch, commit(repo, replace(target, message=message), changes)
+
+            done = attempt(
+                session,
+                planned,
+                files,
+                console,
+                message=Message(summary, body.strip("\n").splitlines()),
+                commit_to=commit_to,
             )
-            sha = commit(repo, replace(target, message=message), edited.changes)
-            session.finish(
-                "partial" if edited.partial else "ok",
-                branch=target.branch,
-                commit=sha,
-                detail="; ".join(edited.refused + edited.problems)[:2000],
-            )
+            edited, sha = done.edited, done.commit
     except EditError as exc:
         # An unsafe path (UnsafePathError) is not a fix that failed: it stops the whole heal
         # with exit 7, nothing written, like improve and apply.

@@ -11,6 +11,7 @@ index, HEAD and current branch are never touched.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,16 +23,16 @@ from ..git import (
     branch_from_prompt,
     build_commit,
     format_message,
-    summary_line,
     unique_branch,
 )
 from ..git.branch import require_new_branch
 from ..llm.usage import ZERO, Spent, Usage
 from ..prompts.messages import check_prompt
 from ..ui import Console
+from .attempt import Message, attempt
 from .chain import chained_instruction
-from .commit import CommitSpec, commit, run_trailers
-from .edit_loop import Edited, edit_loop
+from .commit import CommitSpec, commit
+from .edit_loop import Edited
 from .files import CommitFiles
 from .plan import Plan, dirty_warning, plan
 from .selection import DEFAULT_MAX_FILE_BYTES
@@ -296,31 +297,29 @@ def _improve(
         verify = check_command(
             repo, session.settings, planned.base, request.check, identity, console
         )
-    llm = session.client(planned.model, cache=request.cache)
     files = CommitFiles(repo, planned.base, planned.selection.files)
-    edited = edit_loop(
-        llm, planned, files, console, max_retries=request.max_retries, verify=verify
+
+    def commit_to(message: str, changes: Sequence[FileChange]) -> tuple[str, str]:
+        return _commit(repo, prepared, request, changes, message, identity, session.command)
+
+    def refusal(edited: Edited) -> GpteError | None:
+        return None if request.keep_failing else broken_result(edited, request.check)
+
+    done = attempt(
+        session,
+        planned,
+        files,
+        console,
+        message=Message(
+            request.subject or request.prompt, prompt_section(request.quoted or request.prompt)
+        ),
+        commit_to=commit_to,
+        max_retries=request.max_retries,
+        verify=verify,
+        cache=request.cache,
+        refuse_broken=refusal,
     )
-    if not edited.changes:
-        error = edited.nothing_committed()
-        outcome = "answered" if edited.answer else "refused" if edited.refused else "no-edits"
-        session.finish(outcome, detail=error.render())
-        raise error
-    if edited.broken and not request.keep_failing:
-        session.finish("failed", detail="; ".join(edited.problems)[:2000])
-        raise broken_result(edited, request.check)
-    message = format_message(
-        summary_line(request.subject or request.prompt),
-        commit_body(prompt_section(request.quoted or request.prompt), edited),
-        run_trailers(session.id, planned.model.name),
-    )
-    branch, sha = _commit(repo, prepared, request, edited, message, identity, session.command)
-    session.finish(
-        "partial" if edited.partial else "ok",
-        branch=branch,
-        commit=sha,
-        detail="; ".join(edited.problems)[:2000],
-    )
+    edited, branch, sha = done.edited, done.branch, done.commit
     return ImproveResult(
         run_id=session.id,
         branch=branch,
@@ -368,7 +367,7 @@ def _commit(
     repo: Repository,
     prepared: ImprovePlan,
     request: ImproveRequest,
-    edited: Edited,
+    changes: Sequence[FileChange],
     message: str,
     identity: tuple[str, str],
     command: str,
@@ -387,7 +386,7 @@ def _commit(
             reason=f"git-gpte {command}",
         )
         try:
-            return branch, commit(repo, spec, edited.changes)
+            return branch, commit(repo, spec, changes)
         except BranchExists:
             if request.branch is not None or prepared.expect is not None:
                 raise
@@ -408,17 +407,3 @@ def prompt_section(prompt: str) -> list[str]:
     """The "Prompt:" section of an improve commit's body (the request, indented)."""
     return ["Prompt:", "", *[f"    {line}" for line in prompt.strip().splitlines()]]
 
-
-def commit_body(opening: list[str], edited: Edited) -> str:
-    """A commit body: ``opening`` lines, then the corrections made, the refusals and the
-    problems left (a result kept with --keep-failing), if any."""
-    body = list(opening)
-    if edited.corrected:
-        lines = [r.one_line() for r in edited.corrected]
-        body += ["", "Corrected while applying:", *[f"- {line}" for line in lines]]
-    if edited.refused:
-        body += ["", "Refused hunks (not applied):", *[f"- {line}" for line in edited.refused]]
-    if edited.failures:
-        problems = [p.render().split("\n")[0] for p in edited.failures]
-        body += ["", "Problems left after the retries:", *[f"- {line}" for line in problems]]
-    return "\n".join(body)
