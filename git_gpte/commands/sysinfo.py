@@ -32,14 +32,17 @@ PACKAGES = (
     "rapidfuzz",
 )
 
-# provider -> (what it needs, [(label, environment variables, git config key)]): the provider
-# table's own rows, and GitHub's.
-PROVIDERS: dict[str, list[tuple[str, tuple[str, ...], str | None]]] = {
-    **{name: list(kind.setup) for name, kind in PROVIDER_KINDS.items()},
-    "github": [("token", ("GITHUB_TOKEN", "GH_TOKEN"), None)],
-}
-# What makes a provider usable at all (the rest is detail): its first setting.
-REQUIRED = {name: rows[0][0] for name, rows in PROVIDERS.items() if rows}
+GITHUB = [("token", ("GITHUB_TOKEN", "GH_TOKEN"), None)]
+
+
+def _needs() -> dict[str, list[tuple[str, tuple[str, ...], str | None]]]:
+    """provider -> [(what it needs, environment variables, git config key)]: the provider
+    table's rows as they are now (read at each call, not copied at import), and GitHub's.
+    The first row is what makes a provider usable at all; the rest is detail."""
+    return {
+        **{name: list(kind.setup) for name, kind in PROVIDER_KINDS.items()},
+        "github": list(GITHUB),
+    }
 
 
 def _docker_version() -> str:
@@ -65,7 +68,7 @@ def _package_version(name: str) -> str:
 def providers(environ: Mapping[str, str], git_config: Mapping[str, str]) -> dict[str, Any]:
     """Per provider: whether it is configured, and the names (never values) of what is set."""
     report: dict[str, Any] = {}
-    for provider, needs in PROVIDERS.items():
+    for provider, needs in _needs().items():
         set_names: dict[str, list[str]] = {}
         for label, variables, key in needs:
             names = [name for name in variables if environ.get(name)]
@@ -74,7 +77,7 @@ def providers(environ: Mapping[str, str], git_config: Mapping[str, str]) -> dict
             if names:
                 set_names[label] = names
         report[provider] = {
-            "configured": REQUIRED[provider] in set_names,
+            "configured": bool(needs) and needs[0][0] in set_names,
             "set": sorted(name for names in set_names.values() for name in names),
         }
     # Azure also accepts OPENAI_API_KEY as its key.
