@@ -18,7 +18,7 @@ from .sanitize import DEFAULT_MAX_CHARS
 BOT_IDENTITY = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
 
 # input name -> (environment variable, default, one-line description). action.yml declares each
-# with this default and passes it through this variable (tests/test_action_yaml.py holds them
+# with this default and passes it through this variable (tests/action/test_yaml.py holds them
 # together), except max-prompt-chars: a setting for hand runs, not an input of the action.
 INPUTS: dict[str, tuple[str, str, str]] = {
     "github-token": (

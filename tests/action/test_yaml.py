@@ -27,7 +27,7 @@ from tests.helpers.github_server import GitHubServer
 from tests.helpers.gitrepo import git
 from tests.helpers.llm_server import LLMServer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPO = "octo/demo"
 YAML_FILES = [ROOT / "action.yml", *sorted((ROOT / ".github" / "workflows").glob("*.yml"))]
 

@@ -258,7 +258,7 @@ def test_standalone_github_server_keeps_a_request_log_without_the_token(tmp_path
             "--record",
             str(log),
         ],
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
         stdout=subprocess.PIPE,
         text=True,
     )

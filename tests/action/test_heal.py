@@ -1,5 +1,5 @@
 """``git gpte action`` with the heal pipeline: the pre-merge check on ``pull_request`` events, and
-self-heal after an issue's edit. Same local servers and bare ``origin`` as test_action_flow."""
+self-heal after an issue's edit. Same local servers and bare ``origin`` as action/test_flow.py."""
 
 from __future__ import annotations
 
