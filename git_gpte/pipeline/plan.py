@@ -106,26 +106,23 @@ def plan(
     cap = info.context_tokens - REPLY_RESERVE_TOKENS if info.context_tokens else None
     if choice.all:
         selection = select_files(repo, base, pathspecs, max_bytes=max_file_bytes)
-        parts: list[Part] = [Part(p, t) for p, t in selection.files.items()]
-        shown = Shown({p.path: p for p in parts}, skipped=dict(selection.skipped), everything=True)
+        shown = Shown(
+            {p: Part(p, t) for p, t in selection.files.items()},
+            skipped=dict(selection.skipped),
+            everything=True,
+        )
         budget = None
     else:
+        system = system_prompt(kind, repo.root, edit_format=fmt)
         shown, budget = _select(
-            repo,
-            info,
-            choice,
-            instruction=instruction,
-            request=request or instruction,
-            base=base,
-            system=system_prompt(kind, repo.root, edit_format=fmt),
-            pathspecs=pathspecs,
-            max_file_bytes=max_file_bytes,
+            repo, info, choice, instruction=instruction, request=request or instruction,
+            base=base, system=system, pathspecs=pathspecs, max_file_bytes=max_file_bytes,
             progress=progress,
-        )
+        )  # fmt: skip
         if EDIT_FORMATS[fmt].whole_files:
             shown = whole_only(shown, budget, lambda text: count_text(text, info.name)[0])
         selection = Selection(files=shown.texts, skipped=dict(shown.skipped))
-        parts = list(shown.parts.values())
+    parts = list(shown.parts.values())
     note = ""
     if EDIT_FORMATS[fmt].whole_files:
         note = too_long_to_rewrite(parts, info, settings)
@@ -135,21 +132,8 @@ def plan(
         repo, kind, fmt, instruction, shown, selection.files, can_ask=_can_ask(choice, shown)
     )
     tokens, exact = estimate_tokens(messages, info.name)
-    over_budget = None
-    if cap is not None and tokens > cap:
-        texts = selection.files
-        largest = sorted(texts, key=lambda p: -len(texts[p]))[:5]
-        sizes = ", ".join(f"{p} ({len(texts[p]):,} chars)" for p in largest)
-        hint = "narrow it with pathspecs, e.g. git gpte improve PROMPT src/"
-        if not choice.all:
-            hint = "lower --context-tokens, or narrow it with pathspecs"
-        over_budget = UsageError(
-            f"the selection is ~{tokens:,} tokens, over {info.name}'s budget of {cap:,}",
-            hint=f"largest: {sizes}; {hint}",
-        )
-    dirty: list[str] = []
-    if base == repo.resolve_commit("HEAD"):
-        dirty = sorted(repo.dirty_paths() & set(selection.files))
+    over_budget = _over_budget(tokens, cap, info, selection.files, choice)
+    dirty = _dirty(repo, base, selection.files)
     return Plan(
         base=base,
         instruction=instruction,
@@ -217,6 +201,31 @@ def too_long_to_rewrite(parts: Sequence[Part], info: ModelInfo, settings: Settin
     return (
         f"{first.path} is ~{tokens:,} tokens; written out whole it would not fit {info.name}'s "
         f"output cap of {limit:,} tokens (GPTE_MAX_TOKENS)"
+    )
+
+
+def _dirty(repo: Repository, base: str, files: Mapping[str, str]) -> list[str]:
+    """Files sent whose work-tree copy differs from the base (only when the base is HEAD)."""
+    if base != repo.resolve_commit("HEAD"):
+        return []
+    return sorted(repo.dirty_paths() & set(files))
+
+
+def _over_budget(
+    tokens: int, cap: int | None, info: ModelInfo, texts: Mapping[str, str], choice: ContextChoice
+) -> UsageError | None:
+    """The refusal a real run would give for a request over the model's window (None: it
+    fits), naming the largest files and what to lower."""
+    if cap is None or tokens <= cap:
+        return None
+    largest = sorted(texts, key=lambda p: -len(texts[p]))[:5]
+    sizes = ", ".join(f"{p} ({len(texts[p]):,} chars)" for p in largest)
+    hint = "narrow it with pathspecs, e.g. git gpte improve PROMPT src/"
+    if not choice.all:
+        hint = "lower --context-tokens, or narrow it with pathspecs"
+    return UsageError(
+        f"the selection is ~{tokens:,} tokens, over {info.name}'s budget of {cap:,}",
+        hint=f"largest: {sizes}; {hint}",
     )
 
 
