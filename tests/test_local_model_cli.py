@@ -511,3 +511,50 @@ def test_a_file_written_out_twice_is_cut_at_the_second_copy(
     run_id = git(repo, "log", "-1", "--format=%(trailers:key=Gpte-Run,valueonly)", "hints").strip()
     run = run_gpte("log", "show", run_id, "--full", cwd=repo, env=local_env(llm_server))
     assert "That is all." not in run.stdout and run.stdout.count("def helper_11") == 2
+
+
+# What the model answered to "Add a docstring to summarize.": the file back with the docstring
+# written at the top of the module; summarize itself unchanged.
+DOC_AT_THE_TOP = f'''\
+```python
+"""Discounts and totals.
+
+:param amount: the amount
+:return: the total
+"""
+{INVOICE}```
+'''
+DOC_IN_PLACE = '''\
+```python
+def apply_discount(amount, percent):
+    return amount * (1 - percent / 100)
+
+
+def total(amount, percent):
+    """The amount after the discount, rounded to cents."""
+    return round(apply_discount(amount, percent), 2)
+```
+'''
+
+
+def test_a_docstring_put_elsewhere_than_asked_goes_back(shop: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(DOC_AT_THE_TOP, DOC_IN_PLACE)
+    code, out, err = improve(shop, llm_server, "Add a docstring to total.", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    text = git(shop, "show", f"{data['branch']}:invoice.py")
+    assert '    """The amount after the discount, rounded to cents."""' in text
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "the request asks for a docstring on total, and total still has none" in retry
+
+
+def test_a_request_left_undone_is_not_reported_as_success(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    before = Snapshot.take(shop)
+    llm_server.queue(DOC_AT_THE_TOP, DOC_AT_THE_TOP.replace("the total", "the sum"))
+    code, out, err = improve(shop, llm_server, "Add a docstring to total.", "--max-retries", "1")
+    assert code == 6, out + err
+    assert "nothing committed: the edits do not do what the request asks" in err
+    before.assert_unchanged(shop)

@@ -374,12 +374,17 @@ class _Loop:
         return f"Your reply contained no edits in the requested format. Write them as {how}."
 
     def _check(self) -> list[Problem]:
-        """Broken Python first (cheap, and the user's check would only fail on it); then the
-        user's check, on a result that changes something."""
+        """Broken Python first (cheap, and the user's check would only fail on it), what the
+        request names left undone (see edit/intent.py); then the user's check, on a result
+        that changes something."""
+        from ..edit.intent import request_problems
+
         files = self.files
         problems = python_problems(
             _originals(files), files.changes, self._users, (self._paths(), self._read)
         )
+        if not problems and files.file_changes():
+            problems = request_problems(self.plan.instruction, self._python_texts())
         self.edited.checked = False
         if problems or self.verify is None or not files.file_changes():
             return problems
@@ -387,6 +392,12 @@ class _Loop:
             return problems  # the result is not complete yet: check it once it is
         self.edited.checked = True
         return self.verify(files.file_changes())
+
+    def _python_texts(self) -> dict[str, str]:
+        """The Python files sent or edited, as they are now (deleted ones left out)."""
+        paths = {p for p in (*self.plan.selection.files, *self.files.changes) if p.endswith(".py")}
+        texts = {path: self._read(path) for path in sorted(paths)}
+        return {path: text for path, text in texts.items() if text is not None}
 
     def _paths(self) -> frozenset[str]:
         """Every path of the result: the base's, with the edits' new and deleted files."""

@@ -358,6 +358,12 @@ def broken_result(edited: Edited, check: str | None) -> GpteError:
             f"nothing committed: the result still fails `{check}` after {tries}: {first}",
             hint=hint,
         )
+    if kinds == {"request"}:
+        return EditError(
+            f"nothing committed: the edits do not do what the request asks after {tries}: "
+            f"{first}{more}",
+            hint=hint,
+        )
     return EditError(
         f"nothing committed: the edits leave broken code after {tries}: {first}{more}", hint=hint
     )

@@ -1,0 +1,106 @@
+"""What a request literally asks of a named definition, checked on the result.
+
+Two everyday requests can be checked without judging the code: "add a docstring to NAME"
+leaves NAME with a docstring, and "add type hints to A and B" leaves A and B annotated. Small
+models get them wrong in ways every other check passes (a docstring written at the top of the
+module instead, the hints added to a neighbour): the result compiles, the tests pass, the
+request is not done. Only requests of these shapes that name a definition found in the files
+are checked; anything else is left to the model and to the user's check. Pure functions on text.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Mapping
+
+from .pycheck import Problem
+
+_NAME = r"`?([A-Za-z_]\w*)(?:\(\))?`?"
+_DOCSTRING = re.compile(
+    r"\bdoc-?strings?\s+(?:to|for|on|in)\s+(?:the\s+)?(?:function|method|class)?\s*" + _NAME,
+    re.I,
+)
+_HINTS = re.compile(
+    r"\b(?:type[- ]hints?|type annotations?|annotations)\s+(?:to|for|on|in)\s+(?:the\s+)?"
+    r"(?:functions?|methods?)?\s*([^;:!?\n]+?)(?:\.(?:\s|$)|[;:!?\n]|$)",
+    re.I,
+)
+_LISTED = re.compile(r"`?([A-Za-z_]\w*)(?:\(\))?`?")
+_FILLER = frozenset({"and", "or", "the", "function", "functions", "method", "methods", "its"})
+
+
+def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
+    """What the result (``texts``: path -> Python source as edited) leaves undone of what
+    ``request`` names: a definition still without the docstring or the type hints it asks for."""
+    problems: list[Problem] = []
+    for name in _docstring_names(request):
+        found = list(_definitions(texts, name))
+        if found and not any(ast.get_docstring(node) for _, node in found):
+            path, node = found[0]
+            problems.append(
+                Problem(
+                    "request",
+                    path,
+                    node.lineno,
+                    f"the request asks for a docstring on {name}, and {name} still has none "
+                    f"(a docstring is the first statement inside {name}'s body)",
+                )
+            )
+    for name in _hint_names(request):
+        functions = [
+            (path, node)
+            for path, node in _definitions(texts, name)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        if functions and not any(_annotated(node) for _, node in functions):
+            path, node = functions[0]
+            problems.append(
+                Problem(
+                    "request",
+                    path,
+                    node.lineno,
+                    f"the request asks for type hints on {name}, and {name} still has none "
+                    "(annotate its parameters and its return value in its def line)",
+                )
+            )
+    return problems
+
+
+def _docstring_names(request: str) -> list[str]:
+    return list(dict.fromkeys(m.group(1) for m in _DOCSTRING.finditer(request)))
+
+
+def _hint_names(request: str) -> list[str]:
+    names: list[str] = []
+    for match in _HINTS.finditer(request):
+        for word in _LISTED.findall(match.group(1)):
+            if word.lower() not in _FILLER:
+                names.append(word)
+    return list(dict.fromkeys(names))
+
+
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _definitions(texts: Mapping[str, str], name: str) -> Iterator[tuple[str, Definition]]:
+    """Every function or class called ``name`` in the Python files, at any depth."""
+    for path, text in sorted(texts.items()):
+        if not path.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse(text, filename=path)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            if isinstance(node, kinds) and node.name == name:
+                yield path, node
+
+
+def _annotated(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function has any type hint (``self`` and ``cls`` need none)."""
+    args = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    args += [a for a in (node.args.vararg, node.args.kwarg) if a is not None]
+    named = [a for a in args if a.arg not in ("self", "cls")]
+    return node.returns is not None or any(a.annotation is not None for a in named)

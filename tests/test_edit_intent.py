@@ -1,0 +1,54 @@
+"""edit/intent.py: what a request literally asks of a named definition, checked on the text."""
+
+from __future__ import annotations
+
+from git_gpte.edit.intent import request_problems
+
+CODE = '''\
+class Cart:
+    def add(self, item):
+        self.items.append(item)
+
+
+def total(items, rate=0.2):
+    return sum(items) * (1 + rate)
+
+
+def parse(text: str) -> int:
+    """Read a count."""
+    return int(text)
+'''
+
+
+def _kinds(request: str, code: str = CODE) -> list[str]:
+    return [f"{p.line}: {p.text.split(',')[0]}" for p in request_problems(request, {"m.py": code})]
+
+
+def test_a_docstring_asked_for_a_function_or_class() -> None:
+    assert _kinds("Add a docstring to total.") == [
+        "6: the request asks for a docstring on total"
+    ]
+    assert _kinds("Write docstrings for the class `Cart`") == [
+        "1: the request asks for a docstring on Cart"
+    ]
+    assert _kinds("add a docstring to parse()") == []  # it has one
+    done = CODE.replace("rate=0.2):\n", 'rate=0.2):\n    """The total with VAT."""\n')
+    assert _kinds("Add a docstring to total.", done) == []
+
+
+def test_type_hints_asked_for_listed_functions() -> None:
+    assert _kinds("Add type hints to total, Cart.add and parse.") == [
+        "6: the request asks for type hints on total",
+        "2: the request asks for type hints on add",
+    ]
+    hinted = CODE.replace("def total(items, rate=0.2):", "def total(items: list[float], rate=0.2):")
+    hinted = hinted.replace("def add(self, item):", "def add(self, item) -> None:")
+    assert _kinds("add type annotations to the functions total and add", hinted) == []
+
+
+def test_names_not_defined_and_other_requests_are_left_alone() -> None:
+    assert _kinds("Add docstrings to all functions") == []
+    assert _kinds("Add a docstring to render (in another module)") == []
+    assert _kinds("Rename total to grand_total and update its callers") == []
+    assert request_problems("Add a docstring to total.", {"m.py": "def total(:\n"}) == []
+    assert request_problems("Add a docstring to total.", {"README.md": "def total(): pass"}) == []
