@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -62,24 +62,7 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 @on_branch_options
 @click.pass_obj
-def command(
-    app: AppContext,
-    attempts: int,
-    entrypoint: str | None,
-    command_text: str | None,
-    base: str,
-    branch: str | None,
-    spec: str | None,
-    prompt_file: str | None,
-    timeout: float | None,
-    model: str | None,
-    yes: bool,
-    docker: bool,
-    cache: bool,
-    as_json: bool,
-    on: str | None,
-    force_branch: bool,
-) -> int:
+def command(app: AppContext, /, **given: Any) -> int:
     """Run the entrypoint of a commit; while it fails, ask the LLM for a fix and run again.
 
     Each run happens in a temporary worktree with a timeout and no secrets in its environment
@@ -95,44 +78,76 @@ def command(
     """
     from ..git import Repository
     from ..git.config import load_settings
-    from ..pipeline.heal import HealRequest, run_heal
+    from ..pipeline.heal import run_heal
     from ..run.streaming import Streamer, workflow_commands_stopped
     from ..ui import Console
-    from .improve import read_prompt
 
-    if spec is not None and prompt_file is not None:
-        raise UsageError("give --prompt or --prompt-file, not both")
-    if on is not None and (branch is not None or base != "HEAD"):
-        raise UsageError("--on cannot be combined with --branch or --base")
-    if on is None and force_branch:
-        raise UsageError("--force-branch only goes with --on BRANCH")
-    if prompt_file is not None:
-        spec = read_prompt(None, prompt_file)
+    flags = Flags(**given)
+    flags.check_combinations()
     repo = Repository.discover(app.cwd)
     settings = load_settings(app.cwd, repo.root)
     console = Console(quiet=app.quiet, verbose=app.verbose)
-    request = HealRequest(
-        command=command_text,
-        entrypoint=entrypoint,
-        attempts=attempts,
-        base=base,
-        branch=branch,
-        prompt=spec,
-        timeout=timeout,
-        model=model,
-        docker=docker,
-        cache=cache,
-    )
-    if on is not None:
-        request = _on_branch(repo, request, on, force_branch)
-    confirm = _confirmer(yes=yes, quiet=app.quiet or as_json)
-    streamer = None if (app.quiet or as_json) else Streamer(sys.stdout)
+    request = flags.request()
+    if flags.on is not None:
+        request = _on_branch(repo, request, flags.on, flags.force_branch)
+    quiet = app.quiet or flags.as_json
+    confirm = _confirmer(yes=flags.yes, quiet=quiet)
+    streamer = None if quiet else Streamer(sys.stdout)
     with workflow_commands_stopped(streamer):
         result = run_heal(repo, settings, request, console, on_output=streamer, confirm=confirm)
-    _report(app, result, as_json)
+    _report(app, result, flags.as_json)
     if not result.success:
         raise RunError(_failure_line(result))
     return 0
+
+
+@dataclass(frozen=True)
+class Flags:
+    """The command line of one heal, as click gives it."""
+
+    attempts: int
+    entrypoint: str | None
+    command_text: str | None
+    base: str
+    branch: str | None
+    spec: str | None
+    prompt_file: str | None
+    timeout: float | None
+    model: str | None
+    yes: bool
+    docker: bool
+    cache: bool
+    as_json: bool
+    on: str | None
+    force_branch: bool
+
+    def check_combinations(self) -> None:
+        if self.spec is not None and self.prompt_file is not None:
+            raise UsageError("give --prompt or --prompt-file, not both")
+        if self.on is not None and (self.branch is not None or self.base != "HEAD"):
+            raise UsageError("--on cannot be combined with --branch or --base")
+        if self.on is None and self.force_branch:
+            raise UsageError("--force-branch only goes with --on BRANCH")
+
+    def request(self) -> HealRequest:
+        from ..pipeline.heal import HealRequest
+        from .improve import read_prompt
+
+        spec = self.spec
+        if self.prompt_file is not None:
+            spec = read_prompt(None, self.prompt_file)
+        return HealRequest(
+            command=self.command_text,
+            entrypoint=self.entrypoint,
+            attempts=self.attempts,
+            base=self.base,
+            branch=self.branch,
+            prompt=spec,
+            timeout=self.timeout,
+            model=self.model,
+            docker=self.docker,
+            cache=self.cache,
+        )
 
 
 def _on_branch(repo: Repository, request: HealRequest, on: str, force: bool) -> HealRequest:
