@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -86,23 +87,7 @@ class BenchCommand(click.Command):
 @click.option("--keep", is_flag=True, help="Keep each task's temporary repository.")
 @click.option("-y", "--yes", is_flag=True, help="Run the generated code without asking.")
 @click.pass_obj
-def command(
-    app: AppContext,
-    tasks_file: str,
-    model: str | None,
-    heal: bool,
-    attempts: int | None,
-    timeout: float,
-    max_retries: int,
-    fmt: str,
-    only: tuple[str, ...],
-    limit: int | None,
-    shard_text: str | None,
-    as_json: bool,
-    report: str | None,
-    keep: bool,
-    yes: bool,
-) -> int:
+def command(app: AppContext, /, **given: Any) -> int:
     """Measure improve (and heal) on the tasks in TASKS.jsonl.
 
     Each task (one JSON object per line: name, prompt, files, and a "test" command or
@@ -121,50 +106,80 @@ def command(
     """
     from ..git.config import load_settings
     from ..llm import api_key, resolve_model
-    from ..taskbench import BenchConfig, load_tasks, render_table, summarize
+    from ..taskbench import load_tasks, render_table, summarize
     from ..taskbench.report import run_block, run_options
     from ..taskbench.shard import file_sha256, parse_shard, select_shard, shard_block
 
-    shard = parse_shard(shard_text) if shard_text is not None else None
-    selected = _select(load_tasks(tasks_file, fmt), tasks_file, only, limit)
-    sha256 = file_sha256(tasks_file)  # what every shard must have read (checked by merge)
+    flags = Flags(**given)
+    shard = parse_shard(flags.shard_text) if flags.shard_text is not None else None
+    selected = _select(
+        load_tasks(flags.tasks_file, flags.fmt), flags.tasks_file, flags.only, flags.limit
+    )
+    sha256 = file_sha256(flags.tasks_file)  # what every shard must have read (checked by merge)
     numbered = select_shard(selected, shard) if shard else list(enumerate(selected, 1))
     tasks = [task for _, task in numbered]
     settings = load_settings(app.cwd)
-    info = resolve_model(model, settings)
+    info = resolve_model(flags.model, settings)
     api_key(info, settings)  # one clear line before any repository is made
-    config = BenchConfig(
-        model=model,
-        heal=(heal or attempts is not None) and attempts != 0,
-        attempts=attempts if attempts is not None else 3,
-        timeout=timeout,
-        max_retries=max_retries,
-        keep=keep,
-        verbose=app.verbose,
-        docker=settings.get_bool(git="gpte.docker", default=False),
-    )
+    config = flags.config(app.verbose, docker=settings.get_bool(git="gpte.docker", default=False))
     part = f" (shard {shard} of {len(selected)})" if shard else ""
-    _confirm(config, info.name, f"{len(tasks)} task(s){part}", yes=yes, quiet=app.quiet or as_json)
+    quiet = app.quiet or flags.as_json
+    _confirm(config, info.name, f"{len(tasks)} task(s){part}", yes=flags.yes, quiet=quiet)
     started = time.monotonic()
     results = _run_tasks(app, tasks, config)
     summary = summarize(results, model=info.name)
     data: dict[str, Any] = {"summary": summary, "tasks": [r.to_json() for r in results]}
     data["run"] = run_block(
-        task_file=tasks_file,
+        task_file=flags.tasks_file,
         sha256=sha256,
-        options=run_options(config, fmt=fmt, only=only, limit=limit),
+        options=run_options(config, fmt=flags.fmt, only=flags.only, limit=flags.limit),
         wall_seconds=time.monotonic() - started,
     )
     if shard:
         data["shard"] = shard_block(shard, [n for n, _ in numbered], len(selected))
-    _write_report(report, data)
-    if as_json:
+    _write_report(flags.report, data)
+    if flags.as_json:
         click.echo(json.dumps(data, indent=2))
         return 0
     click.echo(render_table(results, summary))
     if shard:
         click.echo(_shard_line(shard, len(tasks), len(selected), data["run"]["wall_seconds"]))
     return 0
+
+
+@dataclass(frozen=True)
+class Flags:
+    """The command line of one bench run, as click gives it."""
+
+    tasks_file: str
+    model: str | None
+    heal: bool
+    attempts: int | None
+    timeout: float
+    max_retries: int
+    fmt: str
+    only: tuple[str, ...]
+    limit: int | None
+    shard_text: str | None
+    as_json: bool
+    report: str | None
+    keep: bool
+    yes: bool
+
+    def config(self, verbose: bool, *, docker: bool) -> BenchConfig:
+        """How each task runs: --attempts alone turns heal on, --attempts 0 off."""
+        from ..taskbench import BenchConfig
+
+        return BenchConfig(
+            model=self.model,
+            heal=(self.heal or self.attempts is not None) and self.attempts != 0,
+            attempts=self.attempts if self.attempts is not None else 3,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            keep=self.keep,
+            verbose=verbose,
+            docker=docker,
+        )
 
 
 def _confirm(config: BenchConfig, model: str, what: str, *, yes: bool, quiet: bool) -> None:
