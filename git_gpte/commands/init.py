@@ -57,15 +57,9 @@ def command(
     from ..git.config import load_settings
     from ..pipeline.generate import GenerateRequest, run_generate
     from ..ui import Console
-    from .improve import interactive
 
-    if clarify and not interactive():
-        raise UsageError(
-            "--clarify asks questions and needs a terminal",
-            hint="run it in a terminal, or put the answers in the prompt",
-        )
-    if clarify and as_json:
-        raise UsageError("--clarify and --json cannot be combined")
+    if clarify:
+        _check_clarify(as_json)
     try:
         repo = Repository.discover(app.cwd)
     except NotARepository:
@@ -92,6 +86,19 @@ def command(
     else:
         _print_result(app, result, on_current_branch=branch is None)
     return 1 if result.problems else 0
+
+
+def _check_clarify(as_json: bool) -> None:
+    """--clarify asks questions: it needs a terminal, and JSON output has no place for them."""
+    from .improve import interactive
+
+    if not interactive():
+        raise UsageError(
+            "--clarify asks questions and needs a terminal",
+            hint="run it in a terminal, or put the answers in the prompt",
+        )
+    if as_json:
+        raise UsageError("--clarify and --json cannot be combined")
 
 
 def _asker(console: Console) -> Callable[[str], str]:
