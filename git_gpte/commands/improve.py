@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..git import Repository
     from ..llm import ModelInfo
     from ..pipeline.improve import ImprovePlan, ImproveRequest, ImproveResult
+    from ..pipeline.plan import Plan
 
 CONFIRM_TOKENS_DEFAULT = 100_000
 
@@ -337,21 +338,35 @@ def _report(
 
 
 def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
-    from ..context import describe
+    """--dry-run: what would be sent, to whom, at what size and cost; nothing is sent."""
+    plan = prepared.plan
+    if as_json:
+        data = _plan_json(prepared)
+        if app.verbose:
+            data["messages"] = plan.messages
+        click.echo(json.dumps(data, indent=2))
+        return 0
+    click.echo(f"dry run: nothing sent. Base {plan.base[:12]}, branch would be {prepared.branch}")
+    _print_files(plan)
+    _print_cost(plan)
+    if app.verbose:
+        for message in plan.messages:
+            click.echo(f"\n----- {message['role']} -----\n{message['content']}")
+    return 0
+
+
+def _plan_json(prepared: ImprovePlan) -> dict[str, object]:
     from ..git.repo import display_path
-    from ..llm import Usage, format_tokens
 
     plan = prepared.plan
     shown = plan.shown
-    sizes = {p: len(t.encode("utf-8")) for p, t in plan.selection.files.items()}
-    skipped = {display_path(p): why for p, why in plan.selection.skipped.items()}
     data: dict[str, object] = {
         "base": plan.base,
         "branch": prepared.branch,
         "model": plan.model.name,
         "context": "all" if shown.everything else "selected",
-        "files": sizes,
-        "skipped": skipped,
+        "files": {p: len(t.encode("utf-8")) for p, t in plan.selection.files.items()},
+        "skipped": {display_path(p): why for p, why in plan.selection.skipped.items()},
         "tokens_in_estimate": plan.tokens_estimate,
         "tokens_exact": plan.tokens_exact,
         "cost_estimate_usd": plan.cost_estimate,
@@ -363,12 +378,15 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         data["selection"] = shown.selection.to_json()
         data["sent"] = shown.summary()
         data["context_rounds"] = plan.rounds
-    if as_json:
-        if app.verbose:
-            data["messages"] = plan.messages
-        click.echo(json.dumps(data, indent=2))
-        return 0
-    click.echo(f"dry run: nothing sent. Base {plan.base[:12]}, branch would be {prepared.branch}")
+    return data
+
+
+def _print_files(plan: Plan) -> None:
+    """The selection (ranked, with what is excerpted), or every file with --context all."""
+    from ..context import describe
+    from ..git.repo import display_path
+
+    shown = plan.shown
     if shown.selection is not None:
         for line in describe(shown.selection):
             click.echo(line)
@@ -379,14 +397,20 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
             click.echo(f"  {path}  [{what}]  (named by the request)")
         if plan.rounds:
             click.echo(f"the model may ask for more, up to {plan.rounds} time(s)")
-    else:
-        click.echo(f"files to send ({len(plan.selection.files)}):")
-        for path, size in sizes.items():
-            click.echo(f"  {path}  ({size:,} bytes)")
-        if plan.selection.skipped:
-            click.echo(f"left out ({len(plan.selection.skipped)}):")
-            for path, reason in skipped.items():
-                click.echo(f"  {path}  ({reason})")
+        return
+    click.echo(f"files to send ({len(plan.selection.files)}):")
+    for path, text in plan.selection.files.items():
+        click.echo(f"  {path}  ({len(text.encode('utf-8')):,} bytes)")
+    if plan.selection.skipped:
+        click.echo(f"left out ({len(plan.selection.skipped)}):")
+        for path, reason in plan.selection.skipped.items():
+            click.echo(f"  {display_path(path)}  ({reason})")
+
+
+def _print_cost(plan: Plan) -> None:
+    """The model, the edit format, the size and the cost of the input."""
+    from ..llm import Usage, format_tokens
+
     click.echo(f"model: {plan.model.name}{_family_note(plan.model)}")
     note = f" ({plan.format_note})" if plan.format_note else ""
     click.echo(f"edit format: {plan.edit_format}{note}")
@@ -398,10 +422,6 @@ def _print_plan(app: AppContext, prepared: ImprovePlan, as_json: bool) -> int:
         click.echo("cost: unknown (no price for this model)")
     if plan.over_budget is not None:
         click.echo(f"too big: a real run would refuse this: {plan.over_budget.render()}")
-    if app.verbose:
-        for message in plan.messages:
-            click.echo(f"\n----- {message['role']} -----\n{message['content']}")
-    return 0
 
 
 def _prefetch(settings: Settings, model: str | None) -> None:
