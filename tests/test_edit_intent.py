@@ -52,3 +52,13 @@ def test_names_not_defined_and_other_requests_are_left_alone() -> None:
     assert _kinds("Rename total to grand_total and update its callers") == []
     assert request_problems("Add a docstring to total.", {"m.py": "def total(:\n"}) == []
     assert request_problems("Add a docstring to total.", {"README.md": "def total(): pass"}) == []
+
+
+def test_only_a_request_to_add_is_checked() -> None:
+    assert _kinds("Remove the docstring in total; it is wrong.") == []
+    assert _kinds("The annotations on total are wrong. Add a docstring to total.") == [
+        "6: the request asks for a docstring on total"
+    ]
+    assert _kinds("Please document total with a docstring for total") == [
+        "6: the request asks for a docstring on total"
+    ]

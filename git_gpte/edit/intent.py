@@ -27,6 +27,9 @@ _HINTS = re.compile(
     re.I,
 )
 _LISTED = re.compile(r"`?([A-Za-z_]\w*)(?:\(\))?`?")
+# The sentence must ask for something to be added ("remove the docstring in X" asks the opposite).
+_ADDING = re.compile(r"\b(?:add|write|put|give|include|insert|provide|document)\w*\b", re.I)
+_SENTENCE_END = re.compile(r"[.!?;\n]\s")
 _FILLER = frozenset({"and", "or", "the", "function", "functions", "method", "methods", "its"})
 
 
@@ -68,12 +71,15 @@ def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
 
 
 def _docstring_names(request: str) -> list[str]:
-    return list(dict.fromkeys(m.group(1) for m in _DOCSTRING.finditer(request)))
+    found = (m.group(1) for m in _DOCSTRING.finditer(request) if _asks_to_add(request, m))
+    return list(dict.fromkeys(found))
 
 
 def _hint_names(request: str) -> list[str]:
     names: list[str] = []
     for match in _HINTS.finditer(request):
+        if not _asks_to_add(request, match):
+            continue
         for word in _LISTED.findall(match.group(1)):
             if word.lower() not in _FILLER:
                 names.append(word)
@@ -81,6 +87,13 @@ def _hint_names(request: str) -> list[str]:
 
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _asks_to_add(request: str, match: re.Match[str]) -> bool:
+    """Whether the sentence holding ``match`` asks to add something before it names it."""
+    before = request[: match.start()]
+    ends = [m.end() for m in _SENTENCE_END.finditer(before)]
+    return _ADDING.search(before[ends[-1] if ends else 0 :]) is not None
 
 
 def _definitions(texts: Mapping[str, str], name: str) -> Iterator[tuple[str, Definition]]:
