@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,12 +29,6 @@ from tests.helpers.gitrepo import Snapshot, git
 from tests.helpers.llm_server import Fault, LLMServer
 
 REPO = "octo/demo"
-
-
-@pytest.fixture
-def gh() -> Iterator[GitHubServer]:
-    with GitHubServer(token=TOKEN) as server:
-        yield server
 
 
 @pytest.fixture

@@ -3,10 +3,7 @@ self-heal after an issue's edit. Same local servers and bare ``origin`` as actio
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.helpers.action_world import (
     BROKEN,
@@ -26,12 +23,6 @@ from tests.helpers.gitrepo import git
 from tests.helpers.llm_server import LLMServer
 
 REPO = "octo/demo"
-
-
-@pytest.fixture
-def gh() -> Iterator[GitHubServer]:
-    with GitHubServer(token=TOKEN) as server:
-        yield server
 
 
 def pr_world(tmp_path: Path, gh: GitHubServer, llm: LLMServer, check: str) -> tuple[World, str]:

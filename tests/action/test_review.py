@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from tests.helpers.action_world import (
     BAD_DIFF,
     FIX_DIFF,
     README_DIFF,
-    TOKEN,
     World,
     make_world,
     pull_json,
@@ -37,12 +35,6 @@ PAYLOADS = SHARED / "github-payloads"
 needs_payloads = pytest.mark.skipif(not PAYLOADS.is_dir(), reason="shared payload examples absent")
 REPO = "octo/demo"
 HUNK = '@@ -1,2 +1,2 @@\n def greet(name):\n-    return "hi " + name\n+    return "hello " + name'
-
-
-@pytest.fixture
-def gh() -> Iterator[GitHubServer]:
-    with GitHubServer(token=TOKEN) as server:
-        yield server
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,6 @@ from tests.helpers.action_world import (
     FIX_DIFF,
     RUN_SH,
     SECOND_DIFF,
-    TOKEN,
     USELESS,
     World,
     comment_event,
@@ -37,12 +35,6 @@ from tests.helpers.gitrepo import git
 from tests.helpers.llm_server import LLMServer
 
 REPO = "octo/demo"
-
-
-@pytest.fixture
-def gh() -> Iterator[GitHubServer]:
-    with GitHubServer(token=TOKEN) as server:
-        yield server
 
 
 @pytest.fixture
