@@ -293,8 +293,7 @@ def _generate(
     base: str | None,
     branch: str,
 ) -> GenerateResult:
-    from ..edit import check_path, parse_reply
-    from ..prompts import load, system_prompt
+    from ..prompts import system_prompt
 
     assert session.model is not None
     model = session.model
@@ -305,38 +304,7 @@ def _generate(
     if request.clarify is not None:
         qa = _clarify(llm, system_prompt("clarify", repo.root), request, console)
         session.update(meta={"clarifications": qa})
-    system = (
-        load("file_format", repo.root) if request.lite else system_prompt("generate", repo.root)
-    )
-    user = _with_clarifications(request.prompt, qa)
-    if base is not None:
-        user = _with_existing_files(
-            repo, session.settings, model, base, request.prompt, user, session
-        )
-    messages = [
-        {"role": "system", "content": system},
-        {"role": "user", "content": user},
-    ]
-    console.info(f"generating the project with {model.name}")
-    reply = llm.ask(messages)
-    parsed = parse_reply(reply.text, "files")
-    if not parsed.edits:
-        console.info("the reply held no files; asking once more")
-        messages += [
-            {"role": "assistant", "content": reply.text},
-            {
-                "role": "user",
-                "content": "Your reply contained no files in the required format. Write "
-                "every file of the program as its path on a line of its own followed by "
-                "the complete content in a fenced code block.",
-            },
-        ]
-        parsed = parse_reply(llm.ask(messages).text, "files")
-    if not parsed.edits:
-        raise EditError("nothing committed: the reply held no files (path line + code block)")
-    files: dict[str, str] = {}
-    for edit in parsed.edits:
-        files[check_path(edit.path)] = edit.content or ""
+    files = _project_files(repo, request, console, session, llm, qa, base)
     if request.entrypoint:
         script, warnings = _entrypoint(
             llm, system_prompt("entrypoint", repo.root), files, console
@@ -393,6 +361,53 @@ def _generate(
         problems=problems,
         in_the_way=in_the_way,
     )
+
+
+def _project_files(
+    repo: Repository,
+    request: GenerateRequest,
+    console: Console,
+    session: Session,
+    llm: LLM,
+    qa: list[dict[str, str]],
+    base: str | None,
+) -> dict[str, str]:
+    """Ask for the project (its files, path line + code block each; asked once more when the
+    reply holds none) and read them: path -> text, every path checked."""
+    from ..edit import check_path, parse_reply
+    from ..prompts import load, system_prompt
+
+    assert session.model is not None
+    system = (
+        load("file_format", repo.root) if request.lite else system_prompt("generate", repo.root)
+    )
+    user = _with_clarifications(request.prompt, qa)
+    if base is not None:
+        user = _with_existing_files(
+            repo, session.settings, session.model, base, request.prompt, user, session
+        )
+    messages = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user},
+    ]
+    console.info(f"generating the project with {session.model.name}")
+    reply = llm.ask(messages)
+    parsed = parse_reply(reply.text, "files")
+    if not parsed.edits:
+        console.info("the reply held no files; asking once more")
+        messages += [
+            {"role": "assistant", "content": reply.text},
+            {
+                "role": "user",
+                "content": "Your reply contained no files in the required format. Write "
+                "every file of the program as its path on a line of its own followed by "
+                "the complete content in a fenced code block.",
+            },
+        ]
+        parsed = parse_reply(llm.ask(messages).text, "files")
+    if not parsed.edits:
+        raise EditError("nothing committed: the reply held no files (path line + code block)")
+    return {check_path(edit.path): edit.content or "" for edit in parsed.edits}
 
 
 def _clarify(
