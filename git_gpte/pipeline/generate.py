@@ -20,7 +20,7 @@ nothing runs at ``init``: ``run``/``heal`` show the script and ask before runnin
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -318,10 +318,6 @@ def _generate(
         warnings = entrypoint_problems(files[ENTRYPOINT])
     for warning in warnings:
         console.warn(f"{ENTRYPOINT} {warning}; review it before running it")
-    changes = [
-        FileChange(path, text.encode("utf-8"), executable=True if path == ENTRYPOINT else None)
-        for path, text in files.items()
-    ]
     overwritten = _overwritten(repo, base, files) if base else []
     message = format_message(
         summary_line(request.prompt),
@@ -329,13 +325,7 @@ def _generate(
         run_trailers(session.id, model.name),
     )
     spec = CommitSpec(branch, base, message, identity, reason="git-gpte init")
-    commit = make_commit(repo, spec, changes)
-    checked_out = base is None and check_out_first_commit(repo, branch, commit)
-    in_the_way = (
-        paths_in_the_way(repo, sorted(files))
-        if base is None and not checked_out and repo.current_branch() == branch
-        else []
-    )
+    commit, checked_out, in_the_way = _commit_project(repo, spec, files)
     session.update(
         meta={"clarifications": qa, "entrypoint_warnings": warnings, "lite": request.lite}
     )
@@ -361,6 +351,27 @@ def _generate(
         problems=problems,
         in_the_way=in_the_way,
     )
+
+
+def _commit_project(
+    repo: Repository, spec: CommitSpec, files: Mapping[str, str]
+) -> tuple[str, bool, list[str]]:
+    """(the commit, whether it was checked out, the user's files in the way of that): a first
+    commit of an empty repository is checked out as git clone would, when nothing is in the
+    way; elsewhere only the branch moves."""
+    changes = [
+        FileChange(path, text.encode("utf-8"), executable=True if path == ENTRYPOINT else None)
+        for path, text in files.items()
+    ]
+    commit = make_commit(repo, spec, changes)
+    first = spec.base is None
+    checked_out = first and check_out_first_commit(repo, spec.branch, commit)
+    in_the_way = (
+        paths_in_the_way(repo, sorted(files))
+        if first and not checked_out and repo.current_branch() == spec.branch
+        else []
+    )
+    return commit, checked_out, in_the_way
 
 
 def _project_files(
