@@ -33,6 +33,8 @@ Tools (``--tools``, comma-separated):
         --report solve.jsonl [--only invoice] [--limit 20]
     python bench/solve.py --url ... --exercism /path/to/python-track --exercism-limit 40 \\
         --no-own-tasks --tools gpte,aider-whole --report exercism.jsonl
+    python bench/solve.py --url ... --exercism ... --exercism-tests --no-own-tasks \\
+        --tools gpte-check,aider-whole-test --report exercism-tests.jsonl   # tests shown
     python bench/solve.py --table solve.jsonl           # the tables from a report
 
 The report is JSON lines, one row per task and tool, appended as each finishes: a run that is
@@ -217,7 +219,7 @@ def gpte_tool(extra: list[str], check: bool = False) -> Callable[..., Outcome]:
         env = base_env()
         env.update(OPENAI_BASE_URL=ctx.url, OPENAI_API_KEY="local", MODEL_NAME=MODEL)
         argv = [*ctx.gpte, "improve", task.prompt, "--json", "--yes", *extra]
-        command = visible_tests(repo) if check else None
+        command = task.visible if check else None
         if command:
             argv += ["--check", command]
         label = f"{task.name}-gpte{'-'.join(['', *extra])}{'-check' if check else ''}"
@@ -249,14 +251,6 @@ def _aider_tokens(text: str) -> tuple[int, int]:
         sent += int(float(match.group(1)) * (1000 if match.group(2) else 1))
         received += int(float(match.group(3)) * (1000 if match.group(4) else 1))
     return sent, received
-
-
-def visible_tests(repo: Path) -> str | None:
-    """The check a user of the project would give a tool: its own test suite (never the
-    hidden one), when it has one."""
-    if not (repo / "tests").is_dir():
-        return None
-    return f"{sys.executable} -m pytest -q -x -p no:cacheprovider tests"
 
 
 def aider_tool(edit_format: str, test: bool = False) -> Callable[..., Outcome]:
@@ -292,7 +286,7 @@ def aider_tool(edit_format: str, test: bool = False) -> Callable[..., Outcome]:
             task.prompt,
             *files,
         ]
-        check = visible_tests(repo) if test else None
+        check = task.visible if test else None
         if check:
             argv[1:1] = ["--test-cmd", check, "--auto-test"]
         label = f"{task.name}-aider-{edit_format}{'-test' if test else ''}"
@@ -487,6 +481,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="at most N tasks")
     parser.add_argument("--exercism", type=Path, help="a checkout of Exercism's Python track")
     parser.add_argument("--exercism-limit", type=int, default=40)
+    parser.add_argument(
+        "--exercism-tests",
+        action="store_true",
+        help="the exercises' tests in the repository, for the -check/-test tools to run",
+    )
     parser.add_argument("--no-own-tasks", action="store_true", help="only the Exercism tasks")
     parser.add_argument("--report", type=Path, help="JSON lines, appended (and resumed from)")
     parser.add_argument("--logs", type=Path, help="keep each tool run's output here")
@@ -515,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     ctx = Context(args.url.rstrip("/"), gpte, args.aider, args.gpt_engineer, args.logs)
     tasks: list[SolveTask] = [] if args.no_own_tasks else load_all(only=tuple(args.only))
     if args.exercism:
-        tasks += exercism_tasks(args.exercism, args.exercism_limit)
+        tasks += exercism_tasks(args.exercism, args.exercism_limit, args.exercism_tests)
     if args.task:
         tasks = [t for t in tasks if t.name in args.task]
     tasks = tasks[: args.limit] if args.limit else tasks

@@ -51,6 +51,7 @@ class SolveTask:
     solution: str | None = None  # a patch, for validation only
     timeout: float = DEFAULT_TIMEOUT
     edited: tuple[str, ...] = ()  # the files the reference solution changes
+    visible: str | None = None  # the tests a user of the project would run (never the hidden)
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -74,6 +75,13 @@ def _patched_paths(patch: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(paths))
 
 
+def _visible_tests(files: dict[str, str]) -> str | None:
+    """The project's own test suite, when it has one: what a user gives a tool to check with."""
+    if not any(path.startswith("tests/") for path in files):
+        return None
+    return f"{sys.executable} -m pytest -q -x -p no:cacheprovider tests"
+
+
 def load_project(directory: Path) -> list[SolveTask]:
     spec = json.loads((directory / "tasks.json").read_text(encoding="utf-8"))
     files = _read_tree(directory / "repo")
@@ -94,6 +102,7 @@ def load_project(directory: Path) -> list[SolveTask]:
                 solution=solution,
                 timeout=float(row.get("timeout", DEFAULT_TIMEOUT)),
                 edited=_patched_paths(solution) if solution else (),
+                visible=_visible_tests(files),
             )
         )
     return tasks
@@ -120,8 +129,15 @@ EXERCISM_PROMPT = (
 )
 
 
-def exercism_tasks(track: Path, limit: int | None = None) -> list[SolveTask]:
-    """The practice exercises of a checkout of Exercism's Python track, in name order."""
+def exercism_tasks(
+    track: Path, limit: int | None = None, show_tests: bool = False
+) -> list[SolveTask]:
+    """The practice exercises of a checkout of Exercism's Python track, in name order.
+
+    ``show_tests``: the exercise's tests are in the repository the tool gets and are what its
+    check runs (aider's own benchmark shows the model the failures); the scoring check still
+    lays the original tests over the result, so a tool that edits them gains nothing.
+    """
     practice = track / "exercises" / "practice"
     if not practice.is_dir():
         raise SystemExit(f"{track}: no exercises/practice directory (a checkout of the track?)")
@@ -144,6 +160,10 @@ def exercism_tasks(track: Path, limit: int | None = None) -> list[SolveTask]:
         files = {name: (exercise / name).read_text(encoding="utf-8") for name in solution_files}
         hidden = {name: (exercise / name).read_text(encoding="utf-8") for name in test_files}
         tests = " ".join(test_files)
+        visible = None
+        if show_tests:
+            files.update(hidden)
+            visible = f"{sys.executable} -m pytest -q -x -p no:cacheprovider {tests}"
         tasks.append(
             SolveTask(
                 name=f"exercism/{exercise.name}",
@@ -156,6 +176,8 @@ def exercism_tasks(track: Path, limit: int | None = None) -> list[SolveTask]:
                 check=f"python -m pytest -q -p no:cacheprovider {tests}",
                 hidden=hidden,
                 timeout=120.0,
+                edited=tuple(solution_files),
+                visible=visible,
             )
         )
         if limit and len(tasks) >= limit:
