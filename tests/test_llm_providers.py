@@ -630,7 +630,7 @@ def test_a_new_provider_is_one_row_of_the_table(
     vendor = ProviderKind(
         "vendor",
         "Vendor AI",
-        "openai",
+        "chat-completions",
         ("VENDOR_API_KEY",),
         models=re.compile(r"^vendor-"),
         base_url="https://api.vendor.invalid/v1",

@@ -1,7 +1,7 @@
 """The kinds of model provider: one table that every consumer reads.
 
 Which model names belong to a provider, where its key and its address are read, how errors
-name it, which wire protocol (SDK) talks to it, and what ``sysinfo`` lists to set it up: a new
+name it, which wire protocol talks to it, and what ``sysinfo`` lists to set it up: a new
 provider is one row here (and, for the GitHub Action, one input in ``action.yml``). The key
 variables of every row are masked in the Action's log and removed from the environment of the
 programs git-gpte runs.
@@ -22,7 +22,7 @@ COMPATIBLE = "openai-compatible"
 class ProviderKind:
     name: str
     label: str  # how messages name it ("OpenAI")
-    protocol: str  # the wire protocol, and so the SDK: "openai" or "anthropic"
+    protocol: str  # the wire protocol (a key of ``providers.PROTOCOLS``)
     key_variables: tuple[str, ...]  # where its key is read, the usual one first
     needs_key: bool = True
     # Model names it serves (a name no table lists but that starts like this is still its).
@@ -40,7 +40,7 @@ PROVIDER_KINDS: dict[str, ProviderKind] = {
         ProviderKind(
             OPENAI,
             "OpenAI",
-            "openai",
+            "chat-completions",
             ("OPENAI_API_KEY",),
             models=re.compile(r"^(gpt-|chatgpt-|o\d)"),
             setup=(("key", ("OPENAI_API_KEY",), None),),
@@ -60,7 +60,7 @@ PROVIDER_KINDS: dict[str, ProviderKind] = {
         ProviderKind(
             AZURE,
             "Azure OpenAI",
-            "openai",
+            "azure-openai",
             ("AZURE_OPENAI_API_KEY", "OPENAI_API_KEY"),
             setup=(
                 ("endpoint", ("AZURE_OPENAI_ENDPOINT",), "gpte.azureEndpoint"),
@@ -70,7 +70,7 @@ PROVIDER_KINDS: dict[str, ProviderKind] = {
         ProviderKind(
             COMPATIBLE,
             "the model server",
-            "openai",
+            "chat-completions",
             ("OPENAI_API_KEY",),
             needs_key=False,
             setup=(

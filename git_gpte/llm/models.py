@@ -29,7 +29,6 @@ DEFAULT_MODEL = "gpt-4o"
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 
 
-
 @dataclass(frozen=True)
 class Price:
     """USD per million input and output tokens."""
@@ -158,7 +157,6 @@ ALIASES: dict[str, str] = {
     "opus": "claude-opus-4-1",
     "haiku": "claude-haiku-4-5",
 }
-
 
 
 def is_loopback(url: str | None) -> bool:

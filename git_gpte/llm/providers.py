@@ -1,4 +1,5 @@
-"""The two wire protocols, each through its official SDK.
+"""The wire protocols: chat completions (plain HTTP, :mod:`.chat_http`), Azure OpenAI and
+Anthropic's messages (each through its official SDK).
 
 A provider turns a :class:`Request` into a :class:`Completion`, calling ``on_token`` for each
 streamed piece. It never retries (the SDKs' own retries are switched off: :mod:`.client` retries
@@ -14,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .images import Image
 from .kinds import kind_of
@@ -22,7 +23,6 @@ from .models import AZURE, COMPATIBLE, ModelInfo
 from .retry import RETRYABLE_STATUS, parse_retry_after
 
 OnToken = Callable[[str], None]
-
 
 
 _OFFICIAL = ("api.openai.com", "api.anthropic.com")
@@ -123,13 +123,19 @@ def _body_code(body: Any) -> str | None:
 
 def status_failure(exc: Any, label: str) -> ProviderFailure:
     """Classify an SDK ``APIStatusError`` (works for both SDKs)."""
-    status = int(getattr(exc, "status_code", 0) or 0)
-    body = getattr(exc, "body", None)
-    message = _body_message(body) or str(getattr(exc, "message", "") or exc)
-    headers: Mapping[str, str] = {}
     response = getattr(exc, "response", None)
-    if response is not None:
-        headers = dict(response.headers)
+    headers: Mapping[str, str] = dict(response.headers) if response is not None else {}
+    body = getattr(exc, "body", None)
+    fallback = str(getattr(exc, "message", "") or exc)
+    status = int(getattr(exc, "status_code", 0) or 0)
+    return status_failure_of(status, body, headers, label, fallback)
+
+
+def status_failure_of(
+    status: int, body: Any, headers: Mapping[str, str] | None, label: str, fallback: str = ""
+) -> ProviderFailure:
+    """Classify an HTTP error status with its body (JSON or text) and headers."""
+    message = _body_message(body) or fallback or f"HTTP {status}"
     code = _body_code(body)
     # Out of credit is a 429 that no amount of waiting fixes.
     retryable = status in RETRYABLE_STATUS and code != "insufficient_quota"
@@ -137,8 +143,19 @@ def status_failure(exc: Any, label: str) -> ProviderFailure:
         f"{label} error {status}: {_one_line(message, 400)}",
         retryable=retryable,
         status=status,
-        retry_after=parse_retry_after(headers),
+        retry_after=parse_retry_after(dict(headers or {})),
         kind="status",
+    )
+
+
+def mid_reply_error(label: str, body: Any, partial: str) -> ProviderFailure:
+    """An error event inside a stream (an overloaded server, for one): worth another try."""
+    message = _body_message(body) or str(body)
+    return ProviderFailure(
+        f"{label} reported an error mid-reply: {_one_line(message)}",
+        retryable=True,
+        partial=partial,
+        kind="cut",
     )
 
 
@@ -219,28 +236,28 @@ def sdk_failures(
     except sdk.APIConnectionError as exc:
         raise transport_failure(label, where, exc, "".join(text)) from None
     except sdk.APIError as exc:
-        # An error event inside a stream (an overloaded server, for one): worth another try.
-        message = _body_message(getattr(exc, "body", None)) or str(exc)
-        raise ProviderFailure(
-            f"{label} reported an error mid-reply: {_one_line(message)}",
-            retryable=True,
-            partial="".join(text),
-            kind="cut",
-        ) from None
+        body = getattr(exc, "body", None)
+        body = body if body is not None else str(exc)
+        raise mid_reply_error(label, body, "".join(text)) from None
     except ProviderFailure:
         raise
     except ValueError as exc:  # json.JSONDecodeError: a body or a stream event cut short
-        raise ProviderFailure(
-            f"{label} sent a reply that is not valid JSON ({_one_line(str(exc))})"
-            + (f" after {len(''.join(text)):,} characters" if text else ""),
-            retryable=True,
-            partial="".join(text),
-            kind="cut",
-        ) from None
+        raise invalid_json(label, exc, "".join(text)) from None
     except Exception as exc:
         if _transport_error(exc):
             raise transport_failure(label, where, exc, "".join(text)) from None
         raise
+
+
+def invalid_json(label: str, exc: ValueError, partial: str) -> ProviderFailure:
+    """A JSON body or stream event cut short: retryable, like a dropped connection."""
+    return ProviderFailure(
+        f"{label} sent a reply that is not valid JSON ({_one_line(str(exc))})"
+        + (f" after {len(partial):,} characters" if partial else ""),
+        retryable=True,
+        partial=partial,
+        kind="cut",
+    )
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -312,8 +329,51 @@ def _with_images(
     return out
 
 
+def chat_params(info: ModelInfo, request: Request) -> dict[str, Any]:
+    """The body of a chat-completions call (the stream switches are the caller's)."""
+    messages = _with_images(
+        request.messages,
+        request.images,
+        lambda image: {"type": "image_url", "image_url": {"url": image.data_url}},
+        lambda text: {"type": "text", "text": text},
+        images_first=False,
+    )
+    params: dict[str, Any] = {"model": request.model, "messages": messages}
+    if request.temperature is not None and info.temperature:
+        params["temperature"] = request.temperature
+    if request.max_tokens:
+        key = "max_tokens" if info.temperature else "max_completion_tokens"
+        params[key] = request.max_tokens
+    return params
+
+
+def chat_completion_body(
+    data: Mapping[str, Any], label: str, on_token: OnToken | None
+) -> Completion:
+    """A chat completion sent as one JSON body (``on_token`` is told its text, when given)."""
+    _error_in(data, label)
+    choices = data.get("choices") or []
+    if not choices or not isinstance(choices[0], Mapping):
+        raise ProviderFailure(f"{label} returned no choices", retryable=True)
+    choice = choices[0]
+    message = choice.get("message") or choice.get("delta") or {}
+    content = str(message.get("content") or "") if isinstance(message, Mapping) else ""
+    if content and on_token is not None:
+        on_token(content)
+    raw_usage = data.get("usage")
+    usage: Mapping[str, Any] = raw_usage if isinstance(raw_usage, Mapping) else {}
+    return Completion(
+        text=content,
+        finish_reason=normalise_finish(choice.get("finish_reason")),
+        tokens_in=usage.get("prompt_tokens"),
+        tokens_out=usage.get("completion_tokens"),
+    )
+
+
 class OpenAIProvider:
-    """OpenAI, Azure OpenAI and OpenAI-compatible servers (chat completions)."""
+    """Azure OpenAI, through the openai SDK (its deployments, API versions and credentials).
+
+    OpenAI itself and compatible servers are spoken to directly (:mod:`.chat_http`)."""
 
     def __init__(self, info: ModelInfo, api_key: str, timeout: float) -> None:
         import openai
@@ -335,25 +395,9 @@ class OpenAIProvider:
                 base_url=info.base_url or None, api_key=api_key, max_retries=0, timeout=timeout
             )
 
-    def _params(self, request: Request) -> dict[str, Any]:
-        messages = _with_images(
-            request.messages,
-            request.images,
-            lambda image: {"type": "image_url", "image_url": {"url": image.data_url}},
-            lambda text: {"type": "text", "text": text},
-            images_first=False,
-        )
-        params: dict[str, Any] = {"model": request.model, "messages": messages}
-        if request.temperature is not None and self.info.temperature:
-            params["temperature"] = request.temperature
-        if request.max_tokens:
-            key = "max_tokens" if self.info.temperature else "max_completion_tokens"
-            params[key] = request.max_tokens
-        return params
-
     def complete(self, request: Request, on_token: OnToken) -> Completion:
         openai = self._openai
-        params = self._params(request)
+        params = chat_params(self.info, request)
         text: list[str] = []
         where = self.info.base_url or "api.openai.com"
         with sdk_failures(openai, self.label, where, text, self.timeout):
@@ -377,7 +421,7 @@ class OpenAIProvider:
             )
             whole = plain_body(stream, self.label)
             if whole is not None:
-                return self._from_body(whole, on_token)
+                return chat_completion_body(whole, self.label, on_token)
             finish: str | None = None
             tokens_in = tokens_out = None
             # Closed however the loop ends: a reply stopped by ``on_token`` (one repeating
@@ -397,26 +441,6 @@ class OpenAIProvider:
             if finish is None:
                 raise cut_off(self.label, "".join(text))
             return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
-
-    def _from_body(self, data: Mapping[str, Any], on_token: OnToken) -> Completion:
-        """A chat completion sent as one JSON body."""
-        _error_in(data, self.label)
-        choices = data.get("choices") or []
-        if not choices or not isinstance(choices[0], Mapping):
-            raise ProviderFailure(f"{self.label} returned no choices", retryable=True)
-        choice = choices[0]
-        message = choice.get("message") or choice.get("delta") or {}
-        content = str(message.get("content") or "") if isinstance(message, Mapping) else ""
-        if content:
-            on_token(content)
-        raw_usage = data.get("usage")
-        usage: Mapping[str, Any] = raw_usage if isinstance(raw_usage, Mapping) else {}
-        return Completion(
-            text=content,
-            finish_reason=normalise_finish(choice.get("finish_reason")),
-            tokens_in=usage.get("prompt_tokens"),
-            tokens_out=usage.get("completion_tokens"),
-        )
 
 
 def anthropic_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -582,18 +606,37 @@ def _anthropic_input(usage: Any) -> int | None:
     return total if seen else None
 
 
-Provider = OpenAIProvider | AnthropicProvider
+class Provider(Protocol):
+    """Turns a request into a completion, streaming its text to ``on_token``."""
+
+    label: str
+
+    def complete(self, request: Request, on_token: OnToken) -> Completion: ...
+
+
+def _chat_http(info: ModelInfo, api_key: str, timeout: float) -> Provider:
+    from .chat_http import ChatCompletionsProvider
+
+    return ChatCompletionsProvider(info, api_key, timeout)
+
+
+# protocol (a provider kind's column) -> (the SDK module it imports or None, its factory)
+PROTOCOLS: dict[str, tuple[str | None, Callable[[ModelInfo, str, float], Provider]]] = {
+    "chat-completions": (None, _chat_http),
+    "azure-openai": ("openai", OpenAIProvider),
+    "anthropic": ("anthropic", AnthropicProvider),
+}
 
 
 def prefetch(info: ModelInfo) -> None:
-    """Start importing the SDK ``info``'s provider needs, in the background: the import (~0.4 s
-    of the openai SDK's types) then overlaps the planning, which mostly waits on git. The
-    provider's own import waits for it to finish (Python's import lock)."""
+    """Start importing the SDK ``info``'s provider needs, in the background: the import then
+    overlaps the planning, which mostly waits on git. The provider's own import waits for it
+    to finish (Python's import lock)."""
     import importlib
     import threading
 
-    name = kind_of(info.provider).protocol
-    if name in sys.modules:
+    name = PROTOCOLS[kind_of(info.provider).protocol][0]
+    if name is None or name in sys.modules:
         return
     threading.Thread(
         target=importlib.import_module, args=(name,), name=f"import-{name}", daemon=True
@@ -601,6 +644,4 @@ def prefetch(info: ModelInfo) -> None:
 
 
 def make_provider(info: ModelInfo, api_key: str, timeout: float) -> Provider:
-    if kind_of(info.provider).protocol == "anthropic":
-        return AnthropicProvider(info, api_key, timeout)
-    return OpenAIProvider(info, api_key, timeout)
+    return PROTOCOLS[kind_of(info.provider).protocol][1](info, api_key, timeout)

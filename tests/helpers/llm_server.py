@@ -103,6 +103,15 @@ class BrokenStream:
 
 
 @dataclass(frozen=True)
+class ErrorEvent:
+    """Start a chat-completions stream, send ``text_so_far``, then an error event (what an
+    overloaded OpenAI-compatible server sends mid-reply), then end the stream."""
+
+    text_so_far: str = ""
+    message: str = "the server is overloaded"
+
+
+@dataclass(frozen=True)
 class Plain:
     """A complete reply as a plain JSON body, whatever the request asked for."""
 
@@ -110,7 +119,7 @@ class Plain:
     finish_reason: str = "stop"
 
 
-Item = str | Reply | Fault | Cut | Garbage | BrokenStream | Plain
+Item = str | Reply | Fault | Cut | Garbage | BrokenStream | ErrorEvent | Plain
 
 
 @dataclass
@@ -238,6 +247,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("content-length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+        elif isinstance(item, ErrorEvent) and (provider == "anthropic" or not stream):
+            self._fault(Fault(500, message=item.message), provider)  # scripted for OpenAI streams
         elif provider == "anthropic":
             self._anthropic(item, body, model, stream)
         else:
@@ -298,7 +309,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------------ OpenAI / Azure
     def _openai(
-        self, item: Reply | Cut | BrokenStream, body: dict[str, Any], model: str, stream: bool
+        self,
+        item: Reply | Cut | BrokenStream | ErrorEvent,
+        body: dict[str, Any],
+        model: str,
+        stream: bool,
     ) -> None:
         ident = f"chatcmpl-{next(self.server.owner._ids)}"
         created = int(time.time())
@@ -366,6 +381,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._chunk(chunk({"content": piece}))
         if isinstance(item, Cut):
             self._drop()
+            return
+        if isinstance(item, ErrorEvent):
+            error = {"error": {"message": item.message, "type": "server_error", "code": None}}
+            self._chunk(f"data: {json.dumps(error)}\n\n")
+            self._end_chunks()
             return
         if isinstance(item, BrokenStream):
             self._chunk(chunk({"content": "more"})[:40] + "\n\n")
