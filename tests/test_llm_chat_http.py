@@ -88,6 +88,17 @@ def test_the_request_carries_the_key_the_model_and_asks_for_usage(llm_server: LL
     assert request.body["stream_options"] == {"include_usage": True}
 
 
+def test_an_openai_account_and_project_are_sent_as_the_sdk_sends_them(
+    llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-123")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj_9")
+    llm_server.queue("ok")
+    ask(llm_server)
+    headers = llm_server.requests[-1].headers
+    assert (headers["openai-organization"], headers["openai-project"]) == ("org-123", "proj_9")
+
+
 def test_a_call_to_an_openai_compatible_server_never_imports_the_sdk(
     llm_server: LLMServer,
 ) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import urllib.error
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
@@ -22,7 +23,7 @@ from contextlib import closing
 from typing import Any
 
 from .. import __version__
-from .models import ModelInfo
+from .models import OPENAI, ModelInfo
 from .providers import (
     Completion,
     OnToken,
@@ -86,6 +87,7 @@ class ChatCompletionsProvider:
         }
         if api_key:
             self.headers["Authorization"] = f"Bearer {api_key}"
+        self.headers.update(_account_headers(info))
 
     def complete(self, request: Request, on_token: OnToken) -> Completion:
         params = chat_params(self.info, request)
@@ -167,6 +169,21 @@ class ChatCompletionsProvider:
         if finish is None:
             raise cut_off(self.label, "".join(text))
         return Completion("".join(text), normalise_finish(finish), tokens_in, tokens_out)
+
+
+# The variables the openai SDK reads for an organisation or project key's account: honoured the
+# same way, and only for OpenAI itself (a compatible server has no use for them).
+ACCOUNT_VARIABLES = {"OPENAI_ORG_ID": "OpenAI-Organization", "OPENAI_PROJECT_ID": "OpenAI-Project"}
+
+
+def _account_headers(info: ModelInfo) -> dict[str, str]:
+    if info.provider != OPENAI:
+        return {}
+    return {
+        header: os.environ[name].strip()
+        for name, header in ACCOUNT_VARIABLES.items()
+        if os.environ.get(name, "").strip()
+    }
 
 
 def _error_body(exc: urllib.error.HTTPError) -> Any:
