@@ -62,3 +62,19 @@ def test_only_a_request_to_add_is_checked() -> None:
     assert _kinds("Please document total with a docstring for total") == [
         "6: the request asks for a docstring on total"
     ]
+
+
+def test_a_request_asks_to_change_tests_only_with_a_verb_of_changing_or_a_name() -> None:
+    from git_gpte.edit.intent import asks_to_change_tests
+
+    for asking in ("add a test for parse_date", "Write unit tests", "fix the regression test"):
+        assert asks_to_change_tests(asking), asking
+    passing = (
+        "Don't change the names of existing functions, as they may be referenced from other "
+        "code like unit tests, etc."
+    )
+    for other in ("add logging", passing, "make the tests pass"):
+        assert not asks_to_change_tests(other), other
+    assert asks_to_change_tests("see test_io.py", ["tests/test_io.py"])
+    # Callers in the tests follow a change of interface.
+    assert asks_to_change_tests("rename load to read")

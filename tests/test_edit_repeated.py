@@ -32,3 +32,20 @@ def test_other_files_corrections_and_short_starts_go_on() -> None:
     short = "x = 1\ny = 2\n"
     assert repeated_file(block("s.py", short, "") + block("s.py", short, "")) is not None
     assert repeated_file("no blocks at all") is None
+
+
+def test_a_file_that_stays_as_it_is_is_cut_once_another_was_written() -> None:
+    from git_gpte.edit.repeated import first_cut, kept_file
+
+    judge = kept_file(frozenset({"tests/test_a.py"}))
+    first = block("a.py", BODY)
+    found = judge(first + "File: tests/test_a.py\n```python\nimport a\n")
+    assert found is not None and found[0] == len(first)
+    assert "tests/test_a.py, which stays as it is" in found[1]
+    # Written first, it streams on (the code may follow; its edits are dropped later).
+    assert judge(block("tests/test_a.py", BODY)) is None
+    assert judge(block("a.py", BODY) + block("b.py", BODY)) is None
+    # Together with the copy judge: the earlier cut wins.
+    both = first_cut(repeated_file, judge)
+    text = first + block("a.py", BODY) + block("tests/test_a.py", BODY)
+    assert both(text) == repeated_file(text)

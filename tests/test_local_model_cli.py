@@ -558,3 +558,45 @@ def test_a_request_left_undone_is_not_reported_as_success(
     assert code == 6, out + err
     assert "nothing committed: the edits do not do what the request asks" in err
     before.assert_unchanged(shop)
+
+
+CHECKED = """\
+import invoice
+
+assert invoice.total(100, 10) == 90.0, "ninety"
+"""
+
+
+def test_the_tests_a_check_runs_stay_as_they_are(tmp_path: Path, llm_server: LLMServer) -> None:
+    """A check passed by rewriting its own tests is no check: the model is told to leave them,
+    its edits to them are dropped, and a reply that goes on to write them is cut there."""
+    repo = make_repo(tmp_path / "shop", {"invoice.py": INVOICE, "tests/test_invoice.py": CHECKED})
+    check = "python3 tests/test_invoice.py"
+    env = {"PYTHONPATH": "."}
+    wrong = INVOICE.replace("1 - percent", "1 + percent")
+    gamed = "invoice.py\n```python\n" + wrong + "```\n\ntests/test_invoice.py\n```python\n"
+    gamed += "import invoice\n\nassert invoice.total(100, 10) == 110.0\n```\n"
+    llm_server.queue(gamed, gamed)
+    code, _, err = improve(
+        repo, llm_server, "tidy up", "--check", check, "--max-retries", "1", **env
+    )
+    assert code == 8, err  # the test as it was still fails: nothing committed
+    asked = llm_server.requests[0].body["messages"][-1]["content"]
+    assert "checked with the tests in tests/test_invoice.py" in asked
+    right = "invoice.py\n```python\n" + WITH_LOGGING + "```\n\ntests/test_invoice.py\n```python\n"
+    right += CHECKED + "\nassert True\n" * 200 + "```\n"
+    llm_server.queue(Reply(right, delay=0.002))
+    code, out, err = improve(repo, llm_server, "add logging", "--check", check, "-b", "kept", **env)
+    assert code == 0, err
+    assert "tests/test_invoice.py, which stays as it is; stopped it there" in out + err
+    assert git(repo, "diff", "--name-only", "HEAD", "kept").split() == ["invoice.py"]
+    # Asked to change tests, the model may.
+    added = (
+        "tests/test_invoice.py\n```python\n" + CHECKED + "assert invoice.total(0, 5) == 0\n```\n"
+    )
+    llm_server.queue(added)
+    code, out, err = improve(
+        repo, llm_server, "add a test for a zero amount", "--check", check, "--json", **env
+    )
+    assert code == 0, err
+    assert json.loads(out)["files_changed"] == ["tests/test_invoice.py"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from .pycheck import Problem
 
@@ -31,6 +31,29 @@ _LISTED = re.compile(r"`?([A-Za-z_]\w*)(?:\(\))?`?")
 _ADDING = re.compile(r"\b(?:add|write|put|give|include|insert|provide|document)\w*\b", re.I)
 _SENTENCE_END = re.compile(r"[.!?;\n]\s")
 _FILLER = frozenset({"and", "or", "the", "function", "functions", "method", "methods", "its"})
+
+
+# A request that asks for tests to change: a verb of changing within a few words before "test"
+# ("add a test for X", "fix the failing unit tests", "update tests/test_io.py"), not a mention
+# in passing ("as they may be referenced from other code like unit tests").
+_CHANGES_TESTS = re.compile(
+    r"\b(?:add|write|fix|update|change|extend|adjust|amend|correct|create|remove|delete|rename|"
+    r"rewrite|edit|modify|cover|improve|skip|mark|parametri[sz]e)\w*\b"
+    r"(?:\s+[\w'`./-]+){0,4}?\s+(?:unit\s+|regression\s+)?tests?\b",
+    re.I,
+)
+
+
+# A change of interface: the tests that call it have to follow ("rename load to read").
+_CHANGES_INTERFACE = re.compile(r"\b(?:rename|remove|delete|move|drop)\w*\b", re.I)
+
+
+def asks_to_change_tests(request: str, paths: Iterable[str] = ()) -> bool:
+    """Whether ``request`` asks for tests to be written or changed, changes an interface the
+    tests may call, or names one of ``paths``."""
+    if _CHANGES_TESTS.search(request) or _CHANGES_INTERFACE.search(request):
+        return True
+    return any(path in request or path.rsplit("/", 1)[-1] in request for path in paths)
 
 
 def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:

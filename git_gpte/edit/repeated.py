@@ -12,6 +12,7 @@ for a copy: the first is kept, and the checks judge it). Pure functions on text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # How many identical lines of a second block make it a copy (all of them for a shorter block).
 SAME_LINES = 20
@@ -43,6 +44,47 @@ def repeated_file(text: str) -> tuple[int, str] | None:
             return starts[index], note
         index = end + 1
     return None
+
+
+def kept_file(kept: frozenset[str]) -> Callable[[str], tuple[int, str] | None]:
+    """A judge like :func:`repeated_file` for files that stay as they are (the tests a check
+    runs): once the reply, after at least one other file block, begins a block for one of them,
+    it has written what will be used; cut it before that block's path line."""
+
+    def judge(text: str) -> tuple[int, str] | None:
+        lines = text.split("\n")
+        complete = len(lines) - 1
+        starts = _line_starts(lines)
+        blocks = 0
+        index = 0
+        while index < complete - 1:
+            header = _PATH_LINE.match(lines[index].strip())
+            fence = _FENCE.match(lines[index + 1])
+            if header is None or fence is None:
+                index += 1
+                continue
+            if header.group(1) in kept and blocks:
+                path = header.group(1)
+                return starts[
+                    index
+                ], f"the reply began writing {path}, which stays as it is; stopped it there"
+            blocks += 1
+            index = _body(lines, index + 2, complete, fence.group(1))[1] + 1
+        return None
+
+    return judge
+
+
+def first_cut(
+    *judges: Callable[[str], tuple[int, str] | None],
+) -> Callable[[str], tuple[int, str] | None]:
+    """The judges together: the earliest cut any of them finds."""
+
+    def judge(text: str) -> tuple[int, str] | None:
+        cuts = [cut for cut in (j(text) for j in judges) if cut is not None]
+        return min(cuts, key=lambda cut: cut[0]) if cuts else None
+
+    return judge
 
 
 def _line_starts(lines: list[str]) -> list[int]:

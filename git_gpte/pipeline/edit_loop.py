@@ -225,15 +225,16 @@ class _Loop:
         heat = None
         if not first and self.plan.model.self_hosted:
             heat = max(self.llm.temperature, RETRY_TEMPERATURE)
-        from ..edit.repeated import repeated_file
+        from ..edit.repeated import first_cut, kept_file, repeated_file
 
         whole = EDIT_FORMATS[self.plan.edit_format].whole_files
+        enough = first_cut(repeated_file, kept_file(self.plan.kept)) if whole else None
         try:
             reply = self.llm.ask(
                 messages,
                 images=self.plan.images if first else (),
                 temperature=heat,
-                enough=repeated_file if whole else None,
+                enough=enough,
             )
         except ReplyTruncated as exc:
             self.conversation = messages
@@ -251,6 +252,7 @@ class _Loop:
         parsed = parse_reply(usable, "auto", sole=self.sole)
         feedback = [cut] if cut else []
         self.edited.notes = []
+        self._drop_kept(parsed)
         if parsed.edits:
             self._apply(parsed)
             self.edited.explanation = prose(usable)
@@ -271,6 +273,20 @@ class _Loop:
         self.edited.failures = self._check()
         feedback += [p.render() for p in self.edited.failures]
         return feedback
+
+    def _drop_kept(self, parsed: ParsedReply) -> None:
+        """Leave the files that stay as they are (the check's tests) out of the answer."""
+        dropped = sorted({e.path for e in parsed.edits if e.path in self.plan.kept})
+        if not dropped:
+            return
+        parsed.edits = [e for e in parsed.edits if e.path not in self.plan.kept]
+        for path in dropped:
+            note = (
+                f"left {path} as it is: the check runs it, and the request does not ask to "
+                "change tests"
+            )
+            self.console.detail(note)
+            self.edited.notes.append(note)
 
     def _apply(self, parsed: ParsedReply) -> None:
         from ..edit import apply_reply

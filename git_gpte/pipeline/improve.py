@@ -230,12 +230,25 @@ def plan_improve(
         context=choice,
         request=choice.ranked_by,
         progress=None if console.quiet else terminal_progress(),
+        kept=_kept(repo, base, request),
     )
     if not request.from_worktree:
         warning = dirty_warning(planned, "use --from-worktree to include them")
         if warning:
             console.warn(warning)
     return ImprovePlan(planned, branch, worktree, expect)
+
+
+def _kept(repo: Repository, base: str, request: ImproveRequest) -> frozenset[str]:
+    """The tests ``--check`` runs, which the model leaves as they are unless the request asks
+    to change tests (or names one of them)."""
+    if not request.check:
+        return frozenset()
+    from ..edit.intent import asks_to_change_tests
+    from .verify import files_the_check_runs
+
+    tests = files_the_check_runs(request.check, (e.path for e in repo.tree_entries(base)))
+    return frozenset() if asks_to_change_tests(request.prompt, tests) else tests
 
 
 def run_improve(
@@ -412,4 +425,3 @@ def sent_labels(planned: Plan) -> list[str]:
 def prompt_section(prompt: str) -> list[str]:
     """The "Prompt:" section of an improve commit's body (the request, indented)."""
     return ["Prompt:", "", *[f"    {line}" for line in prompt.strip().splitlines()]]
-

@@ -16,7 +16,7 @@ from ..edit.formats import EDIT_FORMATS
 from ..errors import ConfigError, UsageError
 from ..git import Repository
 from ..prompts.context import context_user_message
-from ..prompts.messages import Part, check_prompt, improve_user_message
+from ..prompts.messages import Part, check_prompt, improve_user_message, kept_note
 from .selection import DEFAULT_MAX_FILE_BYTES, Selection, select_files
 from .shown import ContextChoice, Shown, add_pins, shown_from_selection, whole_only
 
@@ -63,6 +63,9 @@ class Plan:
     # long to be written out whole at this model's output cap), or "".
     edit_format: str = "diff"
     format_note: str = ""
+    # Files the model is told to leave as they are, and whose edits are dropped: the tests the
+    # user's --check runs, when the request does not ask to change tests.
+    kept: frozenset[str] = frozenset()
 
     def check(self) -> None:
         """Raise what makes this plan unusable for a real run."""
@@ -85,6 +88,7 @@ def plan(
     context: ContextChoice | None = None,
     request: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    kept: frozenset[str] = frozenset(),
 ) -> Plan:
     """Choose what of ``base`` (a commit id) to send, resolve the model and its edit format,
     build the messages (the system prompt of ``kind``: improve or heal) and estimate their tokens.
@@ -93,7 +97,8 @@ def plan(
     default) or every file (``ContextChoice(all=True)``). ``request`` is the text the selection
     ranks by (default: the instruction). ``edit_format`` is the --edit-format flag (None: as
     configured, else the model's own). A request over the model's window is recorded in
-    ``over_budget`` (see :meth:`Plan.check`)."""
+    ``over_budget`` (see :meth:`Plan.check`). ``kept``: files the model is told to leave as
+    they are (see :attr:`Plan.kept`)."""
     from ..llm import count_text, estimate_tokens, resolve_model
     from ..prompts import system_prompt
 
@@ -128,8 +133,9 @@ def plan(
         note = too_long_to_rewrite(parts, info, settings)
         if note:
             fmt = WHOLE_FALLBACK
+    asked = instruction + kept_note(kept & set(selection.files))
     messages = build_messages(
-        repo, kind, fmt, instruction, shown, selection.files, can_ask=_can_ask(choice, shown)
+        repo, kind, fmt, asked, shown, selection.files, can_ask=_can_ask(choice, shown)
     )
     tokens, exact = estimate_tokens(messages, info.name)
     over_budget = _over_budget(tokens, cap, info, selection.files, choice)
@@ -154,6 +160,7 @@ def plan(
         max_file_bytes=max_file_bytes,
         edit_format=fmt,
         format_note=note,
+        kept=kept,
     )
 
 

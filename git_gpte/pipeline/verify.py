@@ -8,11 +8,37 @@ like a refused hunk: its output goes back to the model.
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Iterable
+
 from ..config import Settings
 from ..edit.pycheck import Problem
 from ..git import FileChange, Repository, build_commit, format_message
 from ..ui import Console
 from .edit_loop import Verify
+
+
+def files_the_check_runs(command: str, tracked: Iterable[str]) -> frozenset[str]:
+    """The test files ``command`` names: a tracked test file, a directory of them, or pytest's
+    ``file::test``. They are the yardstick of the result, so the model is not to change them
+    (a check passed by rewriting its tests is no check). A command that names none (``make
+    test``) protects nothing."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return frozenset()
+    from ..context.languages import is_test
+
+    paths = [p for p in tracked if is_test(p)]
+    named: set[str] = set()
+    for word in words:
+        if word.startswith("-"):
+            continue
+        target = word.split("::", 1)[0].removeprefix("./").rstrip("/")
+        if not target:
+            continue
+        named.update(p for p in paths if p == target or p.startswith(target + "/"))
+    return frozenset(named)
 
 
 def check_command(

@@ -6,7 +6,7 @@ writes back) a way to say *where*; they are the placement hint, never the whole 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import UsageError
@@ -111,6 +111,20 @@ def render_part(part: Part, *, numbers: bool = True) -> str:
 
 def render_files(files: Mapping[str, str], *, numbers: bool = True) -> str:
     return "\n\n".join(render_part(Part(p, t), numbers=numbers) for p, t in files.items())
+
+
+def kept_note(paths: Iterable[str]) -> str:
+    """What the request adds about files that stay as they are (the tests the result is checked
+    with), or "" when there are none among those shown."""
+    names = sorted(paths)
+    if not names:
+        return ""
+    return (
+        f"\n\nThe result will be checked with the tests in {', '.join(names)}. Leave "
+        f"{'that file' if len(names) == 1 else 'those files'} as "
+        f"{'it is' if len(names) == 1 else 'they are'} and do not write "
+        f"{'it' if len(names) == 1 else 'them'} out: change the other files so that the tests pass."
+    )
 
 
 def improve_user_message(
