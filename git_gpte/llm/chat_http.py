@@ -59,7 +59,7 @@ def server_events(lines: Iterable[bytes]) -> Iterator[str]:
     """The data of each server-sent event (``data:`` lines joined), up to ``[DONE]``."""
     data: list[str] = []
     for raw in lines:
-        line = raw.decode("utf-8").rstrip("\r\n")
+        line = raw.decode("utf-8", "replace").rstrip("\r\n")
         if line.startswith("data:"):
             data.append(line[5:].removeprefix(" "))
         elif not line and data:
@@ -106,18 +106,21 @@ class ChatCompletionsProvider:
             headers = dict(exc.headers.items())
             raise status_failure_of(exc.code, body, headers, self.label) from None
         except TimeoutError as exc:
-            if text:
-                raise cut_off(self.label, "".join(text), exc) from None
-            raise ProviderFailure(
-                f"no answer from {self.where} within {self.timeout:g}s",
-                retryable=True,
-                kind="timeout",
-            ) from None
+            raise self._timed_out(exc, "".join(text)) from None
         except urllib.error.URLError as exc:
             cause = exc.reason if isinstance(exc.reason, BaseException) else exc
+            if isinstance(cause, TimeoutError):  # the connection itself timed out
+                raise self._timed_out(cause, "".join(text)) from None
             raise transport_failure(self.label, self.where, cause, "".join(text)) from None
         except (OSError, http.client.HTTPException) as exc:
             raise transport_failure(self.label, self.where, exc, "".join(text)) from None
+
+    def _timed_out(self, exc: BaseException, partial: str) -> ProviderFailure:
+        if partial:
+            return cut_off(self.label, partial, exc)
+        return ProviderFailure(
+            f"no answer from {self.where} within {self.timeout:g}s", retryable=True, kind="timeout"
+        )
 
     def _post(self, params: dict[str, Any]) -> http.client.HTTPResponse:
         body = json.dumps(params).encode("utf-8")
