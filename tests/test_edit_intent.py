@@ -64,17 +64,20 @@ def test_only_a_request_to_add_is_checked() -> None:
     ]
 
 
-def test_a_request_asks_to_change_tests_only_with_a_verb_of_changing_or_a_name() -> None:
+def test_a_request_asks_to_change_tests_only_with_a_verb_of_changing() -> None:
     from git_gpte.edit.intent import asks_to_change_tests
 
-    for asking in ("add a test for parse_date", "Write unit tests", "fix the regression test"):
+    asking_for = ("add a test for parse_date", "Write unit tests", "fix the regression test")
+    for asking in (*asking_for, "update acronym_test.py", "fix tests/test_io.py"):
         assert asks_to_change_tests(asking), asking
     passing = (
         "Don't change the names of existing functions, as they may be referenced from other "
         "code like unit tests, etc."
     )
-    for other in ("add logging", passing, "make the tests pass"):
+    removed = "all other punctuation can be removed from the input"
+    for other in ("add logging", passing, "make the tests pass", removed):
         assert not asks_to_change_tests(other), other
-    assert asks_to_change_tests("see test_io.py", ["tests/test_io.py"])
+    assert not asks_to_change_tests("take a look at the test cases in dot_dsl_test.py")
+    assert not asks_to_change_tests("not in the correct range. The tests will only pass if")
     # Callers in the tests follow a change of interface.
     assert asks_to_change_tests("rename load to read")

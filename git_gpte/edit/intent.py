@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 from .pycheck import Problem
 
@@ -33,27 +33,25 @@ _SENTENCE_END = re.compile(r"[.!?;\n]\s")
 _FILLER = frozenset({"and", "or", "the", "function", "functions", "method", "methods", "its"})
 
 
-# A request that asks for tests to change: a verb of changing within a few words before "test"
-# ("add a test for X", "fix the failing unit tests", "update tests/test_io.py"), not a mention
-# in passing ("as they may be referenced from other code like unit tests").
+# A request that asks for tests to change: a verb of changing within a few words before a test
+# or a test file ("add a test for X", "fix the failing unit tests", "update acronym_test.py"),
+# not a mention in passing ("as they may be referenced from other code like unit tests", "take
+# a look at the test cases in dot_dsl_test.py"), and not across a sentence's end.
 _CHANGES_TESTS = re.compile(
     r"\b(?:add|write|fix|update|change|extend|adjust|amend|correct|create|remove|delete|rename|"
     r"rewrite|edit|modify|cover|improve|skip|mark|parametri[sz]e)\w*\b"
-    r"(?:\s+[\w'`./-]+){0,4}?\s+(?:unit\s+|regression\s+)?tests?\b",
+    r"(?:\s+[\w'`/-]+(?:\.\w+)*){0,4}?\s+(?:unit\s+|regression\s+)?`?[\w./-]*tests?\b",
     re.I,
 )
+# A rename: the tests that call the old name have to follow ("rename load to read"). Other
+# words of change are too common in plain instructions ("punctuation can be removed").
+_RENAMES = re.compile(r"\brenam(?:e|es|ed|ing)\b", re.I)
 
 
-# A change of interface: the tests that call it have to follow ("rename load to read").
-_CHANGES_INTERFACE = re.compile(r"\b(?:rename|remove|delete|move|drop)\w*\b", re.I)
-
-
-def asks_to_change_tests(request: str, paths: Iterable[str] = ()) -> bool:
-    """Whether ``request`` asks for tests to be written or changed, changes an interface the
-    tests may call, or names one of ``paths``."""
-    if _CHANGES_TESTS.search(request) or _CHANGES_INTERFACE.search(request):
-        return True
-    return any(path in request or path.rsplit("/", 1)[-1] in request for path in paths)
+def asks_to_change_tests(request: str) -> bool:
+    """Whether ``request`` asks for tests to be written or changed, or for a rename (the tests
+    follow it)."""
+    return bool(_CHANGES_TESTS.search(request) or _RENAMES.search(request))
 
 
 def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:

@@ -241,14 +241,15 @@ def plan_improve(
 
 def _kept(repo: Repository, base: str, request: ImproveRequest) -> frozenset[str]:
     """The tests ``--check`` runs, which the model leaves as they are unless the request asks
-    to change tests (or names one of them)."""
+    to change tests."""
     if not request.check:
         return frozenset()
     from ..edit.intent import asks_to_change_tests
     from .verify import files_the_check_runs
 
-    tests = files_the_check_runs(request.check, (e.path for e in repo.tree_entries(base)))
-    return frozenset() if asks_to_change_tests(request.prompt, tests) else tests
+    if asks_to_change_tests(request.prompt):
+        return frozenset()
+    return files_the_check_runs(request.check, (e.path for e in repo.tree_entries(base)))
 
 
 def run_improve(
