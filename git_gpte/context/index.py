@@ -62,6 +62,48 @@ def index_key(blob: str, path: str) -> str:
     return f"{blob}:{language_of(path) or 'text'}"
 
 
+@dataclass
+class Listing:
+    """The files of a commit that may be sent, and those left out with their reason."""
+
+    named: set[str]
+    entries: list[TreeEntry] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def eligible_entries(
+    repo: Repository,
+    commit: str,
+    pathspecs: Sequence[str] = (),
+    *,
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    index_max: int | None = INDEX_MAX_BYTES,
+) -> Listing:
+    """The one walk over ``commit``'s files that both the index and the whole-file selection
+    take, applying :func:`ineligible` to each (``index_max=None``: no indexing limit)."""
+    listing = Listing(named=explicit_paths(pathspecs))
+    entries: dict[str, TreeEntry] = {e.path: e for e in repo.tree_entries(commit)}
+    matched = match_paths(repo, commit, pathspecs)
+    wanted: Sequence[str] = matched.paths if matched.paths is not None else list(entries)
+    for path in sorted(set(wanted)):
+        entry = entries.get(path)
+        if entry is None:
+            continue
+        reason = ineligible(
+            path,
+            entry,
+            named=path in listing.named,
+            ignored=path in matched.ignored,
+            max_bytes=max_bytes,
+            index_max=index_max,
+        )
+        if reason is not None:
+            listing.skipped[path] = reason
+        else:
+            listing.entries.append(entry)
+    return listing
+
+
 def list_candidates(
     repo: Repository,
     commit: str,
@@ -70,28 +112,12 @@ def list_candidates(
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> Candidates:
     """The files of ``commit`` that may be ranked, and those left out with their reason."""
-    result = Candidates(named=explicit_paths(pathspecs))
-    entries: dict[str, TreeEntry] = {e.path: e for e in repo.tree_entries(commit)}
-    matched = match_paths(repo, commit, pathspecs)
-    wanted: Sequence[str] = matched.paths if matched.paths is not None else list(entries)
-    ignored = matched.ignored
-    for path in sorted(set(wanted)):
-        entry = entries.get(path)
-        if entry is None:
-            continue
-        reason = ineligible(
-            path,
-            entry,
-            named=path in result.named,
-            ignored=path in ignored,
-            max_bytes=max_bytes,
-            index_max=INDEX_MAX_BYTES,
-        )
-        if reason is not None:
-            result.skipped[path] = reason
-        else:
-            result.files.append(Candidate(path, entry.sha, entry.size))
-    return result
+    listing = eligible_entries(repo, commit, pathspecs, max_bytes=max_bytes)
+    return Candidates(
+        files=[Candidate(e.path, e.sha, e.size) for e in listing.entries],
+        skipped=listing.skipped,
+        named=listing.named,
+    )
 
 
 ProgressFn = Callable[[int, int], None]

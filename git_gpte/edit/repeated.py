@@ -12,7 +12,7 @@ for a copy: the first is kept, and the checks judge it). Pure functions on text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 # How many identical lines of a second block make it a copy (all of them for a shorter block).
 SAME_LINES = 20
@@ -20,13 +20,48 @@ _PATH_LINE = re.compile(r"^(?:File:\s*)?[`*]*([\w./-]+\.\w+)[`*]*:?$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
+Judge = Callable[[str], "tuple[int, str] | None"]
+
+
 def repeated_file(text: str) -> tuple[int, str] | None:
     """Where to cut ``text`` (the start of the repeating block's path line) and a note saying
     why, when it has begun a file block that copies an earlier block for the same path."""
+    written: dict[str, list[str]] = {}
+    for start, path, body in _blocks(text):
+        earlier = written.get(path)
+        if earlier is None:
+            written[path] = body
+        elif _copies(body, earlier):
+            return (
+                start,
+                f"the reply began writing {path} out a second time, unchanged; stopped it there",
+            )
+    return None
+
+
+def kept_file(kept: frozenset[str]) -> Judge:
+    """A judge like :func:`repeated_file` for files that stay as they are (the tests a check
+    runs): once the reply, after at least one other file block, begins a block for one of them,
+    it has written what will be used; cut it before that block's path line."""
+
+    def judge(text: str) -> tuple[int, str] | None:
+        for number, (start, path, _) in enumerate(_blocks(text)):
+            if path in kept and number:
+                return (
+                    start,
+                    f"the reply began writing {path}, which stays as it is; stopped it there",
+                )
+        return None
+
+    return judge
+
+
+def _blocks(text: str) -> Iterator[tuple[int, str, list[str]]]:
+    """Each file block begun so far: where its path line starts, the path, its complete lines
+    (up to its closing fence, or all that has come)."""
     lines = text.split("\n")
     complete = len(lines) - 1  # the last piece may be a line still being written
     starts = _line_starts(lines)
-    written: dict[str, list[str]] = {}
     index = 0
     while index < complete - 1:
         header = _PATH_LINE.match(lines[index].strip())
@@ -34,50 +69,12 @@ def repeated_file(text: str) -> tuple[int, str] | None:
         if header is None or fence is None:
             index += 1
             continue
-        path = header.group(1)
         body, end = _body(lines, index + 2, complete, fence.group(1))
-        earlier = written.get(path)
-        if earlier is None:
-            written[path] = body
-        elif _copies(body, earlier):
-            note = f"the reply began writing {path} out a second time, unchanged; stopped it there"
-            return starts[index], note
+        yield starts[index], header.group(1), body
         index = end + 1
-    return None
 
 
-def kept_file(kept: frozenset[str]) -> Callable[[str], tuple[int, str] | None]:
-    """A judge like :func:`repeated_file` for files that stay as they are (the tests a check
-    runs): once the reply, after at least one other file block, begins a block for one of them,
-    it has written what will be used; cut it before that block's path line."""
-
-    def judge(text: str) -> tuple[int, str] | None:
-        lines = text.split("\n")
-        complete = len(lines) - 1
-        starts = _line_starts(lines)
-        blocks = 0
-        index = 0
-        while index < complete - 1:
-            header = _PATH_LINE.match(lines[index].strip())
-            fence = _FENCE.match(lines[index + 1])
-            if header is None or fence is None:
-                index += 1
-                continue
-            if header.group(1) in kept and blocks:
-                path = header.group(1)
-                return starts[
-                    index
-                ], f"the reply began writing {path}, which stays as it is; stopped it there"
-            blocks += 1
-            index = _body(lines, index + 2, complete, fence.group(1))[1] + 1
-        return None
-
-    return judge
-
-
-def first_cut(
-    *judges: Callable[[str], tuple[int, str] | None],
-) -> Callable[[str], tuple[int, str] | None]:
+def first_cut(*judges: Judge) -> Judge:
     """The judges together: the earliest cut any of them finds."""
 
     def judge(text: str) -> tuple[int, str] | None:

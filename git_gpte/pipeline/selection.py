@@ -19,12 +19,10 @@ from ..context.rules import (  # the rules live with the index, which applies th
     DEFAULT_MAX_FILE_BYTES,
     SECRET_PATTERNS,
     explicit_paths,
-    ineligible,
     looks_secret,
     secret_content_reason,
 )
 from ..errors import UsageError
-from ..git.pathspecs import match_paths
 from ..git.repo import Repository, TreeEntry, decode_text
 
 __all__ = [
@@ -73,22 +71,14 @@ def select_files(
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> Selection:
     """Choose the files of ``base`` to send; ``pathspecs`` are relative to the repository root."""
+    from ..context.index import eligible_entries
+
     selection = Selection()
-    named = explicit_paths(pathspecs)
-    all_entries = {e.path: e for e in repo.tree_entries(base)}
-    matched = match_paths(repo, base, pathspecs)
-    wanted = matched.paths if matched.paths is not None else list(all_entries)
-    ignored = matched.ignored
-    for path in sorted(set(wanted)):
-        entry = all_entries.get(path)
-        if entry is None:
-            continue
-        reason = ineligible(
-            path, entry, named=path in named, ignored=path in ignored, max_bytes=max_bytes
-        )
-        if reason is not None:
-            selection.skipped[path] = reason
-            continue
+    listing = eligible_entries(repo, base, pathspecs, max_bytes=max_bytes, index_max=None)
+    selection.skipped.update(listing.skipped)
+    named = listing.named
+    for entry in listing.entries:
+        path = entry.path
         text = decode_text(repo.read_blob(entry.sha))
         if text is None:
             selection.skipped[path] = "binary or not UTF-8"
