@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..git.repo import display_path
 from .model import ContextSelection, LineRange, MapEntry, Pick, Signature, SymbolLocation
+from .weights import WEIGHTS, Weights
 
 if TYPE_CHECKING:
     from ..git.repo import Repository
@@ -73,6 +74,7 @@ def select(
     map_share: float = 0.1,
     max_file_bytes: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    weights: Weights = WEIGHTS,
 ) -> ContextSelection:
     """Choose what of ``commit`` to send for ``request`` within ``budget`` tokens.
 
@@ -80,6 +82,7 @@ def select(
     candidates; a literal path names a file so that the secret and size rules do not leave it
     out. ``map_share`` of the budget is kept for the map of further files (0: no map).
     ``progress(done, total)`` is called during a cold index build that takes over a second.
+    ``weights``: the ranking's weights (another table to measure it with, see weights.py).
     The index is created or updated as needed; a broken index is rebuilt, never fatal.
     Raises :class:`~git_gpte.errors.UsageError` for a pathspec that matches nothing.
     """
@@ -94,6 +97,7 @@ def select(
         map_share=map_share,
         max_file_bytes=max_file_bytes,
         progress=progress,
+        weights=weights,
     )
 
 

@@ -19,6 +19,7 @@ from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .rules import DEFAULT_MAX_FILE_BYTES, secret_reason_for
 from .store import DamagedRows, IndexBusy, IndexStore
+from .weights import WEIGHTS, Weights
 
 T = TypeVar("T")
 
@@ -81,6 +82,7 @@ def run_select(
     map_share: float = 0.1,
     max_file_bytes: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    weights: Weights = WEIGHTS,
 ) -> ContextSelection:
     candidates = list_candidates(
         repo, commit, pathspecs, max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES
@@ -102,7 +104,8 @@ def run_select(
             if status.startswith("secret:") and c.path not in candidates.named:
                 held[c.path] = secret_reason_for(status[len("secret:") :])
         files = [c for c in candidates.files if c.path not in held]
-        return rank(store, files, request, file_weights(history.commits), history.lines)
+        recent = file_weights(history.commits)
+        return rank(store, files, request, recent, history.lines, weights=weights)
 
     ranking = _with_index(repo, work)
     skipped = {**candidates.skipped, **held}
