@@ -76,7 +76,9 @@ def _bm25(
             tf = docs[name][term]
             norm = tf + K1 * (1 - B + B * lengths[name] / average)
             scores[name] += idf * tf * (K1 + 1) / norm
-    return sorted(((-s, n) for n, s in scores.items()), key=lambda x: (x[0], x[1]))
+    # Every document is ranked: those matching nothing last, in path order (a vague request
+    # still gets whole files up to the budget).
+    return sorted(((-scores.get(n, 0.0), n) for n in docs), key=lambda x: (x[0], x[1]))
 
 
 class Reference:

@@ -24,7 +24,7 @@ def test_bm25_ranks_the_document_with_the_rare_term_first() -> None:
         "c.py": {"other": 5},
     }
     ranked = [name for _, name in context_pool._bm25(docs, ["cookie", "parse"])]
-    assert ranked == ["b.py", "a.py"]
+    assert ranked == ["b.py", "a.py", "c.py"]  # matching nothing: last
 
 
 def test_each_repository_gets_the_variant_best_on_the_others() -> None:
