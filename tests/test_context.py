@@ -847,3 +847,36 @@ def test_the_listing_reads_in_the_requests_words_best_first(tmp_path: Path) -> N
     scores = [float(s) for s in re.findall(r"score (\d+\.\d+)", listed)]
     assert scores == sorted(scores, reverse=True)
     assert "(0 definitions)" not in listed and "score 0.000" not in listed
+
+
+def test_build_output_and_copies_of_the_source_give_way_to_the_source(tmp_path: Path) -> None:
+    """A bundle in dist/ and a generated copy of a module (zod's deno/lib/ of src/) repeat the
+    source: the source is sent, the copies get none of the budget their text would cost."""
+    body = "".join(
+        f"export function parseQuery{n}(text: string): string[] {{\n"
+        f"  const parts = text.split('&').map((p) => p.trim());\n"
+        f"  return parts.filter((p) => p.length > {n});\n}}\n\n"
+        for n in range(12)
+    )
+    files: dict[str, str | bytes] = {
+        "src/query.ts": body,
+        "deno/lib/query.ts": "// generated\n" + body,
+        "dist/query.js": body.replace(": string[]", "").replace(": string", ""),
+        "src/other.ts": "export const unrelated = 1;\n",
+    }
+    repo = _repo(tmp_path, files)
+    sel = select(repo, repo.resolve_commit("HEAD"), "parseQuery3 drops empty parts", 400)
+    picked = {p.path: p for p in sel.picks}
+    assert _paths(sel)[0] == "src/query.ts"
+    # The copy's functions are not sent again (its own header may be).
+    copy = picked.get("deno/lib/query.ts")
+    assert copy is None or (not copy.whole and all(r.end <= 2 for r in copy.ranges))
+    # The bundle counts a fifth of the source.
+    commit = repo.resolve_commit("HEAD")
+    candidates = list_candidates(repo, commit).files
+    store = IndexStore(repo.state_dir())
+    try:
+        scores = {f.cand.path: f.score for f in rank(store, candidates, "parseQuery3").files}
+    finally:
+        store.close()
+    assert scores["dist/query.js"] < 0.5 * scores["src/query.ts"]

@@ -334,6 +334,16 @@ def vendor_dir(path: str) -> str | None:
     return None
 
 
+# Build output committed to the repository: bundles and compiled copies of the source.
+BUILT_DIRS = frozenset({"dist", "build", "deno_dist"})
+
+
+def is_built(path: str) -> bool:
+    """Build output by its path: under dist/ or build/, or a minified file."""
+    parts = path.lower().split("/")
+    return any(p in BUILT_DIRS for p in parts[:-1]) or ".min." in parts[-1]
+
+
 def is_test(path: str) -> bool:
     """Test code by the conventions of most ecosystems (tests/ dirs, test_*.py, *_test.go, ...)."""
     lower = path.lower()

@@ -86,6 +86,8 @@ CHUNK_BONUSES: tuple[ChunkSignal, ...] = (chunk_named_identifier, chunk_recent_c
 GRAPH_FILE_LIMIT = 3000  # above this, only the best lexical files and their links form the graph
 GRAPH_TOP_FILES = 300  # ... the best this many
 CHUNK_FILES = 40  # files whose chunks are scored
+# A file or chunk this small repeated elsewhere is a coincidence of style, not a copy.
+COPY_MIN_BYTES = 120
 
 
 @dataclass
@@ -148,7 +150,7 @@ def rank(
     evidence = FileEvidence(query, paths, lexical, definers, recent or {})
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
-    ordered = _by_score(scored)
+    ordered = _demote_file_copies(_by_score(scored), weights)
     best = ordered[:CHUNK_FILES]
     _load_missing_records(store, best)
     chunks = _rank_chunks(best, query, idf, named, recent_lines or {}, weights)
@@ -361,5 +363,44 @@ def _chunk_scores(
         score = (ranked.score / top_file) ** weights.file_exponent * (base + mixed)
         score += weights.chunk_mix * ranked.prior * relevance / top
         out.append(ChunkScore(ranked, row.index, score, row.reasons))
+    out.sort(key=lambda scored: (-scored.score, scored.file.cand.path, scored.index))
+    return _demote_chunk_copies(out, weights)
+
+
+
+
+def _demote_file_copies(files: list[FileScore], weights: Weights) -> list[FileScore]:
+    """Files (of COPY_MIN_BYTES or more: empty ``__init__.py`` files are all alike) with the same
+    content as a better-ranked file, scored times ``weights.copy``."""
+    seen: set[str] = set()
+    for ranked in files:
+        if ranked.cand.size < COPY_MIN_BYTES:
+            continue
+        if ranked.cand.blob in seen:
+            ranked.score *= weights.copy
+            ranked.reasons.append("a copy of a better-ranked file")
+        seen.add(ranked.cand.blob)
+    return _by_score({f.cand.path: f for f in files})
+
+
+def _demote_chunk_copies(chunks: list[ChunkScore], weights: Weights) -> list[ChunkScore]:
+    """Chunks (past a module's header, of COPY_MIN_BYTES or more) whose text a better-ranked
+    chunk has already, scored times ``weights.copy``; dropped at 0."""
+    seen: set[tuple[object, ...]] = set()
+    out: list[ChunkScore] = []
+    for scored in chunks:
+        record = scored.file.record
+        assert record is not None
+        chunk = record.chunks[scored.index]
+        if chunk.kind == "header" or chunk.nbytes < COPY_MIN_BYTES:
+            out.append(scored)
+            continue
+        key = (chunk.nbytes, chunk.pieces, chunk.signature, tuple(sorted(chunk.terms.items())))
+        if key in seen:
+            if weights.copy > 0:
+                out.append(replace(scored, score=scored.score * weights.copy))
+            continue
+        seen.add(key)
+        out.append(scored)
     out.sort(key=lambda scored: (-scored.score, scored.file.cand.path, scored.index))
     return out

@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .languages import FILE_EXTENSIONS, is_config, is_docs, is_prose, is_test, vendor_dir
+from .languages import FILE_EXTENSIONS, is_built, is_config, is_docs, is_prose, is_test, vendor_dir
 from .links import LinkGraph
 from .parse import Chunk, FileRecord
 from .request import Query
@@ -308,13 +308,16 @@ def recent_change(evidence: FileEvidence, weights: Weights) -> SignalScores:
 
 def file_prior(path: str, query: Query, weights: Weights) -> float:
     """What the file's kind is worth for an edit request, which is mostly about code: tests,
-    prose, configuration and vendored code count less unless the request asks for them."""
+    prose, configuration, build output and vendored code count less unless the request asks
+    for them."""
     if is_test(path) and not query.wants_tests:
         return weights.test
     if is_prose(path):
         return weights.prose * (weights.prose_asked if query.wants_prose else 1.0)
     if is_config(path) or (is_docs(path) and not query.wants_prose):
         return weights.config
+    if is_built(path):
+        return weights.built
     vendored = vendor_dir(path)
     if vendored is not None and not set(identifier_terms(vendored)) & set(query.terms):
         return weights.vendored

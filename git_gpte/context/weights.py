@@ -37,6 +37,10 @@ class Weights:
     prose_asked: float = 1.5  # ... times this when the request asks for documentation
     config: float = 0.4  # configuration, and docs folders unless the request asks for docs
     vendored: float = 0.4  # vendored code, unless the request names the vendored package
+    built: float = 0.2  # build output kept in the repository (dist/, build/, *.min.js)
+    # A file or chunk whose text copies a better-ranked one (a generated copy of the source:
+    # deno/lib/types.ts of src/types.ts) adds nothing the first does not: its score times this.
+    copy: float = 0.0
 
     # Added after the prior (times it): relevance that follows links between files.
     identifier_use: float = 0.3  # the file uses an identifier the request spells as code (a
