@@ -313,6 +313,8 @@ def test_o200k_budgets_count_pieces_not_bytes(monkeypatch: pytest.MonkeyPatch) -
             costs[name] = estimate_tokens(record.nbytes, record.pieces)
         assert costs["dense.py"] > 1.5 * costs["sparse.py"]
         assert estimate_tokens(len(sparse)) == estimate_tokens(len(dense))
+        # A piece of TypeScript is more of a token than a piece of Python.
+        assert estimate_tokens(0, 1000, "typescript") > estimate_tokens(0, 1000, "python")
     finally:
         token_mode.cache_clear()
 

@@ -95,14 +95,17 @@ class _FilePlan:
     def cost(self) -> int:
         if self.whole:
             return self.file_tokens
-        return sum(estimate_tokens(b, p) + EXCERPT_OVERHEAD for _, _, b, p in self.ranges())
+        lang = self.fs.record.lang if self.fs.record else None
+        return sum(
+            estimate_tokens(b, p, lang) + EXCERPT_OVERHEAD for _, _, b, p in self.ranges()
+        )
 
     @property
     def file_tokens(self) -> int:
         rec = self.fs.record
         if rec is None:
             return estimate_tokens(self.fs.cand.size)
-        return estimate_tokens(rec.nbytes, rec.pieces)
+        return estimate_tokens(rec.nbytes, rec.pieces, rec.lang)
 
 
 def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick], list[MapEntry]]:
