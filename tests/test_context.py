@@ -882,3 +882,33 @@ def test_build_output_and_copies_of_the_source_give_way_to_the_source(tmp_path: 
     finally:
         store.close()
     assert scores["dist/query.js"] < 0.5 * scores["src/query.ts"]
+
+
+def test_files_that_are_not_source_count_only_when_the_request_is_about_them(
+    tmp_path: Path,
+) -> None:
+    files: dict[str, str | bytes] = {
+        "app/server.py": "def serve(port):\n    # the python version decides the event loop\n"
+        "    return port\n",
+        ".github/workflows/ci.yml": "name: ci\non: push\njobs:\n  test:\n    steps:\n"
+        "      - uses: actions/setup-python@v5\n        with:\n          python-version: '3.11'\n",
+        "docs/serving.md": "# Serving\n\nThe server listens on a port.\n",
+    }
+    repo = _repo(tmp_path, files)
+    commit = repo.resolve_commit("HEAD")
+    candidates = list_candidates(repo, commit).files
+    store = IndexStore(repo.state_dir())
+    try:
+        ensure_indexed(repo, store, candidates)
+
+        def scores(request: str) -> dict[str, float]:
+            return {f.cand.path: f.score for f in rank(store, candidates, request).files}
+
+        code = scores("the python version of the server")
+        ci = scores("run the CI workflow on python version 3.12")
+        docs = scores("document the serving port in the docs")
+    finally:
+        store.close()
+    assert code["app/server.py"] > 5 * code[".github/workflows/ci.yml"]
+    assert ci[".github/workflows/ci.yml"] > 5 * code[".github/workflows/ci.yml"]
+    assert docs["docs/serving.md"] > 5 * code["docs/serving.md"]

@@ -313,9 +313,9 @@ def file_prior(path: str, query: Query, weights: Weights) -> float:
     if is_test(path) and not query.wants_tests:
         return weights.test
     if is_prose(path):
-        return weights.prose * (weights.prose_asked if query.wants_prose else 1.0)
+        return weights.prose_asked if query.wants_prose else weights.prose
     if is_config(path) or (is_docs(path) and not query.wants_prose):
-        return weights.config
+        return weights.config_asked if query.wants_config else weights.config
     if is_built(path):
         return weights.built
     vendored = vendor_dir(path)

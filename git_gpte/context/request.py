@@ -28,7 +28,19 @@ class Query:
     path_mentions: tuple[str, ...]
     wants_tests: bool
     wants_prose: bool
+    wants_config: bool = False
     words: dict[str, str] = field(default_factory=dict)  # term -> the request's own word
+
+
+# Words of a request about configuration, build or CI rather than code (terms as query_terms
+# gives them: singular, lower case).
+_CONFIG_WORDS = frozenset(
+    {
+        "config", "configuration", "configure", "setting", "ci", "workflow", "dependency",
+        "docker", "dockerfile", "makefile", "lint", "linter", "pyproject", "toml", "yaml", "yml",
+        "tox", "eslint", "tsconfig", "gomod", "build",
+    }
+)  # fmt: skip
 
 
 def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
@@ -46,6 +58,7 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
         path_mentions=_path_mentions(request),
         wants_tests=bool(lowered & {"test", "tests", "pytest", "unittest", "spec"}),
         wants_prose=bool(lowered & {"doc", "docs", "readme", "changelog", "documentation"}),
+        wants_config=bool(lowered & _CONFIG_WORDS),
         words=request_words(request),
     )
 
