@@ -367,8 +367,6 @@ def _chunk_scores(
     return _demote_chunk_copies(out, weights)
 
 
-
-
 def _demote_file_copies(files: list[FileScore], weights: Weights) -> list[FileScore]:
     """Files (of COPY_MIN_BYTES or more: empty ``__init__.py`` files are all alike) with the same
     content as a better-ranked file, scored times ``weights.copy``."""
