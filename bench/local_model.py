@@ -230,6 +230,10 @@ def start(home: Path, key: str, port: int, ctx: int, threads: int, wait: float) 
         str(ctx),
         "--n_threads",
         str(threads),
+        # Reading the prompt uses every core unless told otherwise: with --threads below the
+        # cores (to leave one for other work) its threads would fight that work and stall.
+        "--n_threads_batch",
+        str(threads),
         "--host",
         "127.0.0.1",
         "--port",
