@@ -335,6 +335,11 @@ def test_a_rename_made_at_the_callers_only(tmp_path: Path, llm_server: LLMServer
     code, _, err = improve(repo, llm_server, "rename get_cols to numeric_cols")
     assert code == 6, err
     assert "imports 'numeric_cols' from pkg/loader.py, which does not define it" in err
+    # The retry shows the module the import names, not only the importer: shown report.py
+    # alone, the model can only write the same half of the rename again.
+    retry = llm_server.requests[-1].body["messages"][-1]["content"]
+    assert "File: pkg/loader.py" in retry and "def get_cols(r):" in retry
+    assert "File: pkg/report.py" in retry
 
 
 def test_a_local_server_that_is_not_running_is_said_at_once(shop: Path) -> None:

@@ -28,13 +28,16 @@ class Problem:
 
     ``kind``: ``syntax``, ``undefined-name``, ``removed-name`` (here), and the pipeline's own
     (``check``: the user's check command failed). Rendered for the model, the user's output,
-    the run log and commit bodies from the same fields.
+    the run log and commit bodies from the same fields. ``related``: another file the fix may
+    be in (the module an import names): a retry shows it too, since a model shown only the
+    importer can only undo the half of a rename it did.
     """
 
     kind: str
     path: str
     line: int | None
     text: str
+    related: str = ""
 
     def render(self) -> str:
         if not self.path:
@@ -277,6 +280,7 @@ def _stale(importer: str, line: int, name: str, path: str) -> Problem:
         line,
         f"uses {name!r} from {path}, which no longer defines it after your edit "
         "(update this file's imports and uses of the name)",
+        related=path,
     )
 
 
@@ -307,6 +311,7 @@ def _missing_imports(
                         line,
                         f"imports {name!r} from {module}, which does not define it "
                         "(define it there, or import the name it has)",
+                        related=module,
                     )
                 )
     return problems

@@ -487,6 +487,7 @@ class _Loop:
     def retry_message(self, feedback: list[str], attempt: int) -> str:
         files = self.files
         broken = {p.path for p in self.edited.failures}
+        broken |= {p.related for p in self.edited.failures if p.related}
         failed = sorted(
             p for p in set(self.outstanding) | broken if p in files and files.readable(p)
         )
