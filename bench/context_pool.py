@@ -16,9 +16,10 @@ locbench's own chunks come from Python's ``ast``. Its figures on the public spli
 locbench's published row, are in docs/benchmarks.md.
 
 Leave one repository out: with ``--variant NAME=JSON`` (weights of ``git_gpte.context.weights``
-to replace, e.g. ``--variant notest='{"test": 0.2}'``), every variant is scored too, and for each
-repository the variant with the best mean covered % on the *other* repositories is the one
-scored on it. The ``loo`` row is what such a choice gives on projects it was never tuned on; a
+to replace, e.g. ``--variant notest='{"test": 0.2}'``; a key ``pack.NAME`` replaces a packing
+constant of ``git_gpte.context.pack`` for that variant's runs), every variant is scored too,
+and for each repository the variant with the best mean covered % on the *other* repositories
+is the one scored on it. The ``loo`` row is what such a choice gives on projects it was never tuned on; a
 rule is worth keeping when it wins there, per language.
 
     python bench/locbench_tasks.py --mirror-root ROOT --per-repo 20 OWNER/NAME ... > pool.jsonl
@@ -33,6 +34,7 @@ that is stopped resumes, and a new variant costs only its own runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -40,7 +42,7 @@ import statistics
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -153,11 +155,29 @@ def _gpte_units(
     from git_gpte.git import Repository
 
     repo = Repository.discover(repo_dir)
-    chosen = replace(WEIGHTS, **weights) if weights else None
+    ranking = {k: v for k, v in weights.items() if not k.startswith("pack.")}
+    packing = {k.removeprefix("pack."): v for k, v in weights.items() if k.startswith("pack.")}
+    chosen = replace(WEIGHTS, **ranking) if ranking else None
     extra = {"weights": chosen} if chosen is not None else {}
-    selection = select(repo, task["parent"], task["query"], budget, map_share=0.0, **extra)
+    with _packing(packing):
+        selection = select(repo, task["parent"], task["query"], budget, map_share=0.0, **extra)
     units, _ = score.parse_output("\n".join(format_lines(selection)), snap, repo_dir)
     return list(units)
+
+
+@contextlib.contextmanager
+def _packing(constants: Mapping[str, float]) -> Iterator[None]:
+    """The packing constants of a variant, in place for one selection."""
+    from git_gpte.context import pack
+
+    saved = {name: getattr(pack, name) for name in constants}
+    for name, value in constants.items():
+        setattr(pack, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(pack, name, value)
 
 
 def run(
