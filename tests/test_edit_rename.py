@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from git_gpte.edit.rename import complete_renames, renames
+from git_gpte.edit.rename import (
+    complete_renames,
+    imported_names,
+    renames,
+    requested_rename,
+    top_level_names,
+)
 
 LOADER = '''def get_cols(records):
     """Names of the numeric columns."""
@@ -42,3 +48,31 @@ def test_the_module_its_importers_and_their_uses_follow() -> None:
         "from pkg.loader import numeric_columns as cols"
     )
     assert "pkg/other.py" not in texts
+
+
+def test_a_request_names_the_rename_an_importer_made_alone() -> None:
+    defined = {"get_cols", "load"}
+    before = imported_names("from .loader import get_cols, load\n")
+    assert before == {"get_cols", "load"}
+    assert requested_rename("rename get_cols to numeric_cols", "numeric_cols", defined, before) == (
+        "get_cols"
+    )
+    # Not named, the new name not named, or two candidates: no guess.
+    assert requested_rename("use numeric_cols", "numeric_cols", defined, before) is None
+    assert requested_rename("rename get_cols", "numeric_cols", defined, before) is None
+    both = "rename get_cols and load to numeric_cols"
+    assert requested_rename(both, "numeric_cols", defined, before) is None
+    # Defined there but never imported by this file: not its rename.
+    assert (
+        requested_rename("rename get_cols to numeric_cols", "numeric_cols", defined, set()) is None
+    )
+    assert top_level_names("def get_cols(r):\n    return r\nclass K: pass\n") == {"get_cols", "K"}
+    assert top_level_names("def (") == set() and imported_names("def (") == set()
+
+
+def test_renaming_an_import_next_to_the_new_name_leaves_it_once() -> None:
+    before = {"pkg/loader.py": "def get_cols(r):\n    return r\n"}
+    after = {"pkg/loader.py": "def numeric_cols(r):\n    return r\n"}
+    report = "from .loader import numeric_cols, get_cols, load  # noqa\n\nx = numeric_cols\n"
+    (done,) = complete_renames(before, after, {"pkg/report.py": report})
+    assert done.text.startswith("from .loader import numeric_cols, load  # noqa\n")

@@ -332,7 +332,8 @@ def test_a_rename_made_at_the_callers_only(tmp_path: Path, llm_server: LLMServer
         "    return numeric_cols(r)\n```\n"
     )
     llm_server.queue(callers, callers)
-    code, _, err = improve(repo, llm_server, "rename get_cols to numeric_cols")
+    # (The request does not name the old name: nothing tells which definition to rename.)
+    code, _, err = improve(repo, llm_server, "rename the column helper to numeric_cols")
     assert code == 6, err
     assert "imports 'numeric_cols' from pkg/loader.py, which does not define it" in err
     # The retry shows the module the import names, not only the importer: shown report.py
@@ -340,6 +341,49 @@ def test_a_rename_made_at_the_callers_only(tmp_path: Path, llm_server: LLMServer
     retry = llm_server.requests[-1].body["messages"][-1]["content"]
     assert "File: pkg/loader.py" in retry and "def get_cols(r):" in retry
     assert "File: pkg/report.py" in retry
+
+
+def test_a_rename_the_request_names_made_in_an_importer_only(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real reply to "Rename get_num_cols in csvreport/loader.py to numeric_columns and
+    # update its callers": loader.py and cli.py written back unchanged, report.py importing
+    # the new name beside the old one and calling it. The request names both: the definition
+    # is renamed, and the other uses follow.
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/__init__.py": "",
+            "pkg/loader.py": "def get_cols(r):\n    return r\n\n\ndef load(p):\n    return p\n",
+            "pkg/report.py": "from .loader import get_cols, load\n\n\ndef build(r):\n"
+            "    return get_cols(load(r))\n",
+            "pkg/cli.py": "from pkg.loader import get_cols\n\n\ndef main(r):\n"
+            "    return get_cols(r)\n",
+        },
+    )
+    half = (
+        "pkg/report.py\n```python\nfrom .loader import numeric_cols, get_cols, load\n\n\n"
+        "def build(r):\n    return numeric_cols(load(r))\n```\n"
+    )
+    llm_server.queue(half)
+    request = "Rename get_cols in pkg/loader.py to numeric_cols and update its callers"
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert len(llm_server.requests) == 1
+    assert data["files_changed"] == ["pkg/cli.py", "pkg/loader.py", "pkg/report.py"]
+    loader = git(repo, "show", f"{data['branch']}:pkg/loader.py")
+    assert "def numeric_cols(r):" in loader and "get_cols" not in loader
+    cli = git(repo, "show", f"{data['branch']}:pkg/cli.py")
+    assert "from pkg.loader import numeric_cols" in cli and "return numeric_cols(r)" in cli
+    report = git(repo, "show", f"{data['branch']}:pkg/report.py")
+    assert report.startswith("from .loader import numeric_cols, load\n")
+    assert any("as pkg/report.py imports it" in c for c in data["corrected"])
+    # Without the request naming the old name, nothing is guessed: the checks send it back.
+    llm_server.queue(half, half)
+    code, _, err = improve(repo, llm_server, "use numeric_cols in the report", "-b", "guess")
+    assert code == 6, err
+    assert "imports 'numeric_cols' from pkg/loader.py, which does not define it" in err
 
 
 def test_a_local_server_that_is_not_running_is_said_at_once(shop: Path) -> None:

@@ -317,6 +317,15 @@ def _missing_imports(
     return problems
 
 
+def unresolved_imports(
+    importer: str, text: str, paths: Collection[str], read: Callable[[str], str | None]
+) -> list[tuple[str, str, int]]:
+    """(module path, name, line) of each name ``importer`` (as ``text``) imports from a
+    repository module that does not define it (none when it does not parse)."""
+    tree = _parse(importer, text)[0]
+    return _unresolved(importer, tree, paths, read) if tree is not None else []
+
+
 def _unresolved(
     importer: str,
     tree: ast.Module,

@@ -10,7 +10,10 @@ and the checks run on the result as on any edit. Pure functions on text.
 
 They also do the opposite: rename the callers and leave the definition. When every line that
 uses the new (undefined) name is a line of the original with the old name in its place, the
-definition is renamed to match (:func:`use_renames`), and the rest follows as above.
+definition is renamed to match (:func:`use_renames`), and the rest follows as above. When the
+callers are in another module, which now imports the new name from a module still defining the
+old one, the request decides (:func:`requested_rename`): it must name both, and the old name
+must be the one definition of that module the importer imported before.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import ast
 import builtins
 import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .pycheck import module_names, resolve_relative
@@ -99,6 +102,41 @@ def use_renames(before: str, after: str) -> dict[str, str]:
     return found
 
 
+def requested_rename(
+    instruction: str, new: str, defined: Iterable[str], imported_before: Iterable[str]
+) -> str | None:
+    """The old name of a module's definition a request renames to ``new``: the request names
+    both, and it is the only such definition the importer imported before the edit."""
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", instruction))
+    if new not in words:
+        return None
+    before = set(imported_before)
+    olds = sorted({name for name in defined if name != new and name in words and name in before})
+    return olds[0] if len(olds) == 1 else None
+
+
+def top_level_names(text: str) -> set[str]:
+    """The module's top-level functions and classes (none when it does not parse)."""
+    try:
+        return set(_definitions(ast.parse(text)))
+    except (SyntaxError, ValueError):
+        return set()
+
+
+def imported_names(text: str) -> set[str]:
+    """Every name a module imports with ``from ... import`` (none when it does not parse)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    return {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
 def rename_definitions(text: str, names: Mapping[str, str]) -> str:
     """``text`` with the top-level definitions in ``names`` (old -> new) renamed where they are
     defined (their uses are left to :func:`complete_renames`)."""
@@ -152,9 +190,7 @@ def _in_module(text: str, old: str, new: str) -> tuple[str, int]:
     return _replace_at(text, spots, old, new), len(spots)
 
 
-def _in_importer(
-    path: str, text: str, module: str, old: str, new: str
-) -> tuple[str, int]:
+def _in_importer(path: str, text: str, module: str, old: str, new: str) -> tuple[str, int]:
     """``from module import old`` (and the file's uses of it), ``module.old``, in another
     file: to ``new``."""
     tree = ast.parse(text)
@@ -226,6 +262,27 @@ def complete_renames(
                 except (SyntaxError, ValueError):
                     continue
                 if places and changed != current[path]:
+                    changed = _without_repeated_imports(changed)
                     current[path] = changed
                     out.append(Renamed(path, changed, old, new, places))
     return out
+
+
+def _without_repeated_imports(text: str) -> str:
+    """One-line ``from m import a, a, b`` as ``from m import a, b``: what renaming an import
+    leaves where the model had already added the new name beside the old one."""
+    tree = ast.parse(text)
+    lines = text.split("\n")
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or node.lineno != node.end_lineno:
+            continue
+        seen: list[ast.alias] = []
+        for alias in node.names:
+            if all((a.name, a.asname) != (alias.name, alias.asname) for a in seen):
+                seen.append(alias)
+        if len(seen) == len(node.names) or node.end_col_offset is None:
+            continue
+        line = lines[node.lineno - 1]
+        deduped = ast.unparse(ast.ImportFrom(node.module, seen, node.level))
+        lines[node.lineno - 1] = line[: node.col_offset] + deduped + line[node.end_col_offset :]
+    return "\n".join(lines)

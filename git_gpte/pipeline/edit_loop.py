@@ -359,6 +359,8 @@ class _Loop:
                         report = HunkReport(path, 0, "corrected", detail, kind="rename")
                         self.edited.reports.append(report)
                         self.console.detail(report.one_line())
+        if self._rename_imported_definitions(originals):
+            originals = _originals(files)
         olds = {
             old
             for path, text in files.changes.items()
@@ -378,6 +380,42 @@ class _Loop:
             )
             self.edited.reports.append(report)
             self.console.detail(report.one_line())
+
+    def _rename_imported_definitions(self, originals: Mapping[str, str]) -> bool:
+        """Where an edited module now imports a new name from a module still defining the old
+        one, and the request names both (``rename get_cols to numeric_cols``), rename the
+        definition (see :func:`~git_gpte.edit.rename.requested_rename`); the other uses follow
+        as for any rename. Returns whether it renamed any."""
+        from ..edit import HunkReport
+        from ..edit.pycheck import unresolved_imports
+        from ..edit.rename import (
+            imported_names,
+            rename_definitions,
+            requested_rename,
+            top_level_names,
+        )
+
+        files = self.files
+        renamed = False
+        for path, text in sorted(files.changes.items()):
+            if text is None or path not in originals or not path.endswith(".py"):
+                continue
+            before = imported_names(originals[path])
+            for module, new, _ in unresolved_imports(path, text, self._paths(), self._read):
+                module_text = self._read(module)
+                if module_text is None:
+                    continue
+                defined = top_level_names(module_text)
+                old = requested_rename(self.plan.instruction, new, defined, before)
+                if old is None:
+                    continue
+                files.changes[module] = rename_definitions(module_text, {old: new})
+                renamed = True
+                detail = f"renamed the definition of {old} to {new}, as {path} imports it"
+                report = HunkReport(module, 0, "corrected", detail, kind="rename")
+                self.edited.reports.append(report)
+                self.console.detail(report.one_line())
+        return renamed
 
     def _no_edits(self) -> str:
         fmt = EDIT_FORMATS[self.plan.edit_format]
