@@ -19,8 +19,8 @@ Leave one repository out: with ``--variant NAME=JSON`` (weights of ``git_gpte.co
 to replace, e.g. ``--variant notest='{"test": 0.2}'``; a key ``pack.NAME`` replaces a packing
 constant of ``git_gpte.context.pack`` for that variant's runs), every variant is scored too,
 and for each repository the variant with the best mean covered % on the *other* repositories
-is the one scored on it. The ``loo`` row is what such a choice gives on projects it was never tuned on; a
-rule is worth keeping when it wins there, per language.
+is the one scored on it. The ``loo`` row is what such a choice gives on projects it was never
+tuned on; a rule is worth keeping when it wins there, per language.
 
     python bench/locbench_tasks.py --mirror-root ROOT --per-repo 20 OWNER/NAME ... > pool.jsonl
     python bench/context_pool.py --mirror-root ROOT --tasks pool.jsonl --out pool-results/
