@@ -45,6 +45,8 @@ class GpteError(Exception):
         super().__init__(message)
         self.message = message
         self.hint = hint
+        # The logged run it ended (set where the run is known): `--json` reports its usage.
+        self.run_id: str | None = None
 
     def render(self) -> str:
         """The text shown to the user: the message, plus a hint on the same line."""

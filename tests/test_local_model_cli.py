@@ -333,9 +333,19 @@ def test_a_rename_made_at_the_callers_only(tmp_path: Path, llm_server: LLMServer
     )
     llm_server.queue(callers, callers)
     # (The request does not name the old name: nothing tells which definition to rename.)
-    code, _, err = improve(repo, llm_server, "rename the column helper to numeric_cols")
+    code, out, err = improve(
+        repo, llm_server, "rename the column helper to numeric_cols", "--json"
+    )
     assert code == 6, err
     assert "imports 'numeric_cols' from pkg/loader.py, which does not define it" in err
+    # --json says so on stdout too, with what the refusal spent.
+    failed = json.loads(out)
+    assert failed["exit_code"] == 6 and failed["commit"] is None and failed["attempts"] == 2
+    assert failed["outcome"] == "failed" and failed["calls"] == 2
+    assert failed["tokens_in"] > 0 and failed["tokens_out"] > 0
+    assert "which does not define it" in failed["error"]
+    logged = run_gpte("log", "--json", cwd=repo)
+    assert failed["run_id"] == json.loads(logged.stdout)[0]["id"]
     # The retry shows the module the import names, not only the importer: shown report.py
     # alone, the model can only write the same half of the rename again.
     retry = llm_server.requests[-1].body["messages"][-1]["content"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -12,7 +13,7 @@ import click
 
 from ..cli import AppContext
 from ..edit.formats import EDIT_FORMATS
-from ..errors import RepoError, UsageError
+from ..errors import GpteError, RepoError, UsageError
 from .options import cache_option, model_option, on_branch_options
 
 if TYPE_CHECKING:
@@ -194,9 +195,42 @@ def command(app: AppContext, /, **given: Any) -> int:
         return _print_plan(app, prepared, flags.as_json)
     prepared.plan.check()
     _confirm(settings, prepared, flags.yes)
-    result = run_improve(repo, settings, request, console, prepared)
+    try:
+        result = run_improve(repo, settings, request, console, prepared)
+    except GpteError as err:
+        if flags.as_json:
+            click.echo(json.dumps(_failure_json(repo, err), indent=2))
+        raise
     _report(app, repo, prepared, result, flags, continued=request.continue_branch is not None)
     return result.exit_code
+
+
+def _failure_json(repo: Repository, err: GpteError) -> dict[str, object]:
+    """What ``--json`` prints when nothing was committed: the error, the exit code, and the
+    run with what it spent (a script counting tokens counts refusals too)."""
+    from ..llm.runlog import RunLog
+
+    data: dict[str, object] = {
+        "run_id": err.run_id,
+        "branch": None,
+        "commit": None,
+        "error": err.render(),
+        "exit_code": err.exit_code,
+    }
+    if err.run_id is not None:
+        with contextlib.suppress(GpteError, OSError, sqlite3.Error):
+            record = RunLog(repo.state_dir()).get(err.run_id)
+            data.update(
+                outcome=record.outcome,
+                model=record.model,
+                tokens_in=record.tokens_in,
+                tokens_out=record.tokens_out,
+                cost_usd=record.cost_usd,
+                usage_exact=record.usage_exact,
+                calls=record.calls,
+                attempts=(record.meta.get("edits") or {}).get("attempts"),
+            )
+    return data
 
 
 @dataclass(frozen=True)
