@@ -104,6 +104,10 @@ class FileScore:
     matched: list[str] = field(default_factory=list)
     ppr: float = 0.0
     prior: float = 1.0
+    # False while the prior is not needed yet: on a repository past GRAPH_FILE_LIMIT files it
+    # is worked out only for files with a score and those the later stages look at (telling a
+    # test from code 100,000 times was a fifth of a warm run); see _with_priors.
+    prior_known: bool = True
 
 
 @dataclass
@@ -151,7 +155,7 @@ def rank(
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
     ordered = _demote_file_copies(_by_score(scored), weights)
-    best = ordered[:CHUNK_FILES]
+    best = _with_priors(ordered[:CHUNK_FILES], query, weights)
     _load_missing_records(store, best)
     chunks = _rank_chunks(best, query, idf, named, recent_lines or {}, weights)
     binary = [c.path for c in files if c.key in stats and stats[c.key].status == "binary"]
@@ -189,22 +193,36 @@ def _score_files(
     relevance = FILE_RELEVANCE(evidence, weights)
     lifts = [signal(evidence, weights) for signal in FILE_LIFTS]
     scored: dict[str, FileScore] = {}
+    every_prior = len(texts) <= GRAPH_FILE_LIMIT
     for candidate in texts:
         path = candidate.path
         match = evidence.lexical[path]
         own = relevance.get(path, [])
         lifted = [finding for found in lifts for finding in found.get(path, [])]
+        direct = _total(own) + _total(lifted)
+        needed = every_prior or direct != 0
         file_score = FileScore(
             candidate,
             None,
             lexical=match.score,
             matched=list(match.terms),
-            prior=file_prior(path, evidence.query, weights),
+            prior=file_prior(path, evidence.query, weights) if needed else 1.0,
+            prior_known=needed,
         )
-        file_score.score = (_total(own) + _total(lifted)) * file_score.prior
+        file_score.score = direct * file_score.prior
         file_score.reasons = [finding.reason for finding in (*own, *lifted) if finding.reason]
         scored[path] = file_score
     return scored
+
+
+def _with_priors(files: list[FileScore], query: Query, weights: Weights) -> list[FileScore]:
+    """The files, each with its prior worked out (a file without a score of its own has none
+    until a later stage may give it one)."""
+    for ranked in files:
+        if not ranked.prior_known:
+            ranked.prior = file_prior(ranked.cand.path, query, weights)
+            ranked.prior_known = True
+    return files
 
 
 def _total(findings: Sequence[Finding]) -> float:
@@ -231,6 +249,7 @@ def _follow_links(
     the request names that it defines or uses (its chunks that hold them get a bonus)."""
     ordered = _by_score(scored)
     graph_files = ordered if len(ordered) <= GRAPH_FILE_LIMIT else ordered[:GRAPH_TOP_FILES]
+    _with_priors(graph_files, query, weights)
     records = store.records([ranked.cand.key for ranked in graph_files])
     for ranked in graph_files:
         ranked.record = records.get(ranked.cand.key)
@@ -371,14 +390,18 @@ def _demote_file_copies(files: list[FileScore], weights: Weights) -> list[FileSc
     """Files (of COPY_MIN_BYTES or more: empty ``__init__.py`` files are all alike) with the same
     content as a better-ranked file, scored times ``weights.copy``."""
     seen: set[str] = set()
+    demoted = False
     for ranked in files:
+        if ranked.score <= 0:
+            break  # best first: the rest have nothing to lose
         if ranked.cand.size < COPY_MIN_BYTES:
             continue
         if ranked.cand.blob in seen:
             ranked.score *= weights.copy
             ranked.reasons.append("a copy of a better-ranked file")
+            demoted = True
         seen.add(ranked.cand.blob)
-    return _by_score({f.cand.path: f for f in files})
+    return _by_score({f.cand.path: f for f in files}) if demoted else files
 
 
 def _demote_chunk_copies(chunks: list[ChunkScore], weights: Weights) -> list[ChunkScore]:

@@ -24,7 +24,7 @@ from .languages import FILE_EXTENSIONS, is_built, is_config, is_docs, is_prose, 
 from .links import LinkGraph
 from .parse import Chunk, FileRecord
 from .request import Query
-from .terms import identifier_terms, path_terms
+from .terms import identifier_terms, path_part_terms
 from .weights import Weights
 
 if TYPE_CHECKING:
@@ -131,18 +131,25 @@ def bm25_files(
 
     A file's terms are its content's plus its path's, which count PATH_TF times (a file called
     ``cookies.py`` is about cookies). Document frequencies are counted over the commit's files,
-    not over every blob the index holds."""
-    terms_of_path = {c.path: path_terms(c.path) for c in files}
-    idf = _file_idf(query, files, postings, terms_of_path)
+    not over every blob the index holds. Only the files holding a request term are scored (on a
+    100,000-file repository, a few hundred): the rest share one empty match."""
+    path_length, path_tf = _path_terms(files, set(query.terms))
+    idf = _file_idf(query, files, postings, path_tf)
     count = max(len(files), 1)
-    lengths = {c.key: stats[c.key].length + PATH_TF * len(terms_of_path[c.path]) for c in files}
+    lengths = {c.key: stats[c.key].length + PATH_TF * path_length[c.path] for c in files}
     average = sum(lengths.values()) / count if lengths else 1.0
+    holding = {key for term in idf for key in postings[term]}
+    nothing = LexicalMatch(0.0, ())
     matches: dict[str, LexicalMatch] = {}
     for candidate in files:
+        in_path = path_tf.get(candidate.path)
+        if candidate.key not in holding and in_path is None:
+            matches[candidate.path] = nothing
+            continue
         contributions: list[tuple[float, str]] = []
         for term, weight in idf.items():
             tf = postings[term].get(candidate.key, 0)
-            tf += PATH_TF * terms_of_path[candidate.path].count(term)
+            tf += PATH_TF * (in_path or {}).get(term, 0)
             if tf:
                 score = bm25(tf, lengths[candidate.key], average, weight)
                 contributions.append((score, term))
@@ -152,18 +159,47 @@ def bm25_files(
     return idf, matches
 
 
+def _path_terms(
+    files: Sequence[Candidate], wanted: Collection[str]
+) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+    """Per path, how many terms it has, and (only for paths holding some) how often each
+    ``wanted`` term occurs in it. Each directory name is split once, however many files it
+    holds."""
+    parts: dict[str, tuple[int, tuple[str, ...]]] = {}
+    length: dict[str, int] = {}
+    counts: dict[str, dict[str, int]] = {}
+    for candidate in files:
+        total = 0
+        hits: list[str] = []
+        for part in candidate.path.lower().split("/"):
+            known = parts.get(part)
+            if known is None:
+                terms = path_part_terms(part)
+                known = parts[part] = (len(terms), tuple(t for t in terms if t in wanted))
+            total += known[0]
+            hits.extend(known[1])
+        length[candidate.path] = total
+        if hits:
+            found: dict[str, int] = {}
+            for term in hits:
+                found[term] = found.get(term, 0) + 1
+            counts[candidate.path] = found
+    return length, counts
+
+
 def _file_idf(
     query: Query,
     files: Sequence[Candidate],
     postings: Mapping[str, Mapping[str, int]],
-    terms_of_path: Mapping[str, list[str]],
+    path_tf: Mapping[str, Mapping[str, int]],
 ) -> dict[str, float]:
     """Per request term that some file holds (in its text or its path), its weighted IDF."""
     count = max(len(files), 1)
+    key_of = {c.path: c.key for c in files if c.path in path_tf}
     holders: dict[str, int] = {}
     for term in query.terms:
         keys = set(postings[term])
-        keys.update(c.key for c in files if term in terms_of_path[c.path])
+        keys.update(key_of[path] for path, found in path_tf.items() if term in found)
         holders[term] = len(keys)
     return {t: _idf(query.weights[t], count, d) for t, d in holders.items() if d}
 

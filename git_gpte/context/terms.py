@@ -96,13 +96,13 @@ def path_terms(path: str) -> list[str]:
     """Terms of a file path: directory names, the file name with and without its extension."""
     out: list[str] = []
     for part in path.lower().split("/"):
-        out.extend(_part_terms(part))
+        out.extend(path_part_terms(part))
     return out
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _part_terms(part: str) -> tuple[str, ...]:
-    # Directory names repeat across a tree's paths.
+def path_part_terms(part: str) -> tuple[str, ...]:
+    """Terms of one lower-cased part of a path (directory names repeat across a tree's paths)."""
     return tuple(text_terms(part.rsplit(".", 1)[0] if "." in part else part))
 
 
