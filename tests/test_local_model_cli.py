@@ -659,3 +659,39 @@ def test_the_tests_a_check_runs_stay_as_they_are(tmp_path: Path, llm_server: LLM
     )
     assert code == 0, err
     assert json.loads(out)["files_changed"] == ["tests/test_invoice.py"]
+
+
+def test_tests_shown_whole_stay_as_they_are_unless_the_request_asks(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # A real whole-file answer to "Circle should raise ValueError ...": the module changed as
+    # asked, and the test file written back with a literal changed (1 became -1), breaking a
+    # test nobody asked to touch. The test file is left as it is, and the model was told so.
+    repo = make_repo(tmp_path / "shop", {"invoice.py": INVOICE, "tests/test_invoice.py": CHECKED})
+    damaged = CHECKED.replace("100", "-100")
+    reply = "invoice.py\n```python\n" + WITH_LOGGING + "```\n\ntests/test_invoice.py\n```python\n"
+    reply += damaged + "```\n"
+    llm_server.queue(reply)
+    code, out, err = improve(repo, llm_server, "add logging", "-b", "logged")
+    assert code == 0, err
+    assert "tests/test_invoice.py, which stays as it is; stopped it there" in out + err
+    assert git(repo, "diff", "--name-only", "HEAD", "logged").split() == ["invoice.py"]
+    # The test file first: written out whole, its edit is dropped and said.
+    first = "tests/test_invoice.py\n```python\n" + damaged + "```\n\ninvoice.py\n```python\n"
+    llm_server.queue(first + WITH_LOGGING + "```\n")
+    code, out, err = improve(repo, llm_server, "add logging", "-b", "first", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["files_changed"] == ["invoice.py"] and data["applied"] == 1
+    (kept,) = [c for c in data["corrected"] if "tests/test_invoice.py" in c]
+    assert "left as it is: the request does not ask to change tests" in kept
+    asked = llm_server.requests[0].body["messages"][-1]["content"]
+    assert "does not ask to change tests" in asked and "(tests/test_invoice.py)" in asked
+    # Asked for a test, the model may write one.
+    added = "tests/test_invoice.py\n```python\n" + CHECKED
+    llm_server.queue(added + "assert invoice.total(0, 5) == 0\n```\n")
+    code, out, err = improve(repo, llm_server, "add a test for a zero amount", "--json", "-b", "t")
+    assert code == 0, err
+    assert json.loads(out)["files_changed"] == ["tests/test_invoice.py"]
+    asked = llm_server.requests[-1].body["messages"][-1]["content"]
+    assert "does not ask to change tests" not in asked

@@ -65,7 +65,7 @@ class Edited:
 
     @property
     def applied(self) -> int:
-        return sum(1 for r in self.reports if r.status != "refused")
+        return sum(1 for r in self.reports if r.status != "refused" and r.kind != "kept")
 
     @property
     def corrected(self) -> list[HunkReport]:
@@ -275,18 +275,20 @@ class _Loop:
         return feedback
 
     def _drop_kept(self, parsed: ParsedReply) -> None:
-        """Leave the files that stay as they are (the check's tests) out of the answer."""
+        """Leave the files that stay as they are (tests the request does not ask to change: the
+        check's, and with whole-file answers every test shown) out of the answer."""
         dropped = sorted({e.path for e in parsed.edits if e.path in self.plan.kept})
         if not dropped:
             return
+        from ..edit import HunkReport
+
         parsed.edits = [e for e in parsed.edits if e.path not in self.plan.kept]
         for path in dropped:
-            note = (
-                f"left {path} as it is: the check runs it, and the request does not ask to "
-                "change tests"
-            )
-            self.console.detail(note)
-            self.edited.notes.append(note)
+            # A correction of the reply, not a shortfall of the result: the request is done.
+            detail = "left as it is: the request does not ask to change tests"
+            report = HunkReport(path, 0, "corrected", detail, kind="kept")
+            self.edited.reports.append(report)
+            self.console.detail(report.one_line())
 
     def _apply(self, parsed: ParsedReply) -> None:
         from ..edit import apply_reply

@@ -7,7 +7,7 @@ Branches, run logs and commits are the caller's; a plan is only data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -133,7 +133,10 @@ def plan(
         note = too_long_to_rewrite(parts, info, settings)
         if note:
             fmt = WHOLE_FALLBACK
-    asked = instruction + kept_note(kept & set(selection.files))
+    checked = kept & set(selection.files)
+    if kind == "improve" and EDIT_FORMATS[fmt].whole_files:
+        kept = kept | unasked_tests(instruction, selection.files)
+    asked = instruction + kept_note(kept & set(selection.files), checked=bool(checked))
     messages = build_messages(
         repo, kind, fmt, asked, shown, selection.files, can_ask=_can_ask(choice, shown)
     )
@@ -162,6 +165,19 @@ def plan(
         format_note=note,
         kept=kept,
     )
+
+
+def unasked_tests(instruction: str, paths: Iterable[str]) -> frozenset[str]:
+    """The test files among ``paths`` a whole-file answer leaves as they are, unless the request
+    asks to change tests: a small model writes every file it was shown back out, and copies a
+    test file with its literals changed (seen: ``Circle(ORIGIN, 1)`` became ``-1`` beside the
+    requested change), breaking tests nobody asked it to touch."""
+    from ..context.languages import is_test
+    from ..edit.intent import asks_to_change_tests
+
+    if asks_to_change_tests(instruction):
+        return frozenset()
+    return frozenset(p for p in paths if is_test(p))
 
 
 # What a model asked for whole files gets instead when the file to change is too long to be

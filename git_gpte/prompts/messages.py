@@ -113,17 +113,26 @@ def render_files(files: Mapping[str, str], *, numbers: bool = True) -> str:
     return "\n\n".join(render_part(Part(p, t), numbers=numbers) for p, t in files.items())
 
 
-def kept_note(paths: Iterable[str]) -> str:
+def kept_note(paths: Iterable[str], *, checked: bool = True) -> str:
     """What the request adds about files that stay as they are (the tests the result is checked
-    with), or "" when there are none among those shown."""
+    with, or tests the request does not ask to change), or "" when there are none among those
+    shown."""
     names = sorted(paths)
     if not names:
         return ""
+    one = len(names) == 1
+    leave = (
+        f"Leave {'that file' if one else 'those files'} as {'it is' if one else 'they are'} "
+        f"and do not write {'it' if one else 'them'} out"
+    )
+    if not checked:
+        return (
+            f"\n\nThe request does not ask to change tests: {leave} "
+            f"({', '.join(names)}); write out only the files the request changes."
+        )
     return (
-        f"\n\nThe result will be checked with the tests in {', '.join(names)}. Leave "
-        f"{'that file' if len(names) == 1 else 'those files'} as "
-        f"{'it is' if len(names) == 1 else 'they are'} and do not write "
-        f"{'it' if len(names) == 1 else 'them'} out: change the other files so that the tests pass."
+        f"\n\nThe result will be checked with the tests in {', '.join(names)}. {leave}: "
+        "change the other files so that the tests pass."
     )
 
 
