@@ -912,3 +912,33 @@ def test_files_that_are_not_source_count_only_when_the_request_is_about_them(
     assert code["app/server.py"] > 5 * code[".github/workflows/ci.yml"]
     assert ci[".github/workflows/ci.yml"] > 5 * code[".github/workflows/ci.yml"]
     assert docs["docs/serving.md"] > 5 * code["docs/serving.md"]
+
+
+def test_the_facts_of_many_blobs_are_read_in_one_pass_and_the_same(tmp_path: Path) -> None:
+    from git_gpte.context.parse import parse_file
+    from git_gpte.context.store import BlobStat
+
+    store = IndexStore(tmp_path)
+    try:
+        rows = [(f"b{n:04}:python", parse_file(f"m{n}.py", f"x{n} = {n}\n" * (n % 5 + 1)), None)
+                for n in range(1200)]  # fmt: skip
+        store.put(rows)
+        store.put([("bin:text", None, None)])
+        few = ["b0007:python", "nope:python"]
+        many = [*(key for key, _, _ in rows[:900]), "bin:text", "nope:python"]
+
+        def fresh(keys: list[str]) -> dict[str, BlobStat]:
+            other = IndexStore(tmp_path)
+            try:
+                return dict(other.stats(keys))
+            finally:
+                other.close()
+
+        by_lookup = fresh(few)
+        assert set(by_lookup) == {"b0007:python"} and by_lookup["b0007:python"].lines == 3
+        whole = fresh(many)  # 901 of 1,201 rows: one pass over the table
+        assert len(whole) == 901 and whole["bin:text"].status == "binary"
+        assert whole["b0007:python"] == by_lookup["b0007:python"]
+        assert store.stats(many) == whole and store.stats(few) == by_lookup  # remembered
+    finally:
+        store.close()

@@ -202,15 +202,27 @@ class IndexStore:
         """The stored facts of each of ``keys`` the index holds (the others are left out)."""
         known = self._stats
         unread = [key for key in keys if key not in known]
-        for part in _chunks(unread):
-            marks = ",".join("?" * len(part))
-            rows = self.conn.execute(
-                f"SELECT key, status, lines, nbytes, length FROM blobs WHERE key IN ({marks})",
-                part,
-            )
-            for key, status, lines, nbytes, length in rows:
+        wanted = set(unread)
+        for key, status, lines, nbytes, length in self._stat_rows(unread):
+            if key in wanted:
                 known[key] = BlobStat(status, lines, nbytes, length)
         return {key: known[key] for key in keys if key in known}
+
+    def _stat_rows(self, keys: Sequence[str]) -> Iterator[tuple[str, str, int, int, int]]:
+        """The blobs rows of ``keys``, and maybe others: when they are a third or more of the
+        table (a warm run on a big repository), one pass over it is four times faster than
+        looking each up (bench/context_scale.py: 0.10 s against 0.38 s for 100,000 keys)."""
+        columns = "key, status, lines, nbytes, length"
+        if len(keys) > _BATCH:
+            (rows,) = self.conn.execute("SELECT max(rowid) FROM blobs").fetchone()
+            if rows is not None and len(keys) * 3 >= rows:
+                yield from self.conn.execute(f"SELECT {columns} FROM blobs")
+                return
+        for part in _chunks(keys):
+            marks = ",".join("?" * len(part))
+            yield from self.conn.execute(
+                f"SELECT {columns} FROM blobs WHERE key IN ({marks})", part
+            )
 
     def postings(self, terms: Sequence[str], keys: set[str]) -> dict[str, dict[str, int]]:
         """term -> {key: count} for the given terms, restricted to ``keys``."""
