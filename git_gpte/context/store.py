@@ -210,8 +210,8 @@ class IndexStore:
 
     def _stat_rows(self, keys: Sequence[str]) -> Iterator[tuple[str, str, int, int, int]]:
         """The blobs rows of ``keys``, and maybe others: when they are a third or more of the
-        table (a warm run on a big repository), one pass over it is four times faster than
-        looking each up (bench/context_scale.py: 0.10 s against 0.38 s for 100,000 keys)."""
+        table (a warm run on a big repository), one pass over it beats looking each up
+        (bench/context_scale.py's 100,000 files: stats() in 0.6 s against 1.0 s)."""
         columns = "key, status, lines, nbytes, length"
         if len(keys) > _BATCH:
             (rows,) = self.conn.execute("SELECT max(rowid) FROM blobs").fetchone()
