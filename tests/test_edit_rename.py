@@ -76,3 +76,18 @@ def test_renaming_an_import_next_to_the_new_name_leaves_it_once() -> None:
     report = "from .loader import numeric_cols, get_cols, load  # noqa\n\nx = numeric_cols\n"
     (done,) = complete_renames(before, after, {"pkg/report.py": report})
     assert done.text.startswith("from .loader import numeric_cols, load  # noqa\n")
+
+
+def test_a_rename_the_request_names_is_one_even_when_the_body_changed_too() -> None:
+    before = "def get_cols(r):\n    return r\n\n\ndef load(p):\n    return p\n"
+    after = 'def numeric_cols(r):\n    """The numeric columns."""\n    return r\n\n\ndef load(p):\n'
+    after += "    return p\n"
+    assert renames(before, after) == {}  # not the same definition under another name
+    asked = "Rename get_cols in loader.py to numeric_cols"
+    assert renames(before, after, asked) == {"get_cols": "numeric_cols"}
+    assert renames(before, after, "add a docstring to numeric_cols") == {}  # one name only
+    report = "from loader import get_cols\n\n\ndef build(r):\n    return get_cols(r)\n"
+    (done,) = complete_renames(
+        {"loader.py": before}, {"loader.py": after}, {"report.py": report}, asked
+    )
+    assert done.text == report.replace("get_cols", "numeric_cols")

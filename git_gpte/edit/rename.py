@@ -54,9 +54,11 @@ def _same_but_name(old: ast.stmt, new: ast.stmt) -> bool:
     return ast.dump(renamed) == ast.dump(new)
 
 
-def renames(before: str, after: str) -> dict[str, str]:
+def renames(before: str, after: str, instruction: str = "") -> dict[str, str]:
     """Old name -> new name of the top-level definitions the edit renamed and left otherwise
-    alone (each pairing unique), from a module's text before and after."""
+    alone (each pairing unique), from a module's text before and after; and, when
+    ``instruction`` names exactly one definition the edit removed and one it added ("rename
+    get_cols to numeric_cols"), that pair too, whatever else the edit changed in it."""
     try:
         old_tree, new_tree = ast.parse(before), ast.parse(after)
     except (SyntaxError, ValueError):
@@ -70,7 +72,13 @@ def renames(before: str, after: str) -> dict[str, str]:
         if len(matches) == 1:
             found[old_name] = matches[0]
     used = list(found.values())
-    return {o: n for o, n in found.items() if used.count(n) == 1}
+    found = {o: n for o, n in found.items() if used.count(n) == 1}
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", instruction))
+    named_gone = [n for n in gone if n in words and n not in found]
+    named_added = [n for n in added if n in words and n not in found.values()]
+    if len(named_gone) == 1 and len(named_added) == 1:
+        found[named_gone[0]] = named_added[0]
+    return found
 
 
 def use_renames(before: str, after: str) -> dict[str, str]:
@@ -240,6 +248,7 @@ def complete_renames(
     before: Mapping[str, str],
     after: Mapping[str, str | None],
     others: Mapping[str, str],
+    instruction: str = "",
 ) -> list[Renamed]:
     """The files to change so each rename the edit made (see :func:`renames`) reaches every
     place still using the old name. ``before``/``after``: the edited files' texts (None:
@@ -250,7 +259,7 @@ def complete_renames(
         old_text = before.get(module)
         if text is None or old_text is None or not module.endswith(".py"):
             continue
-        for old, new in renames(old_text, text).items():
+        for old, new in renames(old_text, text, instruction).items():
             for path in sorted(current):
                 if not path.endswith(".py"):
                     continue

@@ -91,7 +91,7 @@ def restore_dropped(
 
     old_keyed = _keyed(old_tree)
     new_keys = {k for k, _ in _keyed(new_tree)}
-    renamed = renames(before, after)
+    renamed = renames(before, after, request)
     words = set(re.findall(r"\w+", request))
     lost = [
         (k, n)

@@ -367,11 +367,12 @@ class _Loop:
             old
             for path, text in files.changes.items()
             if text is not None and path in originals
-            for old in renames(originals[path], text)
+            for old in renames(originals[path], text, self.plan.instruction)
         }
         if not olds:
             return
-        for done in complete_renames(originals, files.changes, self._users(olds)):
+        users = self._users(olds)
+        for done in complete_renames(originals, files.changes, users, self.plan.instruction):
             files.changes[done.path] = done.text
             report = HunkReport(
                 done.path,
