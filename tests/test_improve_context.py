@@ -299,3 +299,34 @@ def test_a_later_round_sends_only_the_lines_not_shown_yet(
         assert all(b < s or a > e for s, e in sent_before), (sent_now, sent_before)
     # the round's line says what was not given, and why
     assert "not given: shop/nothing.py (no such file in the repository)" in err
+
+
+def test_a_module_over_the_size_limit_is_excerpted_and_edited_but_never_sent_whole(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # A huge module (over gpte.maxFileBytes, 200,000 bytes): the function the request names is
+    # sent as an excerpt, the file never whole, whatever the budget; an edit to it commits.
+    filler = "".join(
+        f"def helper_{n}(value):\n    '''Return value plus {n}.'''\n    return value + {n}\n\n\n"
+        for n in range(3500)
+    )
+    big = filler + billing_module()
+    assert len(big.encode()) > 200_000
+    repo = make_repo(tmp_path / "r", {"shop/billing.py": big, "shop/__init__.py": ""})
+    start = line_of(big, "def compute_invoice_total")
+    for tokens in ("4000", "400000"):
+        shown = run_gpte("context", "--format", "lines", "--tokens", tokens, REQUEST, cwd=repo)
+        assert shown.returncode == 0, shown.stderr
+        spans = [line.split(":", 1)[1] for line in shown.stdout.split() if ":" in line]
+        assert "shop/billing.py" not in shown.stdout.split()  # never whole
+        assert any(int(s.split("-")[0]) <= start <= int(s.split("-")[1]) for s in spans), spans
+    listed = run_gpte("context", REQUEST, cwd=repo)
+    assert "over the size limit: excerpts only" in listed.stdout
+    fix = FIX.replace(f"-{DEF_LINE + 2},3 +{DEF_LINE + 2},3", f"-{start + 2},3 +{start + 2},3")
+    llm_server.queue(fix)
+    code, _, err = improve(repo, llm_server, REQUEST)
+    assert code == 0, err
+    committed = git(repo, "show", "fix:shop/billing.py")
+    assert committed == big.replace("    return total\n", "    return round(total, 2)\n", 1)
+    sent = user_text(llm_server, 0)
+    assert "File: shop/billing.py (excerpt: lines" in sent and "def compute_invoice_total" in sent

@@ -85,7 +85,7 @@ def run_select(
     weights: Weights = WEIGHTS,
 ) -> ContextSelection:
     candidates = list_candidates(
-        repo, commit, pathspecs, max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES
+        repo, commit, pathspecs, max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES, in_part=True
     )
     map_budget = int(budget * max(0.0, min(map_share, 0.5)))
 

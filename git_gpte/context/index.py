@@ -21,7 +21,7 @@ from ..git.pathspecs import match_paths
 from ..git.repo import Repository, TreeEntry, decode_text
 from .languages import language_of
 from .parse import FileRecord, parse_file
-from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, ineligible
+from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, ineligible, over_limit_reason
 from .secret_files import secret_content
 from .store import IndexStore
 
@@ -44,6 +44,8 @@ class Candidate:
     path: str
     blob: str
     size: int
+    # Over the size limit (and not named): its excerpts may be sent, never the whole file.
+    in_part: bool = False
 
     @functools.cached_property
     def key(self) -> str:  # asked for many times per file by the ranking
@@ -110,14 +112,24 @@ def list_candidates(
     pathspecs: Sequence[str] = (),
     *,
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    in_part: bool = False,
 ) -> Candidates:
-    """The files of ``commit`` that may be ranked, and those left out with their reason."""
-    listing = eligible_entries(repo, commit, pathspecs, max_bytes=max_bytes)
-    return Candidates(
-        files=[Candidate(e.path, e.sha, e.size) for e in listing.entries],
-        skipped=listing.skipped,
-        named=listing.named,
-    )
+    """The files of ``commit`` that may be ranked, and those left out with their reason.
+
+    ``in_part``: source files over ``max_bytes`` (up to what is indexed) are candidates too, for
+    excerpts only (``Candidate.in_part``): the definitions a request needs in a huge module are
+    worth sending, the module never is. (A huge lock file, SVG or data file is not source: still
+    left out.)"""
+    limit = INDEX_MAX_BYTES if in_part else max_bytes
+    listing = eligible_entries(repo, commit, pathspecs, max_bytes=limit)
+    files = []
+    for entry in listing.entries:
+        over = entry.size > max_bytes and entry.path not in listing.named
+        if over and language_of(entry.path) is None:
+            listing.skipped[entry.path] = over_limit_reason(entry.size, max_bytes)
+            continue
+        files.append(Candidate(entry.path, entry.sha, entry.size, in_part=over))
+    return Candidates(files=files, skipped=listing.skipped, named=listing.named)
 
 
 ProgressFn = Callable[[int, int], None]

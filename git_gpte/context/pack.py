@@ -139,6 +139,8 @@ def _take_best_whole(
     top = files[0].score if files else 0.0
     for rank, file_score in enumerate(files):
         tokens = _FilePlan(file_score).file_tokens
+        if file_score.cand.in_part:
+            continue  # over the size limit: excerpts only
         any_score = rank < TOP_RANKS or tokens <= SMALL_FILE_SHARE * budget
         too_weak = file_score.score < WHOLE_MIN_RATIO * top and not any_score
         if too_weak or tokens > WHOLE_SHARE * (budget - spent):
@@ -159,7 +161,7 @@ def _take_small_whole(
     little), up to SMALL_TOTAL of the budget in all; returns the spend."""
     small_spent = 0
     for rank, file_score in enumerate(files[:SMALL_SCAN]):
-        if file_score.cand.path in plans:
+        if file_score.cand.path in plans or file_score.cand.in_part:
             continue
         tokens = _FilePlan(file_score).file_tokens
         share = TOP_SMALL_SHARE if rank < TOP_RANKS else SMALL_FILE_SHARE
@@ -217,7 +219,7 @@ def _upgrade(
     ``share`` of the budget left."""
     for path in sorted(order, key=lambda p: -plans[p].fs.score):
         plan = plans[path]
-        if plan.whole or not plan.chunks:
+        if plan.whole or not plan.chunks or plan.fs.cand.in_part:
             continue
         current = plan.cost()
         extra = plan.file_tokens - current
@@ -278,7 +280,8 @@ def _add_chunk(
     whole_cost = trial.file_tokens
     current = trial.cost()
     small = whole_cost - current <= SMALL_EXTRA_SHARE * budget + SMALL_EXTRA
-    if (current >= UPGRADE_RATIO * whole_cost or small) and spent - current + whole_cost <= budget:
+    upgrade = (current >= UPGRADE_RATIO * whole_cost or small) and not cs.file.cand.in_part
+    if upgrade and spent - current + whole_cost <= budget:
         spent += whole_cost - current
         trial.whole = True
     return spent
@@ -302,6 +305,8 @@ def _to_pick(plan: _FilePlan) -> Pick:
             file_tokens=plan.file_tokens,
         )
     ranges = plan.ranges()
+    if fs.cand.in_part:
+        reasons.append(f"{fs.cand.size:,} bytes, over the size limit: excerpts only")
     return Pick(
         path=fs.cand.path,
         blob=fs.cand.blob,

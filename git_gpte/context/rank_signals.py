@@ -135,9 +135,13 @@ def bm25_files(
     100,000-file repository, a few hundred): the rest share one empty match."""
     path_length, path_tf = _path_terms(files, set(query.terms))
     idf = _file_idf(query, files, postings, path_tf)
-    count = max(len(files), 1)
     lengths = {c.key: stats[c.key].length + PATH_TF * path_length[c.path] for c in files}
-    average = sum(lengths.values()) / count if lengths else 1.0
+    # A module over the size limit (sent in part only) would lift the average length of all
+    # the others, and so every file's score: it is measured against them, not they against it.
+    usual = [c for c in files if not c.in_part] or list(files)
+    keys = {c.key for c in usual}
+    measured = sum(length for key, length in lengths.items() if key in keys)
+    average = measured / len(usual) if usual else 1.0
     holding = {key for term in idf for key in postings[term]}
     nothing = LexicalMatch(0.0, ())
     matches: dict[str, LexicalMatch] = {}

@@ -106,5 +106,9 @@ def ineligible(
     if index_max is not None and entry.size > index_max:
         return f"{entry.size:,} bytes, too big to index"
     if entry.size > max_bytes and not named:
-        return f"{entry.size:,} bytes, over the {max_bytes:,}-byte limit"
+        return over_limit_reason(entry.size, max_bytes)
     return None
+
+
+def over_limit_reason(size: int, max_bytes: int) -> str:
+    return f"{size:,} bytes, over the {max_bytes:,}-byte limit"
