@@ -31,7 +31,7 @@ from types import TracebackType
 from typing import Any
 
 from ..config import Settings
-from ..errors import Interrupted
+from ..errors import GpteError, Interrupted
 from ..signals import blocked
 from ..ui import Console
 from .client import LLM
@@ -109,6 +109,8 @@ class Session:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if isinstance(exc, GpteError) and exc.run_id is None:
+            exc.run_id = self.id  # the run a failure ended (`improve --json` reports it)
         with blocked():
             try:
                 outcome, detail = ending(exc)

@@ -279,7 +279,7 @@ def run_improve(
     console.info(f"sending {len(planned.selection.files)} file(s) from {planned.base[:12]}")
     if session is not None:
         session.update(prompt=request.prompt, base=planned.base)
-        return _in_run(repo, request, console, prepared, identity, session)
+        return _improve(repo, request, console, prepared, identity, session)
     with Session(
         repo.state_dir(),
         command,
@@ -290,23 +290,7 @@ def run_improve(
         model=planned.model,
         cache=request.cache,
     ) as own:
-        return _in_run(repo, request, console, prepared, identity, own)
-
-
-def _in_run(
-    repo: Repository,
-    request: ImproveRequest,
-    console: Console,
-    prepared: ImprovePlan,
-    identity: tuple[str, str],
-    session: Session,
-) -> ImproveResult:
-    """The improve in ``session``; a failure names the run it ended."""
-    try:
-        return _improve(repo, request, console, prepared, identity, session)
-    except GpteError as err:
-        err.run_id = err.run_id or session.id
-        raise
+        return _improve(repo, request, console, prepared, identity, own)
 
 
 def _improve(
