@@ -81,3 +81,30 @@ def test_a_damaged_line_is_taken_back_only_when_that_makes_the_file_parse() -> N
     assert undo_damage(MODULE, changed) is None
     assert undo_damage(MODULE, changed + "def new(:\n    pass\n") is None
     assert undo_damage("def broken(:\n", "def broken(\n") is None
+
+
+def test_a_copied_line_that_lost_its_object_is_taken_back() -> None:
+    # A real whole-file reply to "Rename normalize_sku … to clean_sku": three lines of the
+    # argument parser copied without their ``add.``, undefined names the request never gives.
+    before = (
+        "import argparse\n\n\ndef build_parser():\n    parser = argparse.ArgumentParser()\n"
+        "    add = parser.add_subparsers().add_parser('add')\n"
+        "    add.add_argument('sku')\n    add.add_argument('--unit', default='each')\n"
+        "    add.add_argument('--quantity', type=int, default=0)\n    return parser\n"
+    )
+    after = before.replace("    add.add_argument('--unit'", "    add_argument('--unit'")
+    after = after.replace("    add.add_argument('--quantity'", "    add_argument('--quantity'")
+    request = "Rename the function normalize_sku in inventory/models.py to clean_sku"
+    repair = undo_damage(before, after, request)
+    assert repair is not None and repair.text == before
+    assert repair.detail == "took back line(s) 8 the reply had damaged in copying"
+    # A name the request gives is its business (a rename under way), not damage.
+    renamed = before.replace("add.add_argument('sku')", "add_sku('sku')")
+    assert undo_damage(before, renamed, "use add_sku for the sku argument") is None
+    # A word replaced, not lost, is a change the model meant (a helper it forgot to write).
+    meant = before.replace("add.add_argument('sku')", "add.add_sku('sku')").replace(
+        "    return parser", "    return make_parser(parser)"
+    )
+    assert undo_damage(before, meant, request) is None
+    # Nothing new undefined: nothing to take back.
+    assert undo_damage(before, before.replace("'each'", "'piece'"), request) is None

@@ -141,6 +141,12 @@ def _undefined(path: str, tree: ast.Module) -> list[tuple[str, str, int]]:
     return found
 
 
+def undefined_names(text: str) -> set[str] | None:
+    """The names a module uses and never defines (None: it does not parse)."""
+    tree = _parse("module.py", text)[0]
+    return None if tree is None else {name for _, name, _ in _undefined("module.py", tree)}
+
+
 def _new_undefined(path: str, tree: ast.Module, old: ast.Module | None) -> list[Problem]:
     now = _undefined(path, tree)
     if not now:

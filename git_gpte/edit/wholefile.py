@@ -11,7 +11,9 @@ change by comparing with the file the model was shown:
   to remove, are put back where they were;
 - when the reply does not parse and the original did, a few lines copied nearly verbatim but
   damaged (a changed or a lost line) are taken back from the original, if that alone makes the
-  file parse.
+  file parse; the same when it parses but uses names it never defines on such lines
+  (``add.add_argument(...)`` copied as ``add_argument(...)``), names the request does not
+  give, if taking them back leaves no new undefined name.
 
 Each repair is said (a correction in the output and the commit), and the result goes through
 the same checks as any other edit. Pure functions on text: Python files only.
@@ -165,26 +167,54 @@ def _joined(segments: list[list[str]], *, above: bool = False) -> list[str]:
     return out
 
 
-def undo_damage(before: str, after: str) -> Repair | None:
+def undo_damage(before: str, after: str, request: str = "") -> Repair | None:
     """``after`` with the damaged copies of original lines taken back, when the reply does not
-    parse, the original did, and taking them back is enough; else None."""
-    if _parses(after) is not None or _parses(before) is None:
+    parse (or uses names it never defines that the original and the request do not), the
+    original did, and taking them back is enough; else None."""
+    from .pycheck import undefined_names
+
+    had = undefined_names(before)
+    if had is None:
         return None
+    now = undefined_names(after)
+    new_names = set() if now is None else now - had - set(re.findall(r"\w+", request))
+    if now is not None and not new_names:
+        return None
+
+    def suspect(was: list[str], lines: list[str]) -> bool:
+        if now is None:
+            return True
+        # Copying loses characters (``add.`` of ``add.add_argument``); a line whose words were
+        # replaced (``apply_discount`` -> ``safe_discount``) is a change the model meant.
+        lost_only = len(was) == len(lines) and all(map(_lost_from, was, lines))
+        named = any(re.search(rf"\b{re.escape(n)}\b", ln) for ln in lines for n in new_names)
+        return lost_only and named
+
+    def mended(text: str) -> bool:
+        names = undefined_names(text)
+        return names is not None and (now is None or not names - had)
+
     old, new = before.split("\n"), after.split("\n")
     spans = [
         (i1, i2, j1, j2)
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False)
         .get_opcodes()
-        if tag != "equal" and _damaged(old[i1:i2], new[j1:j2])
+        if tag != "equal" and _damaged(old[i1:i2], new[j1:j2]) and suspect(old[i1:i2], new[j1:j2])
     ]
     # One stretch alone first (the least taken back), then all of them together.
     tries = [[s] for s in spans] + ([spans] if len(spans) > 1 else [])
     for chosen in tries:
         text = "\n".join(_taken_back(old, new, chosen))
-        if _parses(text) is not None:
+        if mended(text):
             lines = ", ".join(str(j1 + 1) for _, _, j1, _ in chosen)
             return Repair(text, f"took back line(s) {lines} the reply had damaged in copying")
     return None
+
+
+def _lost_from(original: str, copy: str) -> bool:
+    """Whether ``copy`` is ``original`` with some characters left out (and none added)."""
+    rest = iter(original)
+    return all(char in rest for char in copy)
 
 
 def _damaged(old: list[str], new: list[str]) -> bool:

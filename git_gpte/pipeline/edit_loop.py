@@ -325,7 +325,7 @@ class _Loop:
                 if other != path and other_text is not None and other.endswith(".py")
                 for name in defined_names(other_text)
             }
-            damage = undo_damage(before, text)
+            damage = undo_damage(before, text, self.plan.instruction)
             if damage is not None:
                 text = damage.text
             dropped = restore_dropped(before, text, self.plan.instruction, elsewhere)
