@@ -235,7 +235,8 @@ def gpte_tool(extra: list[str], check: bool = False) -> Callable[..., Outcome]:
             exit_code=proc.returncode,
             claimed=bool(commit) and proc.returncode == 0,
             refused=not commit and proc.returncode in (6, 8),
-            retries=max(0, int(str(data.get("attempts", 1))) - 1) if data else 0,
+            # A refusal's JSON has no attempts when it failed before any answer (a network error).
+            retries=max(0, int(str(data.get("attempts") or 1)) - 1) if data else 0,
             tokens_in=int(str(data.get("tokens_in", 0) or 0)) if data else 0,
             tokens_out=int(str(data.get("tokens_out", 0) or 0)) if data else 0,
             note="" if commit else last,
