@@ -108,3 +108,13 @@ def test_a_copied_line_that_lost_its_object_is_taken_back() -> None:
     assert undo_damage(before, meant, request) is None
     # Nothing new undefined: nothing to take back.
     assert undo_damage(before, before.replace("'each'", "'piece'"), request) is None
+
+
+def test_a_name_that_starts_like_a_removing_verb_does_not_make_a_request_remove() -> None:
+    # "clean_sku" is a name, not "clean up": the definition the reply lost is put back.
+    before = "def main():\n    return 1\n\n\ndef helper():\n    return 2\n"
+    after = "def main():\n    return 1\n"
+    repair = restore_dropped(before, after, "Rename normalize_sku to clean_sku everywhere")
+    assert repair is not None and "def helper():" in repair.text
+    assert restore_dropped(before, after, "remove the helper") is None
+    assert restore_dropped(before, after, "Clean up the module") is None

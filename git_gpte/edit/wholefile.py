@@ -28,9 +28,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 # Requests that may mean to take definitions away: no dropped definition is put back for them.
+# A word, not part of an identifier: "rename normalize_sku to clean_sku" removes nothing.
 _REMOVING = re.compile(
-    r"\b(remov|delet|drop|strip|clean|dead|unused|mov|merg|combin|consolidat|inlin|replac|"
-    r"rewrit|refactor|split|extract|deduplicat|simplif|get rid)",
+    r"\b(?:remov|delet|drop|strip|clean|dead|unused|mov|merg|combin|consolidat|inlin|replac|"
+    r"rewrit|refactor|split|extract|deduplicat|simplif|get rid)[a-z]*\b",
     re.IGNORECASE,
 )
 # How alike a damaged copy of a line is to its original (difflib's ratio).
