@@ -133,6 +133,11 @@ class ReplyTruncated(LLMError):
         self.tokens_out = tokens_out
 
 
+class WindowExceeded(LLMError):
+    """The server said the request is longer than the model's window. The edit loop stops
+    retrying on it (a longer conversation will not fit either) and reports what it has."""
+
+
 class EditError(GpteError):
     """The reply held no usable edit, or none of its edits could be placed."""
 

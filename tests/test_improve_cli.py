@@ -784,3 +784,32 @@ def test_one_improve_starts_few_git_processes_and_lists_the_base_once(
     base = git(project, "rev-parse", "HEAD").strip()
     assert sum(1 for c in gpte_calls if c.startswith(f"ls-tree -r -z -l --full-tree {base}")) == 1
     assert sum(1 for c in gpte_calls if "--git-common-dir" in c) == 1
+
+
+WINDOW_ERROR = Fault(400, message="Requested tokens (17336) exceed context window of 16384")
+
+
+def test_a_retry_over_the_servers_window_is_sent_short(
+    project: Path, llm_server: LLMServer
+) -> None:
+    # A local server that fails a stream before its first character (as llama-cpp-python does
+    # for a request over its window) is asked once more without streaming, which says why; the
+    # retry then goes without the earlier answer.
+    llm_server.queue(INVENTED_CONTEXT, Cut(""), WINDOW_ERROR, SLOPPY_DIFF)
+    code, _, err = improve(project, llm_server, "change greeting")
+    assert code == 0, err
+    streamed = [r.body.get("stream", False) for r in llm_server.requests]
+    assert streamed == [True, True, False, True]
+    assert [len(r.body["messages"]) for r in llm_server.requests] == [2, 4, 4, 3]
+    assert "without the earlier answers" in err and "cut off mid-stream" in err
+    assert 'return "Hello, " + name + "!"' in show(project, "gpte/change-greeting", "src/app.py")
+
+
+def test_a_retry_that_never_fits_ends_in_the_refusal(project: Path, llm_server: LLMServer) -> None:
+    before = Snapshot.take(project)
+    llm_server.queue(INVENTED_CONTEXT, WINDOW_ERROR, WINDOW_ERROR)
+    code, _, err = improve(project, llm_server, "change greeting")
+    assert code == 6, err
+    assert "not asking again" in err
+    assert "nothing committed" in err.strip().splitlines()[-1]
+    assert Snapshot.take(project) == before

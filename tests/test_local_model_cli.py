@@ -333,9 +333,7 @@ def test_a_rename_made_at_the_callers_only(tmp_path: Path, llm_server: LLMServer
     )
     llm_server.queue(callers, callers)
     # (The request does not name the old name: nothing tells which definition to rename.)
-    code, out, err = improve(
-        repo, llm_server, "rename the column helper to numeric_cols", "--json"
-    )
+    code, out, err = improve(repo, llm_server, "rename the column helper to numeric_cols", "--json")
     assert code == 6, err
     assert "imports 'numeric_cols' from pkg/loader.py, which does not define it" in err
     # --json says so on stdout too, with what the refusal spent.
@@ -716,3 +714,20 @@ def test_lines_a_whole_file_reply_damaged_in_copying_are_taken_back(
     data = json.loads(out)
     assert git(repo, "show", f"{data['branch']}:cli.py") == cli
     assert any("damaged in copying" in c for c in data["corrected"])
+
+
+def test_a_retry_is_fitted_to_the_window_the_user_gives(shop: Path, llm_server: LLMServer) -> None:
+    # No OpenAI-compatible API says how large a server's window is; GPTE_CONTEXT_WINDOW does,
+    # and a retry longer than it goes without the earlier answer rather than failing.
+    talkative = NO_PATH_UNDEFINED + "".join(f"\nNote {n}: why line {n} works." for n in range(800))
+    llm_server.queue(talkative, NO_PATH_RIGHT)
+    code, _, err = improve(shop, llm_server, "add logging", GPTE_CONTEXT_WINDOW="8192")
+    assert code == 0, err
+    assert [len(r.body["messages"]) for r in llm_server.requests] == [2, 3]
+    assert "undefined name 'logger'" in llm_server.requests[1].body["messages"][-1]["content"]
+    code, _, err = improve(shop, llm_server, "log more", GPTE_CONTEXT_WINDOW="4096")
+    assert code == 4  # a configuration error
+    assert err.strip().splitlines() == [
+        "git-gpte: error: GPTE_CONTEXT_WINDOW must be at least 8,192 tokens, got 4,096 "
+        "(4,096 are kept for the reply; give the server a larger window)"
+    ]

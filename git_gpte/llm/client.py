@@ -12,12 +12,19 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..config import Settings
-from ..errors import ConfigError, GpteError, LLMError, ReplyTruncated, UsageError
+from ..errors import (
+    ConfigError,
+    GpteError,
+    LLMError,
+    ReplyTruncated,
+    UsageError,
+    WindowExceeded,
+)
 from ..ui import Console
 from .cache import CachedReply, ResponseCache, cache_key
 from .images import Image, load_image
@@ -264,6 +271,7 @@ class LLM:
         policy; a reply that loops or is judged complete ends early. Ctrl-C records what the
         interrupted call used, then goes on up."""
         clock = RetryClock(self.policy)
+        request = call.request
         try:
             while True:
                 streaming.attempts += 1
@@ -272,7 +280,7 @@ class LLM:
                 try:
                     streaming.in_call = True
                     with self.console.waiting(self.info.name):
-                        return self.provider.complete(call.request, streaming.on_token)
+                        return self.provider.complete(request, streaming.on_token)
                 except _Looping as looping:
                     return Completion(streaming.text[: looping.cut], "loop", None, None)
                 except _Enough as done:
@@ -280,6 +288,11 @@ class LLM:
                     return Completion(streaming.text[: done.cut], "stop", None, None)
                 except ProviderFailure as failure:
                     self._wait_to_retry(failure, call, streaming, clock, tried)
+                    if request.stream and failure.kind == "cut" and not failure.partial:
+                        # A stream that dies before its first character: some servers (seen:
+                        # llama-cpp-python, for a request over its window) fail after sending
+                        # their headers, and only a plain request gets their reason back.
+                        request = replace(request, stream=False)
         except KeyboardInterrupt:
             self._interrupted(call, streaming)
             raise
@@ -458,10 +471,12 @@ class LLM:
             if failure.kind == "timeout":
                 hint += ", GPTE_REQUEST_TIMEOUT how long one try waits for an answer"
         elif failure.status == 400 and _TOO_LONG.search(failure.message):
-            hint = (
-                "the request is longer than the model's context window: lower --context-tokens "
-                "(or GPTE_CONTEXT_TOKENS), narrow the files with pathspecs, or lower "
-                "GPTE_MAX_TOKENS (the room kept for the reply)"
+            self._log(sent, loaded, failure.partial, None, started, attempts, error=message)
+            return WindowExceeded(
+                message,
+                hint="the request is longer than the model's context window: lower "
+                "--context-tokens (or GPTE_CONTEXT_TOKENS), narrow the files with pathspecs, or "
+                "lower GPTE_MAX_TOKENS (the room kept for the reply)",
             )
         elif failure.status in (401, 403):
             hint = f"check {key_variables(self.info)[0]}"

@@ -352,4 +352,27 @@ def resolve_model(name: str | None, settings: Settings) -> ModelInfo:
     price = settings.get(env=("GPTE_PRICE",), git="gpte.price", toml=("price",))
     if price:
         info = replace(info, price=parse_price(str(price)))
+    window = _window(settings)
+    if window:
+        info = replace(info, context_tokens=window)
     return info
+
+
+# The smallest window a context window setting may give: a request needs room for its reply
+# (4,096 tokens are kept for it) and for the selection and the prompt beside it.
+MIN_WINDOW = 8192
+
+
+def _window(settings: Settings) -> int | None:
+    """The model's window as the user gives it (``GPTE_CONTEXT_WINDOW``): a self-hosted
+    server's is its own setting (llama.cpp's ``--ctx-size``, Ollama's ``num_ctx``), which no
+    OpenAI-compatible API reports, so retries and selections are fitted to it only when said."""
+    window = settings.get_int(
+        env=("GPTE_CONTEXT_WINDOW",), git="gpte.contextWindow", toml=("context_window",), default=0
+    )
+    if window and window < MIN_WINDOW:
+        raise ConfigError(
+            f"GPTE_CONTEXT_WINDOW must be at least {MIN_WINDOW:,} tokens, got {window:,}",
+            hint="4,096 are kept for the reply; give the server a larger window",
+        )
+    return window or None

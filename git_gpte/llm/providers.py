@@ -60,7 +60,9 @@ class Completion:
 
 
 class ProviderFailure(Exception):
-    """A failed call, classified: ``retryable`` and the server's requested wait."""
+    """A failed call, classified: ``retryable`` and the server's requested wait. ``kind``:
+    status (an HTTP error), cut (the reply stopped mid-way, no reason given), event (an error
+    event in the stream), timeout, refused, or error."""
 
     def __init__(
         self,
@@ -155,7 +157,7 @@ def mid_reply_error(label: str, body: Any, partial: str) -> ProviderFailure:
         f"{label} reported an error mid-reply: {_one_line(message)}",
         retryable=True,
         partial=partial,
-        kind="cut",
+        kind="event",
     )
 
 

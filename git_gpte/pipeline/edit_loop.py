@@ -23,7 +23,7 @@ from ..edit import UnreadableFile
 from ..edit.formats import EDIT_FORMATS
 from ..edit.pycheck import Problem, module_names, python_problems
 from ..edit.render import retry_prompt
-from ..errors import EditError, ReplyTruncated
+from ..errors import EditError, ReplyTruncated, WindowExceeded
 from ..git import FileChange
 from ..prompts.context import MAX_NEED_ITEMS, need_block, parse_need
 from ..prompts.messages import retry_user_message
@@ -154,7 +154,16 @@ def edit_loop(
         loop.edited.attempts = attempt + 1
         if attempt:
             console.info(f"retry {attempt}/{max_retries}: asking for what failed")
-        text, cut = loop.ask(messages, first=attempt == 0)
+        try:
+            text, cut = _ask_in_window(loop, messages, first=attempt == 0)
+        except WindowExceeded:
+            if not attempt:
+                raise
+            # The server's window is smaller than the retry (a window git-gpte did not know):
+            # what failed stays the answer, said as a refusal rather than a lost connection.
+            console.info("a retry is longer than the model's window: not asking again")
+            loop.edited.attempts = attempt
+            break
         messages = loop.conversation
         feedback = loop.take(text, cut)
         if not feedback or loop.edited.answer or attempt == max_retries:
@@ -666,6 +675,28 @@ def _room_for_more(plan: Plan, used: int) -> bool:
     return plan.token_cap is None or used + MIN_ANSWER_TOKENS <= plan.token_cap
 
 
+def _ask_in_window(loop: _Loop, messages: list[dict[str, str]], *, first: bool) -> tuple[str, str]:
+    """``loop.ask``; when the server says a retry is over its window, the retry once more in
+    its short form (the system prompt, the first request, the last message), as ``fit`` sends
+    it when the window is known."""
+    try:
+        return loop.ask(messages, first=first)
+    except WindowExceeded:
+        short = _short_form(messages)
+        if first or short is messages:
+            raise
+        loop.console.info(
+            "the retry is longer than the model's window: sending it without the earlier answers"
+        )
+        return loop.ask(short, first=first)
+
+
+def _short_form(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The system prompt, the first request and the last message (``messages`` itself when it
+    is no longer than that)."""
+    return [*messages[:2], messages[-1]] if len(messages) > 3 else messages
+
+
 def fit(plan: Plan, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
     """``messages`` within the model's window: the conversation as it is, else the system
     prompt, the first request and the last message (what the retry needs), else None."""
@@ -675,7 +706,7 @@ def fit(plan: Plan, messages: list[dict[str, str]]) -> list[dict[str, str]] | No
         return messages
     if estimate_tokens(messages, plan.model.name)[0] <= plan.token_cap:
         return messages
-    short = [*messages[:2], messages[-1]] if len(messages) > 3 else messages
+    short = _short_form(messages)
     if estimate_tokens(short, plan.model.name)[0] <= plan.token_cap:
         return short
     return None
