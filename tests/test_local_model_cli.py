@@ -299,7 +299,8 @@ def test_a_broken_new_file_nobody_asked_for_is_not_created(
     shop: Path, llm_server: LLMServer
 ) -> None:
     # The model logs through a helper of its own and adds a logging.py that would hide
-    # Python's logging module: the file is refused, the sound rest committed (exit 1).
+    # Python's logging module: the file is refused at once (a retry spent on it was seen to
+    # break the module the model had right), the sound rest committed (exit 1).
     helper = (
         "invoice.py\n```python\n"
         + WITH_LOGGING
@@ -313,6 +314,12 @@ def test_a_broken_new_file_nobody_asked_for_is_not_created(
     assert data["files_changed"] == ["invoice.py"]
     assert any(line.startswith("logging.py: not created") for line in data["refused"])
     assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+    assert len(llm_server.requests) == 1
+    # A file the request names is the model's to fix: it is sent back first.
+    llm_server.queue(helper, helper)
+    code, out, err = improve(shop, llm_server, "log through a new logging.py", "--json")
+    assert code == 1, err
+    assert len(llm_server.requests) == 3
 
 
 def test_a_rename_made_at_the_callers_only(tmp_path: Path, llm_server: LLMServer) -> None:

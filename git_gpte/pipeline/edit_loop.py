@@ -280,6 +280,8 @@ class _Loop:
         if refusals:
             feedback.append(retry_prompt([_unseen(r, self.files, self.sent) for r in refusals]))
         self.edited.failures = self._check()
+        if self.edited.failures and not refusals:
+            self.drop_broken_new_files(unasked_only=True)
         feedback += [p.render() for p in self.edited.failures]
         return feedback
 
@@ -493,20 +495,24 @@ class _Loop:
                 out[path] = text
         return out
 
-    def drop_broken_new_files(self) -> None:
+    def drop_broken_new_files(self, *, unasked_only: bool = False) -> None:
         """Refuse the new files the result's problems are in, when nothing uses them, and keep
         the rest if it is sound without them.
 
         Small models add files nobody asked for (a ``logging.py`` beside the module that was to
         log): broken, and needed by nothing. Not creating them is a refusal like a refused hunk
         (the commit says so, exit 1), not a guess: the edits that remain pass every check on
-        their own, or nothing changes."""
+        their own, or nothing changes. With ``unasked_only`` (after each answer, so that a
+        retry is not spent on them: seen, the model rewrote the module it had right to fit
+        the broken file) only files the request does not name are refused."""
         files = self.files
         failing = {p.path for p in self.edited.failures}
         if not failing or "" in failing:
             return
         new = {p for p in failing if p not in files.entries and files.changes.get(p) is not None}
         if new != failing:
+            return
+        if unasked_only and any(_names_file(self.plan.instruction, path) for path in new):
             return
         # A file hiding a standard module is "used" by every import of that module: dropping it
         # gives those imports back what they meant.
@@ -569,6 +575,12 @@ def _mentions(text: str, words: set[str]) -> bool:
     import re
 
     return any(re.search(rf"\b{re.escape(word)}\b", text) for word in words)
+
+
+def _names_file(instruction: str, path: str) -> bool:
+    """Whether the request names the file, by its path or its file name (``logging.py``)."""
+    name = path.rsplit("/", 1)[-1]
+    return path in instruction or _mentions(instruction, {name})
 
 
 def _has_code(text: str) -> bool:
