@@ -738,3 +738,30 @@ def test_a_retry_is_fitted_to_the_window_the_user_gives(shop: Path, llm_server: 
         "git-gpte: error: GPTE_CONTEXT_WINDOW must be at least 8,192 tokens, got 4,096 "
         "(4,096 are kept for the reply; give the server a larger window)"
     ]
+
+
+def test_the_best_ranked_file_decides_the_format(tmp_path: Path, llm_server: LLMServer) -> None:
+    # The selection takes small files whole before it takes excerpts of a long one; the file
+    # the request is about is the long one, shown in part, so whole files cannot be asked for.
+    helpers = "".join(
+        f"\n\ndef helper_{n}(value):\n    total = value * {n}\n    return total + {n}\n"
+        for n in range(400)
+    )
+    long_module = (
+        "def statement(account, start, end):\n"
+        "    return [t for t in account if start <= t < end]\n" + helpers
+    )
+    repo = make_repo(
+        tmp_path / "books",
+        {
+            "books/__init__.py": "from .ledger import statement\n",
+            "books/ledger.py": long_module,
+        },
+    )
+    code, out, err = improve(
+        repo, llm_server, "statement() leaves out the end date; include it", "-n", "--json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["edit_format"] == "diff"
+    assert "books/ledger.py is shown only in part" in data["edit_format_note"]

@@ -220,6 +220,16 @@ def add_pins(
     return added
 
 
+def by_rank(shown: Shown) -> list[Part]:
+    """The parts, best-ranked file first. The selection lists its picks in the order it chose
+    them (small files whole before the chunks of a long one), which is not their rank: seen,
+    a 47-line ``__init__.py`` came before the 662-line module the request was about."""
+    picks = shown.selection.picks if shown.selection is not None else ()
+    score = {pick.path: pick.score for pick in picks}
+    parts = list(shown.parts.values())
+    return sorted(parts, key=lambda part: -score.get(part.path, float("-inf")))
+
+
 def whole_only(shown: Shown, budget: int, count: Callable[[str], int]) -> Shown:
     """``shown`` for a model that writes files out whole: every file it sees, it sees whole.
 
@@ -227,11 +237,12 @@ def whole_only(shown: Shown, budget: int, count: Callable[[str], int]) -> Shown:
     not shown) and, measured with a small model, one it confuses with the files around it. So
     the files are taken in the selection's order, whole, while they fit ``budget`` (``count``
     gives a text's tokens); an excerpted file that does not fit whole is named in the map
-    instead. The first file is always kept (whole if it fits, else as it was)."""
+    instead. The best-ranked file comes first and is always kept (whole if it fits, else as
+    it was: the plan then asks for diffs)."""
     out = Shown(selection=shown.selection, skipped=dict(shown.skipped))
     spent = 0
     dropped: list[str] = []
-    for n, part in enumerate(shown.parts.values()):
+    for n, part in enumerate(by_rank(shown)):
         cost = count(part.text)
         if spent + cost <= budget or (n == 0 and part.whole):
             out.add(Part(part.path, part.text))
