@@ -5,7 +5,9 @@ from __future__ import annotations
 from git_gpte.edit.rename import (
     complete_renames,
     imported_names,
+    misnamed_renames,
     renames,
+    requested_name,
     requested_rename,
     top_level_names,
 )
@@ -91,3 +93,30 @@ def test_a_rename_the_request_names_is_one_even_when_the_body_changed_too() -> N
         {"loader.py": before}, {"loader.py": after}, {"report.py": report}, asked
     )
     assert done.text == report.replace("get_cols", "numeric_cols")
+
+
+def test_the_name_a_request_gives() -> None:
+    assert requested_name("Rename apply_discount to discounted_amount", "apply_discount") == (
+        "discounted_amount"
+    )
+    asked = "Rename get_cols in pkg/loader.py to `numeric_cols` and update its callers."
+    assert requested_name(asked, "get_cols") == "numeric_cols"
+    assert requested_name("rename get_cols -> numeric_cols", "get_cols") == "numeric_cols"
+    assert requested_name("Add logging to get_cols", "get_cols") is None
+    assert requested_name("make get_cols faster", "get_cols") is None
+
+
+def test_a_rename_to_a_name_of_the_models_own_gets_the_requested_name() -> None:
+    asked = "Rename the function get_cols to numeric_cols and update its callers."
+    mine = LOADER.replace("get_cols", "get_numeric_cols")
+    report = "from .loader import get_numeric_cols\n"
+    originals = {"loader.py": LOADER, "report.py": "from .loader import get_cols\n"}
+    changes = {"loader.py": mine, "report.py": report}
+    assert misnamed_renames(originals, changes, asked) == {"get_numeric_cols": "numeric_cols"}
+    # the name the model chose is in the request, or the requested one is used already: not
+    # this rename (the request is read, not guessed)
+    assert misnamed_renames(originals, changes, asked + " (get_numeric_cols is fine)") == {}
+    taken = {**changes, "report.py": report + "numeric_cols = 1\n"}
+    assert misnamed_renames(originals, taken, asked) == {}
+    # a name that was in the code before is not the model's to give up
+    assert misnamed_renames({**originals, "x.py": "get_numeric_cols = 2\n"}, changes, asked) == {}

@@ -765,3 +765,18 @@ def test_the_best_ranked_file_decides_the_format(tmp_path: Path, llm_server: LLM
     data = json.loads(out)
     assert data["edit_format"] == "diff"
     assert "books/ledger.py is shown only in part" in data["edit_format_note"]
+
+
+def test_a_rename_to_a_name_of_the_models_own_is_given_the_requested_one(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # What the model answered: the rename made everywhere, to a name the request did not give.
+    mine = INVOICE.replace("apply_discount", "apply_discounted_amount")
+    llm_server.queue(f"invoice.py\n```python\n{mine}```\n")
+    asked = "Rename the function apply_discount to discounted_amount and update its callers."
+    code, out, err = improve(shop, llm_server, asked, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    wanted = INVOICE.replace("apply_discount", "discounted_amount")
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == wanted
+    assert any("the name the request gives" in line for line in data["corrected"])

@@ -123,6 +123,52 @@ def requested_rename(
     return olds[0] if len(olds) == 1 else None
 
 
+def requested_name(instruction: str, old: str) -> str | None:
+    """The new name a request gives ``old``: "rename apply_discount to discounted_amount",
+    "rename get_cols in pkg/loader.py to numeric_cols" (None when it gives none)."""
+    between = r"`?[^\n]{0,60}?"  # "in pkg/loader.py", a closing backtick
+    arrow = r"(?:\b(?:to|into)|->|→)\s+`?"
+    name = r"([A-Za-z_][A-Za-z0-9_]*)"
+    found = re.search(rf"\b{re.escape(old)}\b{between}{arrow}{name}", instruction)
+    return found.group(1) if found and found.group(1) != old else None
+
+
+def misnamed_renames(
+    originals: Mapping[str, str], changes: Mapping[str, str | None], instruction: str
+) -> dict[str, str]:
+    """Name the reply gave -> name the request gives, where the reply renamed a definition the
+    request renames, but to a name of its own (asked for ``discounted_amount``, a small model
+    wrote ``apply_discounted_amount``, everywhere). Only a name that is new (in no original
+    file, not in the request) is replaced, and only by a name no edited file uses yet: the
+    rename is then exactly the one asked for."""
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", instruction))
+    texts = [t for t in changes.values() if t is not None]
+    found: dict[str, str] = {}
+    for path, text in changes.items():
+        if text is None or path not in originals or not path.endswith(".py"):
+            continue
+        for old, given in renames(originals[path], text).items():
+            wanted = requested_name(instruction, old)
+            if wanted is None or given == wanted or given in words:
+                continue
+            pattern = re.compile(rf"\b{re.escape(given)}\b")
+            if any(pattern.search(o) for o in originals.values()):
+                continue
+            if any(re.search(rf"\b{re.escape(wanted)}\b", t) for t in texts):
+                continue
+            found[given] = wanted
+    return found
+
+
+def rename_everywhere(text: str, names: Mapping[str, str]) -> tuple[str, int]:
+    """``text`` with each name in ``names`` replaced as a whole word, and how many places."""
+    places = 0
+    for old, new in names.items():
+        text, count = re.subn(rf"\b{re.escape(old)}\b", new, text)
+        places += count
+    return text, places
+
+
 def top_level_names(text: str) -> set[str]:
     """The module's top-level functions and classes (none when it does not parse)."""
     try:

@@ -356,6 +356,7 @@ class _Loop:
 
         files = self.files
         originals = _originals(files)
+        self._rename_to_requested_names(originals)
         for path, text in list(files.changes.items()):
             if text is not None and path in originals and path.endswith(".py"):
                 # Only to a name the request gives: a name the model made up at its call
@@ -394,6 +395,28 @@ class _Loop:
             )
             self.edited.reports.append(report)
             self.console.detail(report.one_line())
+
+    def _rename_to_requested_names(self, originals: Mapping[str, str]) -> None:
+        """Where the reply renamed what the request renames but to a name of its own, give it
+        the requested name (see :func:`~git_gpte.edit.rename.misnamed_renames`)."""
+        from ..edit import HunkReport
+        from ..edit.rename import misnamed_renames, rename_everywhere
+
+        files = self.files
+        names = misnamed_renames(originals, files.changes, self.plan.instruction)
+        if not names:
+            return
+        said = ", ".join(f"{given} to {wanted}" for given, wanted in names.items())
+        for path, text in sorted(files.changes.items()):
+            if text is None:
+                continue
+            renamed, places = rename_everywhere(text, names)
+            if places:
+                files.changes[path] = renamed
+                detail = f"renamed {said}, the name the request gives ({places} place(s))"
+                report = HunkReport(path, 0, "corrected", detail, kind="rename")
+                self.edited.reports.append(report)
+                self.console.detail(report.one_line())
 
     def _rename_imported_definitions(self, originals: Mapping[str, str]) -> bool:
         """Where an edited module now imports a new name from a module still defining the old
