@@ -94,13 +94,18 @@ def test_rename_diff_moves_the_edited_file() -> None:
     assert r.files == {} and r.reports[0].status == "refused"
 
 
-def test_whole_file_block_that_is_an_excerpt_is_refused() -> None:
+def test_whole_file_block_that_is_an_excerpt_is_refused_or_placed_by_its_definitions() -> None:
     src = "import os\n\n\ndef main():\n    print(os.getcwd())\n    return 0\n\n\ndef helper():\n    return 1\n"
     lazy = "**app.py**\n```python\nimport os\n\n\ndef main():\n    return 1\n\n# ... rest of the file unchanged ...\n```\n"
     r = run({"app.py": src}, lazy)
     assert r.files == {} and "elision" in r.reports[0].detail
+    # One function, whole: it replaces the function of its name, the rest stays.
     excerpt = "### app.py\n```python\ndef helper():\n    return 2\n```\n"
     r = run({"app.py": src}, excerpt)
+    assert r.files == {"app.py": src.replace("return 1", "return 2")}
+    assert r.reports[0].status == "corrected" and "replaced helper" in r.reports[0].detail
+    # Not Python: nothing tells where an excerpt goes.
+    r = run({"app.txt": src}, excerpt.replace("app.py", "app.txt"))
     assert r.files == {} and "excerpt" in r.reports[0].detail
     full = "app.py\n```python\nimport os\n\n\ndef main():\n    return 0\n```\n"
     assert run({"app.py": src}, full).files == {

@@ -237,11 +237,9 @@ def test_check_command_failures_go_back_and_a_failing_result_is_not_committed(
     assert "passes --check" not in out
 
 
-def test_too_long_to_write_whole_asks_for_diffs(shop: Path, llm_server: LLMServer) -> None:
-    code, out, err = improve(
-        shop, llm_server, "add logging", "--dry-run", "--json", GPTE_MAX_TOKENS="50"
-    )
-    assert code == 0, err
+def test_too_long_to_write_whole_asks_for_the_functions_changed(
+    shop: Path, llm_server: LLMServer
+) -> None:
     run = run_gpte(
         "-v",
         "improve",
@@ -250,17 +248,31 @@ def test_too_long_to_write_whole_asks_for_diffs(shop: Path, llm_server: LLMServe
         cwd=shop,
         env=local_env(llm_server, GPTE_MAX_TOKENS="50"),
     )
-    assert "@@ -START" in run.stdout  # the diff format was asked for instead
-    diff = (
-        "```diff\n--- invoice.py\n+++ invoice.py\n@@ -1,2 +1,3 @@\n+import math\n"
-        " def apply_discount(amount, percent):\n     return amount * (1 - percent / 100)\n```\n"
+    assert "Write only what you change, a whole function or class at a time" in run.stdout
+    assert "edit format: definitions (invoice.py is ~" in run.stdout
+    # The reply: the import, the logger and the one function changed; the rest stays.
+    reply = (
+        "invoice.py\n```python\nimport logging\n\nlogger = logging.getLogger(__name__)\n\n\n"
+        "def apply_discount(amount, percent):\n"
+        '    logger.debug("amount=%s percent=%s", amount, percent)\n'
+        "    return amount * (1 - percent / 100)\n```\n"
     )
-    llm_server.queue(diff)
-    code, out, err = improve(shop, llm_server, "import math", "--json", GPTE_MAX_TOKENS="50")
+    llm_server.queue(reply)
+    code, out, err = improve(shop, llm_server, "add logging", "--json", GPTE_MAX_TOKENS="50")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["edit_format"] == "definitions"
+    assert "output cap of 50 tokens" in data["edit_format_note"]
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+
+
+def test_too_long_to_write_whole_asks_for_diffs_beyond_python(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(tmp_path / "web", {"app.js": "function add(a, b) {\n  return a + b;\n}\n"})
+    code, out, err = improve(repo, llm_server, "add sub", "-n", "--json", GPTE_MAX_TOKENS="20")
     assert code == 0, err
     assert json.loads(out)["edit_format"] == "diff"
-    assert "output cap of 50 tokens" in json.loads(out)["edit_format_note"]
-    assert "edit format: diff (invoice.py is ~" in run.stdout
 
 
 def test_edit_format_is_a_choice_of_the_user_too(shop: Path, llm_server: LLMServer) -> None:
@@ -763,7 +775,7 @@ def test_the_best_ranked_file_decides_the_format(tmp_path: Path, llm_server: LLM
     )
     assert code == 0, err
     data = json.loads(out)
-    assert data["edit_format"] == "diff"
+    assert data["edit_format"] == "definitions"
     assert "books/ledger.py is shown only in part" in data["edit_format_note"]
 
 
@@ -780,3 +792,23 @@ def test_a_rename_to_a_name_of_the_models_own_is_given_the_requested_one(
     wanted = INVOICE.replace("apply_discount", "discounted_amount")
     assert git(shop, "show", f"{data['branch']}:invoice.py") == wanted
     assert any("the name the request gives" in line for line in data["corrected"])
+
+
+def test_a_whole_file_answer_of_one_function_is_placed_by_its_definition(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Asked for the whole file, the model wrote back only the function it changed.
+    module = INVOICE + "".join(
+        f"\n\ndef rate_{n}(amount):\n    return amount * {n} / 100\n" for n in range(4)
+    )
+    repo = make_repo(tmp_path / "shop", {"invoice.py": module})
+    typed = "def apply_discount(amount: float, percent: float) -> float:\n"
+    reply = f"invoice.py\n```python\n{typed}    return amount * (1 - percent / 100)\n```\n"
+    llm_server.queue(reply)
+    code, out, err = improve(repo, llm_server, "type apply_discount", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    expected = module.replace("def apply_discount(amount, percent):\n", typed)
+    assert git(repo, "show", f"{data['branch']}:invoice.py") == expected
+    corrected = data["corrected"]
+    assert any("placed by its definitions: replaced apply_discount" in c for c in corrected)

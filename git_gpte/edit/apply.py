@@ -29,6 +29,10 @@ from .place import (
 )
 from .render import render_hunks, retry_prompt
 
+# FileEdit.fmt of a path-and-block answer in the definitions format (and the report's kind of
+# a block placed by its definitions).
+DEFINITIONS = "definitions"
+
 
 class UnreadableFile(Exception):
     """Raised by a ``files`` mapping for a path whose text cannot be edited; the message says
@@ -255,9 +259,14 @@ class _WorkingFiles:
         first = self.report_counts.get(path, 0) + 1
         if source != path:  # --- a/x +++ b/y: a rename, as git reads it
             reports = self.rename(edit, source, path, first)
-        elif edit.kind == "whole-file" and path in self.seen_in_part and self.texts[path]:
+        elif (
+            edit.kind == "whole-file"
+            and edit.fmt != DEFINITIONS
+            and path in self.seen_in_part
+            and self.texts[path]
+        ):
             why = _partial_view(path, self.seen_in_part)
-            reports = [_Target(edit, path, first).refuse(why)]
+            reports = [self.by_definitions(_Target(edit, path, first), why)]
         else:
             reports = self.apply_to_path(_Target(edit, path, first, [how] if how else []))
         self.report_counts[path] = first - 1 + max(1, len(reports))
@@ -326,10 +335,12 @@ class _WorkingFiles:
             if not is_blank(current.split("\n")):
                 return [target.refuse(NOTHING_TO_PLACE_BY)]
             corrections.append("empty SEARCH: filled the empty file")
+        if edit.kind == "whole-file" and edit.fmt == DEFINITIONS and current:
+            return [self.by_definitions(target, "")]
         if edit.kind == "whole-file" and edit.fmt == "files" and current:
             why = _not_whole(content, current)
             if why:
-                return [target.refuse(why)]
+                return [self.by_definitions(target, why)]
         if current is not None:
             content = _match_style(content, current)
         if edit.kind == "new" and current:
@@ -343,6 +354,28 @@ class _WorkingFiles:
             self.created.add(path)
         self.texts[path] = content
         return [target.accept(corrections)]
+
+    def by_definitions(self, target: _Target, why: str) -> HunkReport:
+        """A Python block for an existing file placed by its definitions (see
+        :mod:`.definitions`): the format asked for (``why`` empty), or a block that cannot be
+        the whole file (``why``, the reason, is then refused with it when it cannot be placed
+        either)."""
+        from .definitions import NotPlaceable, place_definitions
+
+        path, current = target.path, self.texts[target.path] or ""
+        if not path.endswith(".py"):
+            return target.refuse(why or "only Python files can be changed by their definitions")
+        content = _match_style(target.edit.content or "", current)
+        try:
+            placed = place_definitions(current, content)
+        except NotPlaceable as err:
+            return target.refuse(f"{why} ({err})" if why else str(err))
+        self.texts[path] = placed.text
+        report = target.accept([] if not why else [placed.note()])
+        report.kind = DEFINITIONS
+        if not why:
+            report.detail = "; ".join(x for x in (report.detail, placed.note()) if x)
+        return report
 
     def modify(self, target: _Target) -> list[HunkReport]:
         """Place the diff's hunks against the same text and apply the accepted ones together,

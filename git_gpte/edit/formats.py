@@ -46,5 +46,12 @@ EDIT_FORMATS: dict[str, EditFormat] = {
             "every changed file written out whole (best for small local models and small files)",
             "files",
         ),
+        EditFormat(
+            "definitions",
+            "file_format_definitions",
+            False,
+            "each changed Python function or class written out whole (long files, small models)",
+            "files",
+        ),
     )
 }

@@ -50,7 +50,7 @@ class Defaults:
     (longer than a hosted model's timeout) and a reply can run on without end.
     """
 
-    edit_format: str  # diff | search-replace | whole
+    edit_format: str  # diff | search-replace | whole | definitions
     context_tokens: int  # the selection's budget
     output_tokens: int | None  # cap on the reply (None: the provider's own)
     request_timeout: float  # seconds one read may wait (the first token comes after reading)

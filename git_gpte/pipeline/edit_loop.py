@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..edit import UnreadableFile
+from ..edit.apply import DEFINITIONS
 from ..edit.formats import EDIT_FORMATS
 from ..edit.pycheck import Problem, module_names, python_problems
 from ..edit.render import retry_prompt
@@ -259,6 +260,10 @@ class _Loop:
 
         usable = drop_unclosed(text) if cut else text
         parsed = parse_reply(usable, "auto", sole=self.sole)
+        if self.plan.edit_format == DEFINITIONS:
+            for edit in parsed.edits:
+                if edit.kind == "whole-file":
+                    edit.fmt = DEFINITIONS
         feedback = [cut] if cut else []
         self.edited.notes = []
         self._drop_kept(parsed)
@@ -462,6 +467,11 @@ class _Loop:
             if fmt.whole_files
             else f"{fmt.summary}, as the system prompt shows"
         )
+        if fmt.name == "definitions":
+            how = (
+                "each changed file's path on a line of its own, then the complete functions "
+                "you change in a fenced code block"
+            )
         return f"Your reply contained no edits in the requested format. Write them as {how}."
 
     def _check(self) -> list[Problem]:
@@ -615,9 +625,10 @@ def _has_code(text: str) -> bool:
 
 
 def _sole_file(plan: Plan) -> tuple[str, str] | None:
-    """(path, text) when the model was shown exactly one file, whole."""
+    """(path, text) when the model was shown exactly one file, whole (or in part, when it is
+    asked for definitions: a block of them is placed, never written as the file)."""
     parts = list(plan.shown.parts.values())
-    if len(parts) == 1 and parts[0].whole:
+    if len(parts) == 1 and (parts[0].whole or plan.edit_format == DEFINITIONS):
         return parts[0].path, parts[0].text
     return None
 

@@ -132,7 +132,7 @@ def plan(
     if EDIT_FORMATS[fmt].whole_files:
         note = too_long_to_rewrite(parts, info, settings)
         if note:
-            fmt = WHOLE_FALLBACK
+            fmt = whole_fallback(parts[0].path)
     checked = kept & set(selection.files)
     if kind == "improve" and EDIT_FORMATS[fmt].whole_files:
         kept = kept | unasked_tests(instruction, selection.files)
@@ -181,8 +181,15 @@ def unasked_tests(instruction: str, paths: Iterable[str]) -> frozenset[str]:
 
 
 # What a model asked for whole files gets instead when the file to change is too long to be
-# written out whole within its output cap. Measured on bench/solve.py's large-file tasks.
+# written out whole within its output cap: the functions it changes, whole, for Python (what
+# such a model writes best, and few tokens); diffs for other languages.
 WHOLE_FALLBACK = "diff"
+PYTHON_FALLBACK = "definitions"
+
+
+def whole_fallback(path: str) -> str:
+    """The format asked for instead of whole files when ``path`` is too long to rewrite."""
+    return PYTHON_FALLBACK if path.endswith(".py") else WHOLE_FALLBACK
 # A whole file written back costs about its own tokens plus this share (the change, the
 # explanation around the block), and this many tokens of explanation at least.
 REWRITE_MARGIN = 1.15

@@ -185,6 +185,12 @@ def retry_user_message(
             "format as before: its path on a line of its own, then every line of the file in a "
             "fenced code block."
         )
+    elif edit_format == "definitions":
+        ask = (
+            "Write each function or class that still needs a change out whole again, corrected, "
+            "in the same format as before: the file's path on a line of its own, then the "
+            "complete functions (a method under its class line) in a fenced code block."
+        )
     else:
         what = "diffs" if edit_format == "diff" else "SEARCH/REPLACE blocks"
         ask = (

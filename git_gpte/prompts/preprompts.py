@@ -29,6 +29,8 @@ NAMES: dict[str, str] = {
     "file_format_diff": "unified diffs against line-numbered files (improve)",
     "file_format_search_replace": "SEARCH/REPLACE blocks (improve --edit-format search-replace)",
     "file_format_whole": "changed files written out whole (improve --edit-format whole)",
+    "file_format_definitions": "changed functions and classes written out whole (improve "
+    "--edit-format definitions)",
     "context": "what a selected context holds (improve, heal)",
     "context_ask": "how to ask for more files or symbols (when the model may)",
     "entrypoint": "how to write run.sh",

@@ -1,0 +1,356 @@
+"""Placing a Python block by the definitions it holds, not by its lines.
+
+Asked for a long module, a small model writes back the function it changed, whole, and nothing
+else; asked for the whole file, it often does the same. Such a block cannot replace the file
+(the rest would be lost) and is no diff either, but its definitions say where each part goes:
+a top-level function or class replaces the one of the same name, a method (under its class line,
+or alone) replaces the class's method of that name, a new definition is added after the last
+one, a new import after the last import, a module-level assignment replaces the one of the same
+name. Anything that cannot be placed that way refuses the whole block, with the reason; nothing
+is guessed. Pure functions on text.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass, field
+
+_DEF = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# "# ... existing code ...", "# rest of the class unchanged": the block is not the definition.
+_ELISION = re.compile(
+    r"#.*(?:\.\.\.|…|\b(?:rest of|existing|remains? (?:the same|unchanged)|unchanged)\b)",
+    re.IGNORECASE,
+)
+
+
+class NotPlaceable(Exception):
+    """The block cannot be placed by its definitions; the message says why."""
+
+
+@dataclass
+class Placed:
+    """The file's new text and what was done, for the report."""
+
+    text: str
+    replaced: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+
+    def note(self) -> str:
+        parts = []
+        if self.replaced:
+            parts.append("replaced " + ", ".join(self.replaced))
+        if self.added:
+            parts.append("added " + ", ".join(self.added))
+        return "placed by its definitions: " + "; ".join(parts)
+
+
+@dataclass
+class _Edit:
+    start: int  # 0-based first line replaced (== end: an insertion before ``start``)
+    end: int  # 0-based line after the last one replaced
+    lines: list[str]
+    order: int = 0  # among insertions at one place, the block's order
+    header: bool = False  # an import or module-level name inserted after the imports
+
+
+def place_definitions(current: str, block: str) -> Placed:
+    """``current`` with the definitions of ``block`` in place (see the module docstring);
+    raises :class:`NotPlaceable`."""
+    try:
+        tree = ast.parse(current)
+    except (SyntaxError, ValueError) as err:
+        raise NotPlaceable(f"the file does not parse ({err.__class__.__name__})") from None
+    code = _parse_block(block)
+    lines = current.split("\n")
+    placed = Placed(current)
+    edits: list[_Edit] = []
+    for node in code.tree.body:
+        edits.extend(_place(node, code.lines, tree, lines, placed))
+    if not placed.replaced and not placed.added:
+        raise NotPlaceable("the block holds no function or class of the file, nor a new one")
+    edits += _spacing(edits, lines)
+    for order, edit in enumerate(edits):
+        edit.order = order
+    for edit in sorted(edits, key=lambda e: (e.start, e.end, e.order), reverse=True):
+        lines[edit.start : edit.end] = edit.lines
+    text = "\n".join(lines)
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        raise NotPlaceable("placed by its definitions, the file would not parse") from None
+    placed.text = text
+    return placed
+
+
+def _spacing(edits: list[_Edit], lines: list[str]) -> list[_Edit]:
+    """Blank lines after what was inserted after the imports, where code follows at once (two
+    before a definition)."""
+    out = []
+    for at in sorted({edit.start for edit in edits if edit.header}):
+        following = lines[at] if at < len(lines) else ""
+        if following.strip():
+            definition = following.startswith(("def ", "class ", "async def ", "@"))
+            out.append(_Edit(at, at, ["", ""] if definition else [""]))
+    return out
+
+
+@dataclass
+class _Block:
+    tree: ast.Module
+    lines: list[str]
+
+
+def _parse_block(block: str) -> _Block:
+    for line in block.split("\n"):
+        if _ELISION.search(line):
+            raise NotPlaceable(f"the block leaves code out ({line.strip()!r})")
+    for text in (block, textwrap.dedent(block)):
+        try:
+            return _Block(ast.parse(text), text.split("\n"))
+        except (SyntaxError, ValueError):
+            continue
+    raise NotPlaceable("the block is not Python that parses")
+
+
+def _span(node: ast.stmt) -> tuple[int, int]:
+    """0-based first line (its decorators included) and the line after its last."""
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return first - 1, node.end_lineno or node.lineno
+
+
+def _source(node: ast.stmt, lines: list[str]) -> list[str]:
+    start, end = _span(node)
+    return lines[start:end]
+
+
+def _place(
+    node: ast.stmt, block: list[str], tree: ast.Module, lines: list[str], placed: Placed
+) -> list[_Edit]:
+    """Where one top-level statement of the block goes in the file."""
+    same = [n for n in tree.body if ast.dump(n) == ast.dump(node)]
+    if same:
+        return []  # copied as it is
+    if isinstance(node, _DEF):
+        return _place_definition(node, block, tree, lines, placed)
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        placed.added.append(f"`{ast.unparse(node)}`")
+        at = _after_imports(tree)
+        return [_Edit(at, at, _source(node, block), header=True)]
+    name = _assigned(node)
+    if name is not None:
+        old = [n for n in tree.body if _assigned(n) == name]
+        if len(old) == 1:
+            placed.replaced.append(name)
+            start, end = _span(old[0])
+            return [_Edit(start, end, _source(node, block))]
+        placed.added.append(name)
+        at = _after_imports(tree)
+        return [_Edit(at, at, ["", *_source(node, block)], header=True)]
+    if _is_main_guard(node):
+        old = [n for n in tree.body if _is_main_guard(n)]
+        if old:
+            placed.replaced.append("the __main__ block")
+            start, end = _span(old[0])
+            return [_Edit(start, end, _source(node, block))]
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return []  # a docstring of the excerpt, not the module's
+    raise NotPlaceable(
+        f"line {node.lineno} of the block is neither a definition, an import nor an "
+        "assignment: where it goes cannot be told"
+    )
+
+
+def _place_definition(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+    block: list[str],
+    tree: ast.Module,
+    lines: list[str],
+    placed: Placed,
+) -> list[_Edit]:
+    _refuse_stub(node, tree)
+    old = [n for n in tree.body if isinstance(n, _DEF) and n.name == node.name]
+    if len(old) > 1:
+        raise NotPlaceable(f"the file defines {node.name} more than once")
+    if old:
+        target = old[0]
+        if (
+            isinstance(node, ast.ClassDef)
+            and isinstance(target, ast.ClassDef)
+            and _members(target) - _members(node)
+        ):
+            # the class line and some of its methods: those are what changes
+            return _place_members(node, block, target, lines, placed)
+        placed.replaced.append(node.name)
+        start, end = _span(target)
+        return [_Edit(start, end, _source(node, block))]
+    owners = [n for n in tree.body if isinstance(n, ast.ClassDef) and node.name in _members(n)]
+    if not isinstance(node, ast.ClassDef) and len(owners) == 1:
+        # A method written alone, without its class line.
+        member = _member(owners[0], node.name)
+        assert member is not None  # it is one of the class's members
+        placed.replaced.append(f"{owners[0].name}.{node.name}")
+        return [_replace_member(member, node, block, lines)]
+    placed.added.append(node.name)
+    at = _end_of_definitions(tree)
+    return [_Edit(at, at, ["", "", *_source(node, block)])]
+
+
+def _place_members(
+    node: ast.ClassDef, block: list[str], target: ast.ClassDef, lines: list[str], placed: Placed
+) -> list[_Edit]:
+    """A class line with some of its methods: each replaces the method of that name, a new one
+    goes after the class's last statement."""
+    edits = []
+    for item in node.body:
+        if isinstance(item, _DEF):
+            _refuse_stub(item, target)
+            member = _member(target, item.name)
+            if member is not None:
+                placed.replaced.append(f"{node.name}.{item.name}")
+                edits.append(_replace_member(member, item, block, lines))
+                continue
+            placed.added.append(f"{node.name}.{item.name}")
+            at = _span(target)[1]
+            indent = _indent_of(lines[_span(target.body[-1])[0]])
+            edits.append(_Edit(at, at, ["", *_reindent(_source(item, block), item, indent)]))
+        elif not any(ast.dump(item) == ast.dump(mine) for mine in target.body):
+            edits.extend(_place_field(item, node, block, target, lines, placed))
+    return edits
+
+
+def _place_field(
+    item: ast.stmt,
+    node: ast.ClassDef,
+    block: list[str],
+    target: ast.ClassDef,
+    lines: list[str],
+    placed: Placed,
+) -> list[_Edit]:
+    """A class-level statement of a class written in part: an attribute (a dataclass field)
+    replaces the one of its name or follows the last one; a docstring is the excerpt's."""
+    if _is_docstring(item):
+        return []
+    name = _assigned(item)
+    if name is None:
+        raise NotPlaceable(
+            f"line {item.lineno} of the block changes {node.name} outside its methods and "
+            "attributes: write the class whole"
+        )
+    old = [mine for mine in target.body if _assigned(mine) == name]
+    if len(old) == 1:
+        placed.replaced.append(f"{node.name}.{name}")
+        return [_replace_member(old[0], item, block, lines)]
+    fields = [mine for mine in target.body if _assigned(mine) is not None]
+    after = fields[-1] if fields else target.body[0]
+    # after the last attribute, else after the docstring, else first in the class
+    at = _span(after)[1] if fields or _is_docstring(after) else _span(after)[0]
+    placed.added.append(f"{node.name}.{name}")
+    indent = _indent_of(lines[_span(target.body[0])[0]])
+    return [_Edit(at, at, _reindent(_source(item, block), item, indent))]
+
+
+def _replace_member(member: ast.stmt, item: ast.stmt, block: list[str], lines: list[str]) -> _Edit:
+    start, end = _span(member)
+    indent = _indent_of(lines[start])
+    return _Edit(start, end, _reindent(_source(item, block), item, indent))
+
+
+def _reindent(source: list[str], node: ast.stmt, indent: str) -> list[str]:
+    """The lines of ``node`` moved from its own indentation to ``indent``."""
+    own = _indent_of(source[0]) if source else ""
+    out = []
+    for line in source:
+        if not line.strip():
+            out.append("")
+        elif line.startswith(own):
+            out.append(indent + line[len(own) :])
+        else:
+            raise NotPlaceable(f"the lines of {getattr(node, 'name', 'a method')} are indented "
+                               "unevenly")  # fmt: skip
+    return out
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _members(node: ast.ClassDef) -> set[str]:
+    return {item.name for item in node.body if isinstance(item, _DEF)}
+
+
+def _member(node: ast.ClassDef, name: str) -> ast.stmt | None:
+    found = [item for item in node.body if isinstance(item, _DEF) and item.name == name]
+    if len(found) > 1:
+        raise NotPlaceable(f"{node.name} defines {name} more than once")
+    return found[0] if found else None
+
+
+def _refuse_stub(node: ast.stmt, scope: ast.Module | ast.ClassDef) -> None:
+    """A definition whose body is only ``...`` or ``pass`` where the file's has more is a
+    placeholder, not a change."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return
+    if not _is_stub(node):
+        return
+    old = [n for n in ast.walk(scope) if isinstance(n, _DEF) and n.name == node.name]
+    if old and not _is_stub(old[0]):
+        raise NotPlaceable(f"{node.name} is written as a placeholder, its body left out")
+
+
+def _is_stub(node: ast.stmt) -> bool:
+    """A function whose body (past its docstring) is only ``...`` or ``pass``."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = [s for s in node.body if not _is_docstring(s)]
+    return all(
+        isinstance(s, ast.Pass)
+        or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and s.value.value is ...)
+        for s in body
+    )
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _assigned(node: ast.stmt) -> str | None:
+    """The one name a module-level assignment binds, else None."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+    elif isinstance(node, ast.AnnAssign):
+        target = node.target
+    else:
+        return None
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and isinstance(node.test.left, ast.Name)
+        and node.test.left.id == "__name__"
+    )
+
+
+def _after_imports(tree: ast.Module) -> int:
+    """Where a new import or module-level name goes: after the last import, else after the
+    module's docstring, else first."""
+    imports = [_span(n)[1] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    if imports:
+        return max(imports)
+    if tree.body and _is_docstring(tree.body[0]):
+        return _span(tree.body[0])[1]
+    return 0
+
+
+def _end_of_definitions(tree: ast.Module) -> int:
+    """Where a new definition goes: after the last one, before a ``__main__`` block."""
+    ends = [_span(n)[1] for n in tree.body if not _is_main_guard(n)]
+    return max(ends, default=0)

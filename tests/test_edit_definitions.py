@@ -1,0 +1,121 @@
+"""Placing a Python block by its definitions (git_gpte.edit.definitions)."""
+
+from __future__ import annotations
+
+import pytest
+
+from git_gpte.edit.definitions import NotPlaceable, place_definitions
+
+MODULE = '''"""Shapes."""
+
+import math
+from dataclasses import dataclass
+
+TOLERANCE = 1e-9
+
+
+@dataclass
+class Circle:
+    """A circle."""
+
+    center: tuple
+    radius: float
+
+    def area(self):
+        return math.pi * self.radius**2
+
+    @property
+    def diameter(self):
+        return 2 * self.radius
+
+
+def helper(x):
+    return x + 1
+
+
+if __name__ == "__main__":
+    print(helper(1))
+'''
+
+
+def test_a_function_replaces_the_one_of_its_name() -> None:
+    placed = place_definitions(MODULE, 'def helper(x):\n    """Add one."""\n    return x + 1\n')
+    assert placed.text == MODULE.replace(
+        "def helper(x):\n", 'def helper(x):\n    """Add one."""\n'
+    )
+    assert placed.note() == "placed by its definitions: replaced helper"
+
+
+def test_imports_and_module_names_go_after_the_imports() -> None:
+    block = (
+        "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n"
+        "def helper(x):\n    logger.debug(x)\n    return x + 1\n"
+    )
+    text = place_definitions(MODULE, block).text
+    assert text.startswith(
+        '"""Shapes."""\n\nimport math\nfrom dataclasses import dataclass\nimport logging\n\n'
+        "logger = logging.getLogger(__name__)\n\nTOLERANCE"
+    )
+    assert "    logger.debug(x)\n    return x + 1\n" in text
+    # a name the module binds already is replaced where it is
+    assert "TOLERANCE = 1e-6\n" in place_definitions(MODULE, "TOLERANCE = 1e-6\n").text
+
+
+def test_a_method_under_its_class_line_or_alone_replaces_the_method() -> None:
+    new_area = "        return math.pi * self.radius * self.radius\n"
+    under_class = "class Circle:\n    def area(self):\n" + new_area
+    alone = "    def area(self):\n" + new_area
+    for block in (under_class, alone):
+        placed = place_definitions(MODULE, block)
+        assert placed.text == MODULE.replace("        return math.pi * self.radius**2\n", new_area)
+        assert placed.replaced == ["Circle.area"]
+    # a decorated method keeps its place, decorator and all
+    method = "    @property\n    def diameter(self):\n        return self.radius * 2\n"
+    assert method in place_definitions(MODULE, "class Circle:\n" + method).text
+
+
+def test_new_methods_fields_and_functions_are_added() -> None:
+    block = (
+        "class Circle:\n    label: str = ''\n\n"
+        "    def scale(self, factor):\n        return Circle(self.center, self.radius * factor)\n"
+        "\n\ndef unit_circle():\n    return Circle((0, 0), 1)\n"
+    )
+    placed = place_definitions(MODULE, block)
+    assert placed.added == ["Circle.label", "Circle.scale", "unit_circle"]
+    text = placed.text
+    assert "    radius: float\n    label: str = ''\n" in text
+    assert "        return 2 * self.radius\n\n    def scale(self, factor):\n" in text
+    assert text.index("def unit_circle") < text.index('if __name__ == "__main__"')
+    compile(text, "shapes.py", "exec")
+
+
+def test_a_class_written_whole_replaces_the_class() -> None:
+    block = (
+        "class Circle:\n    def __init__(self, radius):\n        self.radius = radius\n\n"
+        "    def area(self):\n        return 1\n\n    @property\n    def diameter(self):\n"
+        "        return 2\n"
+    )
+    placed = place_definitions(MODULE, block)
+    assert placed.replaced == ["Circle"] and "@dataclass" not in placed.text
+
+
+@pytest.mark.parametrize(
+    ("block", "why"),
+    [
+        ("def helper(x):\n    # ... existing code ...\n    return x\n", "leaves code out"),
+        ("def helper(x):\n    ...\n", "placeholder"),
+        ("print('hi')\n", "where it goes cannot be told"),
+        ("def helper(x:\n", "not Python that parses"),
+        ('"""Shapes."""\n', "no function or class"),
+        ("class Circle:\n    print('x')\n\n    def area(self):\n        return 1\n", "whole"),
+    ],
+)
+def test_what_cannot_be_placed_is_refused_with_the_reason(block: str, why: str) -> None:
+    with pytest.raises(NotPlaceable, match=why):
+        place_definitions(MODULE, block)
+
+
+def test_a_name_defined_twice_is_not_guessed() -> None:
+    twice = "def f():\n    return 1\n\n\ndef f():\n    return 2\n"
+    with pytest.raises(NotPlaceable, match="more than once"):
+        place_definitions(twice, "def f():\n    return 3\n")
