@@ -19,6 +19,8 @@ class EditFormat:
     whole_files: bool  # the model writes each changed file out whole
     summary: str
     reader: str  # what ``parse_reply`` and ``git gpte apply --format`` call its blocks
+    write_as: str  # "Write them as ...": a reply held no edit in this format
+    ask_again: str  # how a retry asks for what is still missing or broken
 
 
 def reply_formats() -> tuple[str, ...]:
@@ -26,11 +28,22 @@ def reply_formats() -> tuple[str, ...]:
     return ("auto", *(f.reader for f in EDIT_FORMATS.values()))
 
 
+_AGAIN = (
+    "Reply with {what} for the missing or broken changes only, against the files exactly as "
+    "shown here. Do not repeat edits that are already present."
+)
+
 EDIT_FORMATS: dict[str, EditFormat] = {
     f.name: f
     for f in (
         EditFormat(
-            "diff", "file_format_diff", False, "unified diffs against the numbered files", "diff"
+            "diff",
+            "file_format_diff",
+            False,
+            "unified diffs against the numbered files",
+            "diff",
+            "unified diffs against the numbered files, as the system prompt shows",
+            _AGAIN.format(what="diffs"),
         ),
         EditFormat(
             "search-replace",
@@ -38,6 +51,8 @@ EDIT_FORMATS: dict[str, EditFormat] = {
             False,
             "SEARCH/REPLACE blocks of lines copied from the files",
             "search-replace",
+            "SEARCH/REPLACE blocks of lines copied from the files, as the system prompt shows",
+            _AGAIN.format(what="SEARCH/REPLACE blocks"),
         ),
         EditFormat(
             "whole",
@@ -45,6 +60,11 @@ EDIT_FORMATS: dict[str, EditFormat] = {
             True,
             "every changed file written out whole (best for small local models and small files)",
             "files",
+            "each changed file's path on a line of its own, then the whole new file in a fenced "
+            "code block",
+            "Write each file that still needs a change out whole again, corrected, in the same "
+            "format as before: its path on a line of its own, then every line of the file in a "
+            "fenced code block.",
         ),
         EditFormat(
             "definitions",
@@ -52,6 +72,11 @@ EDIT_FORMATS: dict[str, EditFormat] = {
             False,
             "each changed Python function or class written out whole (long files, small models)",
             "files",
+            "each changed file's path on a line of its own, then the complete functions you "
+            "change in a fenced code block",
+            "Write each function or class that still needs a change out whole again, corrected, "
+            "in the same format as before: the file's path on a line of its own, then the "
+            "complete functions (a method under its class line) in a fenced code block.",
         ),
     )
 }

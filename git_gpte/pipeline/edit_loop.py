@@ -460,18 +460,7 @@ class _Loop:
         return renamed
 
     def _no_edits(self) -> str:
-        fmt = EDIT_FORMATS[self.plan.edit_format]
-        how = (
-            "each changed file's path on a line of its own, then the whole new file in a fenced "
-            "code block"
-            if fmt.whole_files
-            else f"{fmt.summary}, as the system prompt shows"
-        )
-        if fmt.name == "definitions":
-            how = (
-                "each changed file's path on a line of its own, then the complete functions "
-                "you change in a fenced code block"
-            )
+        how = EDIT_FORMATS[self.plan.edit_format].write_as
         return f"Your reply contained no edits in the requested format. Write them as {how}."
 
     def _check(self) -> list[Problem]:

@@ -179,24 +179,7 @@ def retry_user_message(
         if rendered
         else ""
     )
-    if whole:
-        ask = (
-            "Write each file that still needs a change out whole again, corrected, in the same "
-            "format as before: its path on a line of its own, then every line of the file in a "
-            "fenced code block."
-        )
-    elif edit_format == "definitions":
-        ask = (
-            "Write each function or class that still needs a change out whole again, corrected, "
-            "in the same format as before: the file's path on a line of its own, then the "
-            "complete functions (a method under its class line) in a fenced code block."
-        )
-    else:
-        what = "diffs" if edit_format == "diff" else "SEARCH/REPLACE blocks"
-        ask = (
-            f"Reply with {what} for the missing or broken changes only, against the files "
-            "exactly as shown here. Do not repeat edits that are already present."
-        )
+    ask = EDIT_FORMATS[edit_format].ask_again
     return (
         f"Your answer could not be used as it is (attempt {attempt}).\n\n"
         f"What went wrong:\n{problems.strip()}\n\n"
