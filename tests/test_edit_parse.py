@@ -199,7 +199,9 @@ def test_a_new_reply_format_is_a_row_and_a_reader(monkeypatch: pytest.MonkeyPatc
                 found.spans.append((i, i + 1))
         return found
 
-    row = EditFormat("rewrite", "file_format_whole", True, "one line per file", "rewrite")
+    row = EditFormat(
+        "rewrite", "file_format_whole", True, "one line per file", "rewrite", "lines", "again"
+    )
     monkeypatch.setitem(EDIT_FORMATS, "rewrite", row)
     monkeypatch.setitem(parse.READERS, "rewrite", read_replace_lines)
     assert "rewrite" in reply_formats()
