@@ -18,7 +18,8 @@ gpt-engineer the work tree. Per task and tool it records:
 Tools (``--tools``, comma-separated):
 
     gpte                git gpte improve with its defaults for the server
-    gpte-whole | gpte-diff | gpte-search-replace    the same with --edit-format
+    gpte-whole | gpte-diff | gpte-search-replace | gpte-definitions
+                        the same with --edit-format
     gpte-check          defaults plus --check running the project's own visible tests (what
                         a user who has tests gives it; the hidden check is never shown)
     aider-whole | aider-diff      aider (its own venv, ``--aider PATH``) with that edit format;
@@ -362,6 +363,7 @@ def tools(gpte: list[str]) -> dict[str, Callable[..., Outcome]]:
         "gpte-whole": gpte_tool(["--edit-format", "whole"]),
         "gpte-diff": gpte_tool(["--edit-format", "diff"]),
         "gpte-search-replace": gpte_tool(["--edit-format", "search-replace"]),
+        "gpte-definitions": gpte_tool(["--edit-format", "definitions"]),
         "gpte-check": gpte_tool([], check=True),
         "aider-whole": aider_tool("whole"),
         "aider-diff": aider_tool("diff"),
