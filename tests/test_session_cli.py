@@ -260,7 +260,11 @@ def test_ctrl_c_through_git(project: Path, llm_server: LLMServer) -> None:
     time.sleep(0.003)
     os.killpg(proc.pid, signal.SIGINT)
     _out, err = proc.communicate(timeout=60)
-    assert proc.returncode in (130, -signal.SIGINT), err
+    # git's own race: when the second signal comes while its handler reaps git-gpte, git's
+    # wait finds no child and git exits 128 saying so (seen once in CI); git-gpte's part is the
+    # same either way.
+    raced = proc.returncode == 128 and "waitpid for git-gpte failed" in err
+    assert proc.returncode in (130, -signal.SIGINT) or raced, err
     assert "Traceback" not in err
     assert _messages(err) == ["git-gpte: interrupted; nothing committed"]
     assert only_run(project)["outcome"] == "interrupted"
