@@ -812,3 +812,26 @@ def test_a_whole_file_answer_of_one_function_is_placed_by_its_definition(
     assert git(repo, "show", f"{data['branch']}:invoice.py") == expected
     corrected = data["corrected"]
     assert any("placed by its definitions: replaced apply_discount" in c for c in corrected)
+
+
+def test_a_small_model_is_not_invited_to_ask_for_more_unless_the_user_says(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Asked whether it needs more, a small model asks instead of editing (for a test line, then
+    # it copied the test file back as its answer): by default it is given what fits, no rounds.
+    tests = "import invoice\n" + "".join(
+        f"\n\ndef test_total_{n}():\n    assert invoice.total({n}, 0) == {n}\n" for n in range(60)
+    )
+    repo = make_repo(tmp_path / "shop", {"invoice.py": INVOICE, "tests/test_invoice.py": tests})
+    plan = json.loads(improve(repo, llm_server, "add logging", "-n", "--json")[1])
+    assert plan["context_rounds"] == 0
+    dry = run_gpte("-v", "improve", "add logging", "-n", cwd=repo, env=local_env(llm_server))
+    assert "```need" not in dry.stdout
+    # The user may allow it; a file given whole to a model writing whole files has no numbers.
+    need = "```need\ntests/test_invoice.py\n```\n"
+    llm_server.queue(need, NO_PATH_RIGHT)
+    asked = ("add logging", "--context-rounds", "2", "--context-tokens", "600")
+    code, _, err = improve(repo, llm_server, *asked, GPTE_CONTEXT_WINDOW="16384")
+    assert code == 0, err
+    given = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "File: tests/test_invoice.py\n```\nimport invoice\n" in given  # no line numbers

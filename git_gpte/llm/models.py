@@ -54,11 +54,19 @@ class Defaults:
     context_tokens: int  # the selection's budget
     output_tokens: int | None  # cap on the reply (None: the provider's own)
     request_timeout: float  # seconds one read may wait (the first token comes after reading)
+    # Times the model may ask for more context. A small model asks instead of editing: for a
+    # test line it had no use for, then copying the test file back as its answer; twice for a
+    # module that does not exist (bench/solve.py: settings/bool-case, ledger/statement-end-date).
+    context_rounds: int = 2
 
 
 HOSTED = Defaults(edit_format="diff", context_tokens=16384, output_tokens=None, request_timeout=120)
 SELF_HOSTED = Defaults(
-    edit_format="whole", context_tokens=4096, output_tokens=4096, request_timeout=600
+    edit_format="whole",
+    context_tokens=4096,
+    output_tokens=4096,
+    request_timeout=600,
+    context_rounds=0,
 )
 
 
@@ -90,7 +98,7 @@ class ModelInfo:
 
     @property
     def defaults(self) -> Defaults:
-        """Edit format, budget, output cap and timeout for this kind of model."""
+        """Edit format, budget, output cap, timeout and context rounds for this kind of model."""
         return SELF_HOSTED if self.self_hosted else HOSTED
 
     def estimate_cost(self, tokens_in: int, tokens_out: int) -> float | None:

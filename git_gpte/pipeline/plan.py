@@ -8,7 +8,7 @@ Branches, run logs and commits are the caller's; a plan is only data.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..config import Settings
@@ -103,8 +103,9 @@ def plan(
     from ..prompts import system_prompt
 
     check_prompt(instruction)
-    choice = context or ContextChoice()
     info = resolve_model(model, settings)
+    choice = context or ContextChoice()
+    choice = replace(choice, rounds=choice.rounds_for(info))
     if images and info.supports_images is False:
         raise UsageError(f"model {info.name!r} does not accept images (--image)")
     fmt = choose_edit_format(edit_format, settings, info)
@@ -190,6 +191,8 @@ PYTHON_FALLBACK = "definitions"
 def whole_fallback(path: str) -> str:
     """The format asked for instead of whole files when ``path`` is too long to rewrite."""
     return PYTHON_FALLBACK if path.endswith(".py") else WHOLE_FALLBACK
+
+
 # A whole file written back costs about its own tokens plus this share (the change, the
 # explanation around the block), and this many tokens of explanation at least.
 REWRITE_MARGIN = 1.15
@@ -262,13 +265,13 @@ def _over_budget(
 def _can_ask(choice: ContextChoice, shown: Shown) -> bool:
     """Whether the model may ask for more: rounds allowed, and something left to give (a map
     of further files, or a file shown only in part)."""
-    if shown.everything or choice.rounds <= 0:
+    if shown.everything or not choice.rounds:
         return False
     return bool(shown.map_text.strip()) or any(not p.whole for p in shown.parts.values())
 
 
 def _rounds(choice: ContextChoice, shown: Shown) -> int:
-    return choice.rounds if _can_ask(choice, shown) else 0
+    return choice.rounds or 0 if _can_ask(choice, shown) else 0
 
 
 def build_messages(
@@ -331,7 +334,7 @@ def _select(
 
     def messages_for(shown: Shown) -> list[dict[str, str]]:
         parts: list[Part] = list(shown.parts.values())
-        text = context_user_message(parts, shown.map_text, instruction, can_ask=choice.rounds > 0)
+        text = context_user_message(parts, shown.map_text, instruction, can_ask=bool(choice.rounds))
         return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
     overhead, _ = estimate_tokens(messages_for(Shown()), info.name)

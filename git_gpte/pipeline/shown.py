@@ -41,7 +41,7 @@ class ContextChoice:
 
     all: bool = False
     tokens: int | None = None  # None: what suits the model (see budget_for)
-    rounds: int = DEFAULT_ROUNDS
+    rounds: int | None = None  # None: what suits the model (see rounds_for)
     pins: tuple[tuple[str, int], ...] = ()
     ranked_by: str | None = None
 
@@ -51,6 +51,12 @@ class ContextChoice:
         if self.tokens is not None:
             return self.tokens
         return info.defaults.context_tokens if info is not None else DEFAULT_BUDGET
+
+    def rounds_for(self, info: ModelInfo | None) -> int:
+        """The rounds asked for, else the model's kind's (a small local model: none)."""
+        if self.rounds is not None:
+            return self.rounds
+        return info.defaults.context_rounds if info is not None else DEFAULT_ROUNDS
 
 
 def resolve_context(
@@ -72,21 +78,23 @@ def resolve_context(
     budget = _whole(settings, "gpte.contextTokens", tokens, "GPTE_CONTEXT_TOKENS", "tokens", 0)
     if budget < 0 or (budget == 0 and _given(settings, tokens)):
         raise ConfigError(f"gpte.contextTokens must be a positive number, got {budget}")
-    asks = _whole(
-        settings, "gpte.contextRounds", rounds, "GPTE_CONTEXT_ROUNDS", "rounds", DEFAULT_ROUNDS
-    )
-    if not 0 <= asks <= MAX_ROUNDS:
-        raise ConfigError(f"gpte.contextRounds must be 0 to {MAX_ROUNDS}, got {asks}")
+    asks: int | None = None
+    if _configured(settings, rounds, "GPTE_CONTEXT_ROUNDS", "gpte.contextRounds", "rounds"):
+        asks = _whole(
+            settings, "gpte.contextRounds", rounds, "GPTE_CONTEXT_ROUNDS", "rounds", DEFAULT_ROUNDS
+        )
+        if not 0 <= asks <= MAX_ROUNDS:
+            raise ConfigError(f"gpte.contextRounds must be 0 to {MAX_ROUNDS}, got {asks}")
     return ContextChoice(chosen == "all", budget or None, asks, tuple(pins), ranked_by)
 
 
 def _given(settings: Settings, flag: int | None) -> bool:
-    value = settings.get(
-        flag=flag,
-        env=("GPTE_CONTEXT_TOKENS",),
-        git="gpte.contextTokens",
-        toml=("context", "tokens"),
-    )
+    return _configured(settings, flag, "GPTE_CONTEXT_TOKENS", "gpte.contextTokens", "tokens")
+
+
+def _configured(settings: Settings, flag: int | None, env: str, key: str, toml: str) -> bool:
+    """Whether the flag or any configuration gives the setting (else the model's default)."""
+    value = settings.get(flag=flag, env=(env,), git=key, toml=("context", toml))
     return value is not None
 
 

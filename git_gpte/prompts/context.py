@@ -166,14 +166,21 @@ def need_block(items: Sequence[NeedItem]) -> str:
 
 
 def more_user_message(
-    parts: Sequence[Part], not_given: Sequence[tuple[str, str]], rounds_left: int
+    parts: Sequence[Part],
+    not_given: Sequence[tuple[str, str]],
+    rounds_left: int,
+    *,
+    numbers: bool = True,
 ) -> str:
-    """The answer to a need block: what was found, what was not and why, and what to do now."""
+    """The answer to a need block: what was found, what was not and why, and what to do now.
+    ``numbers=False``: whole files as they are, for a model that writes files out whole (it
+    copies the numbers into its answer otherwise)."""
     out = []
     if parts:
+        said = " (each line starts with its line number in the file)" if numbers else ""
         out += [
-            "Here is what you asked for (each line starts with its line number in the file):",
-            *[render_part(p) for p in parts],
+            f"Here is what you asked for{said}:",
+            *[render_part(p, numbers=numbers) for p in parts],
         ]
     if not_given:
         out.append("Not given:\n" + "\n".join(f"- {what}: {why}" for what, why in not_given))
