@@ -81,3 +81,18 @@ def test_a_request_asks_to_change_tests_only_with_a_verb_of_changing() -> None:
     assert not asks_to_change_tests("not in the correct range. The tests will only pass if")
     # Callers in the tests follow a change of interface.
     assert asks_to_change_tests("rename load to read")
+
+
+def test_edits_that_change_no_code_leave_the_request_undone() -> None:
+    from git_gpte.edit.intent import code_unchanged
+
+    before = "# --- helpers -----------\n\ndef f(x):\n    return x  # the value\n"
+    damaged = "# --- helpers\n\ndef f(x):\n\n    return x\n"
+    (problem,) = code_unchanged("make f case-insensitive", {"a.py": before}, {"a.py": damaged})
+    assert problem.kind == "request" and "its code is unchanged" in problem.render()
+    # a request about comments or layout, a real change, a new or deleted file: not this
+    assert code_unchanged("fix the typo in the comment", {"a.py": before}, {"a.py": damaged}) == []
+    changed = damaged.replace("return x", "return x.lower()")
+    assert code_unchanged("make f case-insensitive", {"a.py": before}, {"a.py": changed}) == []
+    assert code_unchanged("x", {"a.py": before}, {"a.py": damaged, "b.py": "y = 1\n"}) == []
+    assert code_unchanged("x", {"a.py": before}, {"a.py": damaged, "c.py": None}) == []

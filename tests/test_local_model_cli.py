@@ -835,3 +835,18 @@ def test_a_small_model_is_not_invited_to_ask_for_more_unless_the_user_says(
     assert code == 0, err
     given = llm_server.requests[1].body["messages"][-1]["content"]
     assert "File: tests/test_invoice.py\n```\nimport invoice\n" in given  # no line numbers
+
+
+def test_an_answer_that_changes_no_code_is_not_a_success(shop: Path, llm_server: LLMServer) -> None:
+    # What the model answered: the file copied back with comments changed, the request undone.
+    before = Snapshot.take(shop)
+    same_code = f"invoice.py\n```python\n# invoice helpers\n{INVOICE}```\n"
+    llm_server.queue(same_code, same_code)
+    code, _, err = improve(shop, llm_server, "make parse errors raise ValueError")
+    assert code == 6, err
+    assert "do not do what the request asks" in err and "its code is unchanged" in err
+    assert "its code is unchanged" in llm_server.requests[1].body["messages"][-1]["content"]
+    assert Snapshot.take(shop) == before
+    llm_server.queue(same_code)
+    code, _, err = improve(shop, llm_server, "add a comment at the top")
+    assert code == 0, err

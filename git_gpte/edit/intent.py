@@ -54,6 +54,38 @@ def asks_to_change_tests(request: str) -> bool:
     return bool(_CHANGES_TESTS.search(request) or _RENAMES.search(request))
 
 
+# A request about what the code's statements do not hold: comments, wording, layout.
+_ABOUT_TEXT = re.compile(
+    r"\b(?:comments?|typos?|spelling|wording|format\w*|whitespace|blank lines?|indent\w*|"
+    r"style|lint\w*|header|licen[cs]e|copyright)\b",
+    re.I,
+)
+
+
+def code_unchanged(
+    request: str, originals: Mapping[str, str], changes: Mapping[str, str | None]
+) -> list[Problem]:
+    """The edits changed Python files but none of their code: each parses to what it was (only
+    comments or blank lines differ; seen, a whole-file answer that shortened a few comment
+    rulers and left the request undone, committed as a success). Not for a request about
+    comments, wording or layout, nor when a file is added or deleted."""
+    if not changes or _ABOUT_TEXT.search(request):
+        return []
+    for path, text in changes.items():
+        if text is None or not path.endswith(".py") or path not in originals:
+            return []
+        try:
+            if ast.dump(ast.parse(originals[path])) != ast.dump(ast.parse(text)):
+                return []
+        except (SyntaxError, ValueError):
+            return []
+    said = (
+        "only comments or blank lines differ from the file as it was: its code is unchanged, "
+        "so the request is not done"
+    )
+    return [Problem("request", path, None, said) for path in sorted(changes)]
+
+
 def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
     """What the result (``texts``: path -> Python source as edited) leaves undone of what
     ``request`` names: a definition still without the docstring or the type hints it asks for."""

@@ -467,14 +467,16 @@ class _Loop:
         """Broken Python first (cheap, and the user's check would only fail on it), what the
         request names left undone (see edit/intent.py); then the user's check, on a result
         that changes something."""
-        from ..edit.intent import request_problems
+        from ..edit.intent import code_unchanged, request_problems
 
         files = self.files
         problems = python_problems(
             _originals(files), files.changes, self._users, (self._paths(), self._read)
         )
         if not problems and files.file_changes():
-            problems = request_problems(self.plan.instruction, self._python_texts())
+            instruction = self.plan.instruction
+            problems = code_unchanged(instruction, _originals(files), files.changes)
+            problems = problems or request_problems(instruction, self._python_texts())
         self.edited.checked = False
         if problems or self.verify is None or not files.file_changes():
             return problems
