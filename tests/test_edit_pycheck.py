@@ -112,3 +112,14 @@ def test_an_import_of_a_name_the_module_does_not_define() -> None:
         python_problems(after, {"pkg/report.py": after["pkg/report.py"] + "x = 1\n"}, None, source)
         == []
     )
+
+
+def test_added_unused_imports_are_found_with_their_lines() -> None:
+    from git_gpte.edit.pycheck import added_unused_imports
+
+    before = "import os\n\nprint(os.sep)\n"
+    added = "import yaml\nfrom slugify import (\n    slugify,\n)\nfrom . import x\n"
+    after = f"import os\n{added}\nprint(os.sep)\n"
+    assert added_unused_imports(before, after) == [(2, 2, "yaml"), (3, 5, "slugify")]
+    used = after.replace("print(os.sep)", "print(os.sep, yaml, slugify)")
+    assert added_unused_imports(before, used) == []

@@ -850,3 +850,26 @@ def test_an_answer_that_changes_no_code_is_not_a_success(shop: Path, llm_server:
     llm_server.queue(same_code)
     code, _, err = improve(shop, llm_server, "add a comment at the top")
     assert code == 0, err
+
+
+def test_an_unused_import_of_a_module_nobody_uses_is_taken_out(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # What the model answered beside a right change: an import of a module the repository
+    # never uses (and may not have), used nowhere; the module then failed to import.
+    foreign = WITH_LOGGING.replace(
+        "import logging\n", "import logging\nfrom slugify import slugify\n"
+    )
+    llm_server.queue(f"invoice.py\n```python\n{foreign}```\n")
+    code, out, err = improve(shop, llm_server, "add logging", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+    assert any("unused import of slugify" in line for line in data["corrected"])
+    # one the request names stays
+    llm_server.queue(f"invoice.py\n```python\n{foreign}```\n")
+    code, out, err = improve(shop, llm_server, "add logging, slugify the names", "--json")
+    assert code == 0, err
+    assert "from slugify import slugify" in git(
+        shop, "show", f"{json.loads(out)['branch']}:invoice.py"
+    )

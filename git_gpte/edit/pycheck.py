@@ -398,3 +398,29 @@ def _exports(tree: ast.Module) -> set[str] | None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__getattr__":
             return None
     return _defined(tree)
+
+
+def added_unused_imports(before: str, after: str) -> list[tuple[int, int, str]]:
+    """Top-level absolute imports the edit added and nothing in the file uses: (first line,
+    last line, the module's top-level name), 1-based. Candidates for a repair only: whether
+    such a module exists is for the caller to judge (see ``edit_loop``)."""
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return []
+    had = {ast.dump(node) for node in old.body if isinstance(node, (ast.Import, ast.ImportFrom))}
+    used = {n.id for n in ast.walk(new) if isinstance(n, ast.Name)}
+    found = []
+    for node in new.body:
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or ast.dump(node) in had:
+            continue
+        if isinstance(node, ast.ImportFrom) and (node.level or not node.module):
+            continue
+        bound = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+        if "*" in bound or any(name in used for name in bound):
+            continue
+        module = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+        if isinstance(node, ast.Import) and len(node.names) > 1:
+            continue
+        found.append((node.lineno, node.end_lineno or node.lineno, (module or "").split(".")[0]))
+    return found

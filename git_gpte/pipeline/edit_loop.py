@@ -318,6 +318,7 @@ class _Loop:
         files.changes.update(result.files)
         self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
         self._complete_renames()
+        self._drop_foreign_imports()
         for path in {r.path for r in result.reports if r.status != "refused"}:
             self.outstanding.pop(path, None)
         for path in {r.path for r in result.refused}:
@@ -400,6 +401,50 @@ class _Loop:
             )
             self.edited.reports.append(report)
             self.console.detail(report.one_line())
+
+    def _drop_foreign_imports(self) -> None:
+        """Take out the imports the edit added that nothing uses, of a module that is neither
+        Python's nor the repository's, that no file of the repository mentions and that the
+        request does not name (seen: ``from slugify import slugify`` beside a right fix; the
+        module then failed to import). Each is a correction."""
+        from ..edit import HunkReport
+        from ..edit.pycheck import added_unused_imports
+
+        files = self.files
+        for path, text in sorted(files.changes.items()):
+            before = _original(files, path) if path in files.entries else None
+            if text is None or before is None or not path.endswith(".py"):
+                continue
+            spans = [s for s in added_unused_imports(before, text) if self._foreign(s[2])]
+            if not spans:
+                continue
+            lines = text.split("\n")
+            for first, last, _ in sorted(spans, reverse=True):
+                del lines[first - 1 : last]
+            files.changes[path] = "\n".join(lines)
+            for _, _, module in spans:
+                detail = (
+                    f"took out an unused import of {module}, a module this repository does not use"
+                )
+                report = HunkReport(path, 0, "corrected", detail, kind="import")
+                self.edited.reports.append(report)
+                self.console.detail(report.one_line())
+
+    def _foreign(self, module: str) -> bool:
+        """Whether ``module`` is known nowhere: not Python's, not the repository's, in none of
+        its files (sources, requirements) and not in the request."""
+        import sys
+
+        files = self.files
+        if (
+            not module
+            or module in sys.stdlib_module_names
+            or _mentions(self.plan.instruction.lower(), {module.lower()})
+        ):
+            return False
+        if any(module in module_names(p) for p in files.entries if p.endswith(".py")):
+            return False
+        return not files.repo.files_mentioning(files.rev, [module], ())
 
     def _rename_to_requested_names(self, originals: Mapping[str, str]) -> None:
         """Where the reply renamed what the request renames but to a name of its own, give it
