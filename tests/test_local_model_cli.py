@@ -873,3 +873,44 @@ def test_an_unused_import_of_a_module_nobody_uses_is_taken_out(
     assert "from slugify import slugify" in git(
         shop, "show", f"{json.loads(out)['branch']}:invoice.py"
     )
+
+
+def test_definitions_written_over_and_over_are_cut_at_the_first_repeat(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen with the real model asked for definitions (ledger): the same blocks written again
+    # and again until the output cap, minutes on a small machine.
+    repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP})
+    typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
+    block = f"invoice.py\n```python\n{typed}```\n\n"
+    llm_server.queue(Reply(block * 30 + "padding " * 200, delay=0))
+    code, _, err = improve(
+        repo, llm_server, "type parse_quantity", "--edit-format", "definitions", "-b", "typed"
+    )
+    assert code == 0, err
+    assert "invoice.py out a second time, unchanged; stopped it there" in err
+    assert len(llm_server.requests) == 1
+    expected = SHOP.replace("def parse_quantity(text):\n", typed.split("\n")[0] + "\n")
+    assert git(repo, "show", "typed:invoice.py") == expected
+
+
+def test_an_answer_cut_at_the_output_cap_goes_back_as_its_first_lines(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The cut-off reply sent back whole made the retry twice as long to read, and the one
+    # after it too long for the model's window (ledger, 4,038 tokens of repeated blocks).
+    repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP})
+    typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
+    runaway = "invoice.py\n```python\n" + "".join(f"# step {n}\n" for n in range(300))
+    llm_server.queue(
+        Reply(runaway, finish_reason="length"), f"invoice.py\n```python\n{typed}```\n"
+    )
+    code, _, err = improve(
+        repo, llm_server, "type parse_quantity", "--edit-format", "definitions", "--json"
+    )
+    assert code == 0, err
+    said = llm_server.requests[1].body["messages"][-2]
+    assert said["role"] == "assistant"
+    assert "# step 30\n" in said["content"] and "# step 299" not in said["content"]
+    assert "263 more lines, then the reply was cut off" in said["content"]
+    assert "cut off at the output limit" in llm_server.requests[1].body["messages"][-1]["content"]

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 # The temperature a self-hosted model is asked at on a retry (see _Loop.ask).
 RETRY_TEMPERATURE = 0.6
+# Lines of a cut-off answer the retry's conversation keeps (see _as_said).
+CUT_REPLY_LINES = 40
 
 # Runs the user's check on the edited files (the changes to the base): its problems.
 Verify = Callable[[list[FileChange]], list[Problem]]
@@ -178,7 +180,7 @@ def edit_loop(
             plan,
             [
                 *messages,
-                {"role": "assistant", "content": text},
+                {"role": "assistant", "content": _as_said(text, cut)},
                 {"role": "user", "content": loop.retry_message(feedback, attempt + 1)},
             ],
         )
@@ -237,8 +239,10 @@ class _Loop:
             heat = max(self.llm.temperature, RETRY_TEMPERATURE)
         from ..edit.repeated import first_cut, kept_file, repeated_file
 
-        whole = EDIT_FORMATS[self.plan.edit_format].whole_files
-        enough = first_cut(repeated_file, kept_file(self.plan.kept)) if whole else None
+        # Formats answered in file blocks (whole files, definitions) can repeat a block: a
+        # small model wrote the same three blocks over and over to its output cap (ledger).
+        blocks = EDIT_FORMATS[self.plan.edit_format].reader == "files"
+        enough = first_cut(repeated_file, kept_file(self.plan.kept)) if blocks else None
         try:
             reply = self.llm.ask(
                 messages,
@@ -626,6 +630,20 @@ class _Loop:
         return retry_user_message(
             parts, self.plan.instruction, "\n\n".join(feedback), attempt, self.plan.edit_format
         )
+
+
+def _as_said(text: str, cut: str) -> str:
+    """The answer as the retry's conversation carries it: whole, unless it was cut off, when
+    its first lines stand for it. A reply cut at the output cap is thousands of tokens the
+    model wrote in vain; sent back whole it doubled the retry's reading time and pushed the
+    next one over the window, and a small model took it as the pattern to follow (ledger)."""
+    lines = text.split("\n")
+    if not cut or len(lines) <= CUT_REPLY_LINES:
+        return text
+    rest = len(lines) - CUT_REPLY_LINES
+    return "\n".join(
+        [*lines[:CUT_REPLY_LINES], f"[... {rest:,} more lines, then the reply was cut off]"]
+    )
 
 
 def _cut_note(exc: ReplyTruncated) -> str:
