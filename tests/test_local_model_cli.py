@@ -914,3 +914,23 @@ def test_an_answer_cut_at_the_output_cap_goes_back_as_its_first_lines(
     assert "# step 30\n" in said["content"] and "# step 299" not in said["content"]
     assert "263 more lines, then the reply was cut off" in said["content"]
     assert "cut off at the output limit" in llm_server.requests[1].body["messages"][-1]["content"]
+
+
+def test_a_long_file_is_asked_for_by_its_definitions_unless_the_user_insists_on_whole(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Copying a 369-line module whole, the real model shortened comment rulers and changed a
+    # line nobody asked about, and not the one asked for (settings/bool-case).
+    helpers = "".join(
+        f'\n\ndef rate_{n}(amount):\n    """Rate {n} of the amount."""\n'
+        f"    return amount * {n} / 100\n"
+        for n in range(120)
+    )
+    repo = make_repo(tmp_path / "shop", {"invoice.py": INVOICE + helpers})
+    data = json.loads(improve(repo, llm_server, "type total", "-n", "--json")[1])
+    assert data["edit_format"] == "definitions"
+    assert "is asked to write out whole only files of up to 2,500" in data["edit_format_note"]
+    data = json.loads(
+        improve(repo, llm_server, "type total", "-n", "--json", "--edit-format", "whole")[1]
+    )
+    assert data["edit_format"] == "whole" and not data["edit_format_note"]

@@ -58,6 +58,12 @@ class Defaults:
     # test line it had no use for, then copying the test file back as its answer; twice for a
     # module that does not exist (bench/solve.py: settings/bool-case, ledger/statement-end-date).
     context_rounds: int = 2
+    # The longest file the model is asked to write out whole when the edit format is its
+    # default (None: as long as its output cap allows). Copying 3,250 tokens, a small model
+    # changed a line nobody asked about and not the one asked for (settings/bool-case); files
+    # of up to ~2,000 tokens it wrote back right (textstats, todo). Longer Python files are
+    # asked for the functions changed instead.
+    whole_file_tokens: int | None = None
 
 
 HOSTED = Defaults(edit_format="diff", context_tokens=16384, output_tokens=None, request_timeout=120)
@@ -67,6 +73,7 @@ SELF_HOSTED = Defaults(
     output_tokens=4096,
     request_timeout=600,
     context_rounds=0,
+    whole_file_tokens=2500,
 )
 
 

@@ -131,7 +131,9 @@ def plan(
     parts = list(shown.parts.values())
     note = ""
     if EDIT_FORMATS[fmt].whole_files:
-        note = too_long_to_rewrite(parts, info, settings)
+        note = too_long_to_rewrite(
+            parts, info, settings, chosen=bool(_format_given(edit_format, settings))
+        )
         if note:
             fmt = whole_fallback(parts[0].path)
     checked = kept & set(selection.files)
@@ -202,9 +204,7 @@ REWRITE_EXTRA = 200
 def choose_edit_format(flag: str | None, settings: Settings, info: ModelInfo) -> str:
     """--edit-format, else GPTE_EDIT_FORMAT / gpte.editFormat / TOML ``edit_format``, else the
     format that measures best for the model's kind (whole files for a small local model)."""
-    value = settings.get(
-        flag=flag, env=("GPTE_EDIT_FORMAT",), git="gpte.editFormat", toml=("edit_format",)
-    )
+    value = _format_given(flag, settings)
     name = str(value).strip().lower() if value else info.defaults.edit_format
     if name not in EDIT_FORMATS:
         raise ConfigError(
@@ -213,10 +213,20 @@ def choose_edit_format(flag: str | None, settings: Settings, info: ModelInfo) ->
     return name
 
 
-def too_long_to_rewrite(parts: Sequence[Part], info: ModelInfo, settings: Settings) -> str:
+def _format_given(flag: str | None, settings: Settings) -> object:
+    """The edit format the user chose (flag, environment, git config or TOML), or None."""
+    return settings.get(
+        flag=flag, env=("GPTE_EDIT_FORMAT",), git="gpte.editFormat", toml=("edit_format",)
+    )
+
+
+def too_long_to_rewrite(
+    parts: Sequence[Part], info: ModelInfo, settings: Settings, *, chosen: bool = False
+) -> str:
     """Why the whole-file format cannot serve this request, or "": the file most likely to
-    change (the first shown) is shown only in part, or is longer than the model can write back
-    within its output cap."""
+    change (the first shown) is shown only in part, is longer than the model can write back
+    within its output cap, or (``chosen`` False: the format is the model's default) longer
+    than the model copies faithfully (``Defaults.whole_file_tokens``)."""
     from ..llm import count_text, output_cap
 
     if not parts:
@@ -224,10 +234,16 @@ def too_long_to_rewrite(parts: Sequence[Part], info: ModelInfo, settings: Settin
     first = parts[0]
     if not first.whole:
         return f"{first.path} is shown only in part, so it cannot be written out whole"
+    tokens, _ = count_text(first.text, info.name)
+    faithful = info.defaults.whole_file_tokens
+    if not chosen and faithful and tokens > faithful:
+        return (
+            f"{first.path} is ~{tokens:,} tokens; {info.name} is asked to write out whole only "
+            f"files of up to {faithful:,} (--edit-format whole to insist)"
+        )
     limit = output_cap(info, settings) or info.max_output_tokens
     if not limit:
         return ""
-    tokens, _ = count_text(first.text, info.name)
     needed = int(tokens * REWRITE_MARGIN) + REWRITE_EXTRA
     if needed <= limit:
         return ""
