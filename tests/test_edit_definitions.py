@@ -106,13 +106,21 @@ def test_a_class_written_whole_replaces_the_class() -> None:
         ("def helper(x):\n    ...\n", "placeholder"),
         ("print('hi')\n", "where it goes cannot be told"),
         ("def helper(x:\n", "not Python that parses"),
-        ('"""Shapes."""\n', "no function or class"),
+        ('"""Shapes, changed."""\n', "no function or class"),
         ("class Circle:\n    print('x')\n\n    def area(self):\n        return 1\n", "whole"),
     ],
 )
 def test_what_cannot_be_placed_is_refused_with_the_reason(block: str, why: str) -> None:
     with pytest.raises(NotPlaceable, match=why):
         place_definitions(MODULE, block)
+
+
+def test_the_files_own_code_copied_is_no_edit_and_no_error() -> None:
+    # A small model asked for definitions wrote a file it was shown back as it was.
+    for block in (MODULE, 'def helper(x):\n    return x + 1\n', '"""Shapes."""\n'):
+        placed = place_definitions(MODULE, block)
+        assert placed.text == MODULE
+        assert placed.note() == "the block is the file's own code, unchanged"
 
 
 def test_a_name_defined_twice_is_not_guessed() -> None:

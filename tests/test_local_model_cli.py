@@ -934,3 +934,22 @@ def test_a_long_file_is_asked_for_by_its_definitions_unless_the_user_insists_on_
         improve(repo, llm_server, "type total", "-n", "--json", "--edit-format", "whole")[1]
     )
     assert data["edit_format"] == "whole" and not data["edit_format_note"]
+
+
+def test_definitions_leave_unasked_tests_as_they_are(tmp_path: Path, llm_server: LLMServer) -> None:
+    # The real model asked for definitions (minimark): the function fixed, then the test file
+    # written back as it was shown, numbered; refused, it was asked to redo the test file and
+    # spent five more minutes copying it again.
+    repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP, "tests/test_invoice.py": CHECKED})
+    typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
+    numbered = "".join(f"{n:3} {line}\n" for n, line in enumerate(CHECKED.splitlines(), 1))
+    reply = f"invoice.py\n```python\n{typed}```\n\n"
+    reply += f"tests/test_invoice.py\n```python\n{numbered}```\n"
+    llm_server.queue(reply)
+    code, out, err = improve(
+        repo, llm_server, "type parse_quantity", "--edit-format", "definitions", "-b", "typed"
+    )
+    assert code == 0, err
+    assert "tests/test_invoice.py, which stays as it is; stopped it there" in out + err
+    assert len(llm_server.requests) == 1
+    assert git(repo, "diff", "--name-only", "HEAD", "typed").split() == ["invoice.py"]

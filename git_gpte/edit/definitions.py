@@ -43,6 +43,8 @@ class Placed:
             parts.append("replaced " + ", ".join(self.replaced))
         if self.added:
             parts.append("added " + ", ".join(self.added))
+        if not parts:
+            return "the block is the file's own code, unchanged"
         return "placed by its definitions: " + "; ".join(parts)
 
 
@@ -69,6 +71,8 @@ def place_definitions(current: str, block: str) -> Placed:
     for node in code.tree.body:
         edits.extend(_place(node, code.lines, tree, lines, placed))
     if not placed.replaced and not placed.added:
+        if code.tree.body and not edits and _all_copied(code.tree, tree):
+            return placed  # the file's own code, copied: nothing to place, nothing lost
         raise NotPlaceable("the block holds no function or class of the file, nor a new one")
     edits += _spacing(edits, lines)
     for order, edit in enumerate(edits):
@@ -82,6 +86,13 @@ def place_definitions(current: str, block: str) -> Placed:
         raise NotPlaceable("placed by its definitions, the file would not parse") from None
     placed.text = text
     return placed
+
+
+def _all_copied(block: ast.Module, tree: ast.Module) -> bool:
+    """Whether every statement of the block is one of the file's, unchanged (a small model
+    writes back a file it was shown, as it is: that is no edit, and no error either)."""
+    known = {ast.dump(node) for node in tree.body}
+    return all(ast.dump(node) in known for node in block.body)
 
 
 def _spacing(edits: list[_Edit], lines: list[str]) -> list[_Edit]:

@@ -137,7 +137,7 @@ def plan(
         if note:
             fmt = whole_fallback(parts[0].path)
     checked = kept & set(selection.files)
-    if kind == "improve" and EDIT_FORMATS[fmt].whole_files:
+    if kind == "improve" and EDIT_FORMATS[fmt].reader == "files":
         kept = kept | unasked_tests(instruction, selection.files)
     asked = instruction + kept_note(kept & set(selection.files), checked=bool(checked))
     messages = build_messages(
@@ -171,10 +171,11 @@ def plan(
 
 
 def unasked_tests(instruction: str, paths: Iterable[str]) -> frozenset[str]:
-    """The test files among ``paths`` a whole-file answer leaves as they are, unless the request
-    asks to change tests: a small model writes every file it was shown back out, and copies a
-    test file with its literals changed (seen: ``Circle(ORIGIN, 1)`` became ``-1`` beside the
-    requested change), breaking tests nobody asked it to touch."""
+    """The test files among ``paths`` an answer in file blocks (whole files, definitions) leaves
+    as they are, unless the request asks to change tests: a small model writes every file it was
+    shown back out, and copies a test file with its literals changed (seen: ``Circle(ORIGIN, 1)``
+    became ``-1`` beside the requested change), breaking tests nobody asked it to touch; asked
+    for definitions, it wrote a test file back unchanged and was asked to redo it (minimark)."""
     from ..context.languages import is_test
     from ..edit.intent import asks_to_change_tests
 
