@@ -40,9 +40,7 @@ if __name__ == "__main__":
 
 def test_a_function_replaces_the_one_of_its_name() -> None:
     placed = place_definitions(MODULE, 'def helper(x):\n    """Add one."""\n    return x + 1\n')
-    assert placed.text == MODULE.replace(
-        "def helper(x):\n", 'def helper(x):\n    """Add one."""\n'
-    )
+    assert placed.text == MODULE.replace("def helper(x):\n", 'def helper(x):\n    """Add one."""\n')
     assert placed.note() == "placed by its definitions: replaced helper"
 
 
@@ -117,10 +115,21 @@ def test_what_cannot_be_placed_is_refused_with_the_reason(block: str, why: str) 
 
 def test_the_files_own_code_copied_is_no_edit_and_no_error() -> None:
     # A small model asked for definitions wrote a file it was shown back as it was.
-    for block in (MODULE, 'def helper(x):\n    return x + 1\n', '"""Shapes."""\n'):
+    for block in (MODULE, "def helper(x):\n    return x + 1\n", '"""Shapes."""\n'):
         placed = place_definitions(MODULE, block)
         assert placed.text == MODULE
         assert placed.note() == "the block is the file's own code, unchanged"
+
+
+def test_trailing_white_space_alone_is_no_change() -> None:
+    spaced = 'def helper(x):\n    """Add one.\n    \n    Really."""\n    return x + 1\n'
+    module = MODULE.replace(
+        "def helper(x):\n", 'def helper(x):\n    """Add one.\n\n    Really."""\n'
+    )
+    placed = place_definitions(module, spaced + "\n\ndef extra():\n    return 2\n")
+    assert placed.replaced == [] and placed.added == ["extra"]
+    assert '"""Add one.\n\n    Really."""' in placed.text
+    assert place_definitions(module, spaced).text == module
 
 
 def test_a_name_defined_twice_is_not_guessed() -> None:

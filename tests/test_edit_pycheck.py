@@ -120,6 +120,12 @@ def test_added_unused_imports_are_found_with_their_lines() -> None:
     before = "import os\n\nprint(os.sep)\n"
     added = "import yaml\nfrom slugify import (\n    slugify,\n)\nfrom . import x\n"
     after = f"import os\n{added}\nprint(os.sep)\n"
-    assert added_unused_imports(before, after) == [(2, 2, "yaml"), (3, 5, "slugify")]
+    found = [(a.first, a.last, a.module, a.shadowed) for a in added_unused_imports(before, after)]
+    assert found == [(2, 2, "yaml", False), (3, 5, "slugify", False)]
     used = after.replace("print(os.sep)", "print(os.sep, yaml, slugify)")
     assert added_unused_imports(before, used) == []
+    # Used, but only as the file's own function of that name: the import is dead.
+    shadowed = used + "\n\ndef slugify(text):\n    return text\n"
+    assert [(a.module, a.shadowed) for a in added_unused_imports(before, shadowed)] == [
+        ("slugify", True)
+    ]

@@ -853,7 +853,7 @@ def test_an_answer_that_changes_no_code_is_not_a_success(shop: Path, llm_server:
 
 
 def test_an_unused_import_of_a_module_nobody_uses_is_taken_out(
-    shop: Path, llm_server: LLMServer
+    shop: Path, tmp_path: Path, llm_server: LLMServer
 ) -> None:
     # What the model answered beside a right change: an import of a module the repository
     # never uses (and may not have), used nowhere; the module then failed to import.
@@ -873,6 +873,23 @@ def test_an_unused_import_of_a_module_nobody_uses_is_taken_out(
     assert "from slugify import slugify" in git(
         shop, "show", f"{json.loads(out)['branch']}:invoice.py"
     )
+    # The real case (minimark): the module defines slugify itself and calls it; the added
+    # import of a module of that name is dead, whatever the request says.
+    own = "\n\ndef slugify(text):\n    return text.lower()\n"
+    repo = make_repo(tmp_path / "own", {"invoice.py": INVOICE + own})
+    shadowing = INVOICE.replace("def apply", "from slugify import slugify\n\n\ndef apply", 1)
+    typed = shadowing.replace(
+        "(amount, percent):\n    return round",
+        "(amount: float, percent: float) -> float:\n    return round",
+    )
+    llm_server.queue(f"invoice.py\n```python\n{typed + own}```\n")
+    code, out, err = improve(repo, llm_server, "add type hints to total", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert git(repo, "show", f"{data['branch']}:invoice.py") == (typed + own).replace(
+        "from slugify import slugify\n\n\n", ""
+    )
+    assert any("whose names the file defines itself" in line for line in data["corrected"])
 
 
 def test_definitions_written_over_and_over_are_cut_at_the_first_repeat(
@@ -902,9 +919,7 @@ def test_an_answer_cut_at_the_output_cap_goes_back_as_its_first_lines(
     repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP})
     typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
     runaway = "invoice.py\n```python\n" + "".join(f"# step {n}\n" for n in range(300))
-    llm_server.queue(
-        Reply(runaway, finish_reason="length"), f"invoice.py\n```python\n{typed}```\n"
-    )
+    llm_server.queue(Reply(runaway, finish_reason="length"), f"invoice.py\n```python\n{typed}```\n")
     code, _, err = improve(
         repo, llm_server, "type parse_quantity", "--edit-format", "definitions", "--json"
     )

@@ -400,27 +400,48 @@ def _exports(tree: ast.Module) -> set[str] | None:
     return _defined(tree)
 
 
-def added_unused_imports(before: str, after: str) -> list[tuple[int, int, str]]:
-    """Top-level absolute imports the edit added and nothing in the file uses: (first line,
-    last line, the module's top-level name), 1-based. Candidates for a repair only: whether
-    such a module exists is for the caller to judge (see ``edit_loop``)."""
+@dataclass(frozen=True)
+class AddedImport:
+    """A top-level absolute import an edit added that nothing uses (lines 1-based)."""
+
+    first: int
+    last: int
+    module: str  # the module's top-level name
+    # Every name it binds is defined again by a top-level function or class of the file: the
+    # import is dead whatever the module (pyflakes: redefinition of unused name).
+    shadowed: bool = False
+
+
+def added_unused_imports(before: str, after: str) -> list[AddedImport]:
+    """Top-level absolute imports the edit added and nothing in the file uses, or whose names
+    the file's own top-level definitions replace. Candidates for a repair only: whether such a
+    module exists is for the caller to judge (see ``edit_loop``)."""
     try:
         old, new = ast.parse(before), ast.parse(after)
     except (SyntaxError, ValueError):
         return []
     had = {ast.dump(node) for node in old.body if isinstance(node, (ast.Import, ast.ImportFrom))}
     used = {n.id for n in ast.walk(new) if isinstance(n, ast.Name)}
+    defined = {
+        n.name
+        for n in new.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
     found = []
     for node in new.body:
         if not isinstance(node, (ast.Import, ast.ImportFrom)) or ast.dump(node) in had:
             continue
         if isinstance(node, ast.ImportFrom) and (node.level or not node.module):
             continue
-        bound = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
-        if "*" in bound or any(name in used for name in bound):
-            continue
-        module = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
         if isinstance(node, ast.Import) and len(node.names) > 1:
             continue
-        found.append((node.lineno, node.end_lineno or node.lineno, (module or "").split(".")[0]))
+        bound = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+        if "*" in bound:
+            continue
+        shadowed = all(name in defined for name in bound)
+        if not shadowed and any(name in used for name in bound):
+            continue
+        module = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+        last = node.end_lineno or node.lineno
+        found.append(AddedImport(node.lineno, last, (module or "").split(".")[0], shadowed))
     return found

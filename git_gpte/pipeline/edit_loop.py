@@ -409,8 +409,9 @@ class _Loop:
     def _drop_foreign_imports(self) -> None:
         """Take out the imports the edit added that nothing uses, of a module that is neither
         Python's nor the repository's, that no file of the repository mentions and that the
-        request does not name (seen: ``from slugify import slugify`` beside a right fix; the
-        module then failed to import). Each is a correction."""
+        request does not name, and those whose names the file's own functions or classes
+        define again (seen: ``from slugify import slugify`` beside a right fix, in a module
+        defining ``slugify``; the module then failed to import). Each is a correction."""
         from ..edit import HunkReport
         from ..edit.pycheck import added_unused_imports
 
@@ -419,16 +420,23 @@ class _Loop:
             before = _original(files, path) if path in files.entries else None
             if text is None or before is None or not path.endswith(".py"):
                 continue
-            spans = [s for s in added_unused_imports(before, text) if self._foreign(s[2])]
-            if not spans:
+            dead = [
+                found
+                for found in added_unused_imports(before, text)
+                if found.shadowed or self._foreign(found.module)
+            ]
+            if not dead:
                 continue
             lines = text.split("\n")
-            for first, last, _ in sorted(spans, reverse=True):
-                del lines[first - 1 : last]
+            for found in sorted(dead, key=lambda found: found.first, reverse=True):
+                _cut_lines(lines, found.first - 1, found.last)
             files.changes[path] = "\n".join(lines)
-            for _, _, module in spans:
+            for found in dead:
                 detail = (
-                    f"took out an unused import of {module}, a module this repository does not use"
+                    f"took out an import of {found.module} whose names the file defines itself"
+                    if found.shadowed
+                    else f"took out an unused import of {found.module}, a module this "
+                    "repository does not use"
                 )
                 report = HunkReport(path, 0, "corrected", detail, kind="import")
                 self.edited.reports.append(report)
@@ -630,6 +638,15 @@ class _Loop:
         return retry_user_message(
             parts, self.plan.instruction, "\n\n".join(feedback), attempt, self.plan.edit_format
         )
+
+
+def _cut_lines(lines: list[str], start: int, end: int) -> None:
+    """Delete ``lines[start:end]``, and the blank lines after them when nothing or a blank line
+    comes before (no file left starting with blank lines, no blank lines doubled)."""
+    del lines[start:end]
+    if start == 0 or not lines[start - 1].strip():
+        while start < len(lines) - 1 and not lines[start].strip():
+            del lines[start]
 
 
 def _as_said(text: str, cut: str) -> str:
