@@ -132,6 +132,28 @@ def test_trailing_white_space_alone_is_no_change() -> None:
     assert place_definitions(module, spaced).text == module
 
 
+def test_the_files_functions_wrapped_in_a_new_one_are_taken_out_of_it() -> None:
+    # The real model imitated the prompt's example: the fixed function nested in a function
+    # of the example's name, beside a copied one and "...".
+    block = (
+        "def changed_function(argument):\n"
+        '    """Shapes."""\n'
+        "    def helper(x):\n"
+        "        return x + 2\n"
+        "    ...\n\n"
+        "    def area_of(circle):\n"
+        "        return circle.area()\n"
+    )
+    placed = place_definitions(MODULE, block)
+    assert placed.unwrapped == ["changed_function"]
+    assert placed.replaced == ["helper"] and placed.added == ["area_of"]
+    assert "def helper(x):\n    return x + 2\n" in placed.text
+    assert "changed_function" not in placed.text and "\ndef area_of(circle):\n" in placed.text
+    # A new function that uses nested helpers of its own is a new function.
+    own = "def outer(x):\n    def inner(y):\n        return y\n\n    return inner(x)\n"
+    assert place_definitions(MODULE, own).added == ["outer"]
+
+
 def test_a_name_defined_twice_is_not_guessed() -> None:
     twice = "def f():\n    return 1\n\n\ndef f():\n    return 2\n"
     with pytest.raises(NotPlaceable, match="more than once"):

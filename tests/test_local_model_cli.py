@@ -968,3 +968,31 @@ def test_definitions_leave_unasked_tests_as_they_are(tmp_path: Path, llm_server:
     assert "tests/test_invoice.py, which stays as it is; stopped it there" in out + err
     assert len(llm_server.requests) == 1
     assert git(repo, "diff", "--name-only", "HEAD", "typed").split() == ["invoice.py"]
+
+
+def test_the_prompts_example_copied_around_a_fix_is_taken_apart(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model asked for definitions (settings/bool-case): the example's `import logging`
+    # and `def changed_function(argument):` copied, the fixed function nested inside it.
+    module = SHOP.replace("int(text.strip())", "int(text)")
+    repo = make_repo(
+        tmp_path / "shop",
+        {"shop/invoice.py": module, "shop/__init__.py": "from shop.invoice import summarize\n"},
+    )
+    reply = (
+        "shop/invoice.py\n```python\nimport logging\n\n\ndef changed_function(argument):\n"
+        '    """Invoices."""\n    def parse_quantity(text):\n        return int(text.strip())\n'
+        "    ...\n```\n\nshop/__init__.py\n```python\nfrom shop.invoice import summarize\n"
+        "from shop.invoice import parse_quantity\n```\n"
+    )
+    llm_server.queue(reply)
+    asked = "parse_quantity fails on ' 3 ': strip the text first"
+    code, out, err = improve(repo, llm_server, asked, "--edit-format", "definitions", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert git(repo, "show", f"{data['branch']}:shop/invoice.py") == SHOP
+    assert any("unused import of logging" in line for line in data["corrected"])
+    # In a package's __init__ an import is a re-export: kept.
+    init = git(repo, "show", f"{data['branch']}:shop/__init__.py")
+    assert "from shop.invoice import parse_quantity" in init

@@ -36,6 +36,7 @@ class Placed:
     text: str
     replaced: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
+    unwrapped: list[str] = field(default_factory=list)
 
     def note(self) -> str:
         parts = []
@@ -43,6 +44,8 @@ class Placed:
             parts.append("replaced " + ", ".join(self.replaced))
         if self.added:
             parts.append("added " + ", ".join(self.added))
+        if self.unwrapped:
+            parts.append("the file's functions taken out of " + ", ".join(self.unwrapped))
         if not parts:
             return "the block is the file's own code, unchanged"
         return "placed by its definitions: " + "; ".join(parts)
@@ -65,8 +68,9 @@ def place_definitions(current: str, block: str) -> Placed:
     except (SyntaxError, ValueError) as err:
         raise NotPlaceable(f"the file does not parse ({err.__class__.__name__})") from None
     code = _parse_block(block)
-    lines = current.split("\n")
     placed = Placed(current)
+    code = _unwrapped(code, tree, placed)
+    lines = current.split("\n")
     edits: list[_Edit] = []
     for node in code.tree.body:
         edits.extend(_place(node, code.lines, tree, lines, placed))
@@ -86,6 +90,46 @@ def place_definitions(current: str, block: str) -> Placed:
         raise NotPlaceable("placed by its definitions, the file would not parse") from None
     placed.text = text
     return placed
+
+
+def _unwrapped(code: _Block, tree: ast.Module, placed: Placed) -> _Block:
+    """The block with each new function that only wraps the file's own functions replaced by
+    them, at the top level. A small model imitated the prompt's example: the function it
+    fixed nested in a ``def changed_function(argument):`` of its own, beside ``...``
+    (settings/bool-case). The wrapper must be new, hold nothing but definitions, ``...``,
+    ``pass`` and a docstring, and at least one of its definitions must be the file's."""
+    ours = {n.name for n in tree.body if isinstance(n, _DEF)}
+    spans: list[tuple[int, int, list[str]]] = []
+    for node in code.tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name in ours:
+            continue
+        inner = [item for item in node.body if isinstance(item, _DEF)]
+        rest = [item for item in node.body if not isinstance(item, _DEF)]
+        if not any(item.name in ours for item in inner):
+            continue
+        if not all(_is_docstring(item) or _is_filler(item) for item in rest):
+            continue
+        text: list[str] = []
+        for item in inner:
+            text += [*textwrap.dedent("\n".join(_source(item, code.lines))).split("\n"), "", ""]
+        start, end = _span(node)
+        spans.append((start, end, text))
+        placed.unwrapped.append(node.name)
+    if not spans:
+        return code
+    lines = list(code.lines)
+    for start, end, text in reversed(spans):
+        lines[start:end] = text
+    return _parse_block("\n".join(lines))
+
+
+def _is_filler(node: ast.stmt) -> bool:
+    """``...`` or ``pass`` standing for code left out."""
+    return isinstance(node, ast.Pass) or (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and node.value.value is Ellipsis
+    )
 
 
 def _copied(node: ast.stmt, block: list[str], tree: ast.Module, lines: list[str]) -> bool:

@@ -14,6 +14,7 @@ caller's.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -322,7 +323,7 @@ class _Loop:
         files.changes.update(result.files)
         self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
         self._complete_renames()
-        self._drop_foreign_imports()
+        self._drop_dead_imports()
         for path in {r.path for r in result.reports if r.status != "refused"}:
             self.outstanding.pop(path, None)
         for path in {r.path for r in result.refused}:
@@ -406,12 +407,14 @@ class _Loop:
             self.edited.reports.append(report)
             self.console.detail(report.one_line())
 
-    def _drop_foreign_imports(self) -> None:
-        """Take out the imports the edit added that nothing uses, of a module that is neither
-        Python's nor the repository's, that no file of the repository mentions and that the
-        request does not name, and those whose names the file's own functions or classes
-        define again (seen: ``from slugify import slugify`` beside a right fix, in a module
-        defining ``slugify``; the module then failed to import). Each is a correction."""
+    def _drop_dead_imports(self) -> None:
+        """Take out the imports the edit added that nothing uses and the request does not name,
+        and those whose names the file's own functions or classes define again. Seen: ``from
+        slugify import slugify`` beside a right fix, in a module defining ``slugify`` (the
+        module then failed to import); ``import logging`` copied from the prompt's example
+        into a request about booleans. In an ``__init__.py`` an unused import is a re-export:
+        there only a module known nowhere (see :meth:`_foreign`) is taken out. Each is a
+        correction."""
         from ..edit import HunkReport
         from ..edit.pycheck import added_unused_imports
 
@@ -420,10 +423,12 @@ class _Loop:
             before = _original(files, path) if path in files.entries else None
             if text is None or before is None or not path.endswith(".py"):
                 continue
+            package = posixpath.basename(path) == "__init__.py"
             dead = [
                 found
                 for found in added_unused_imports(before, text)
-                if found.shadowed or self._foreign(found.module)
+                if found.shadowed
+                or (self._foreign(found.module) if package else not self._named(found.module))
             ]
             if not dead:
                 continue
@@ -435,12 +440,16 @@ class _Loop:
                 detail = (
                     f"took out an import of {found.module} whose names the file defines itself"
                     if found.shadowed
-                    else f"took out an unused import of {found.module}, a module this "
-                    "repository does not use"
+                    else f"took out an unused import of {found.module}, which the request "
+                    "does not ask for"
                 )
                 report = HunkReport(path, 0, "corrected", detail, kind="import")
                 self.edited.reports.append(report)
                 self.console.detail(report.one_line())
+
+    def _named(self, module: str) -> bool:
+        """Whether the request names ``module`` (an import it asks for is kept, used or not)."""
+        return not module or _mentions(self.plan.instruction.lower(), {module.lower()})
 
     def _foreign(self, module: str) -> bool:
         """Whether ``module`` is known nowhere: not Python's, not the repository's, in none of
@@ -448,11 +457,7 @@ class _Loop:
         import sys
 
         files = self.files
-        if (
-            not module
-            or module in sys.stdlib_module_names
-            or _mentions(self.plan.instruction.lower(), {module.lower()})
-        ):
+        if self._named(module) or module in sys.stdlib_module_names:
             return False
         if any(module in module_names(p) for p in files.entries if p.endswith(".py")):
             return False
