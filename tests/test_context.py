@@ -588,6 +588,35 @@ def test_gpteignore_and_size_rules_apply_before_indexing(tmp_path: Path) -> None
     assert indexed == len(candidates)  # nothing left out was read into the index
 
 
+def test_the_listing_of_a_tree_is_kept_and_follows_the_ignore_file(tmp_path: Path) -> None:
+    from git_gpte.context.index import eligible_entries
+    from git_gpte.context.listing_cache import DIRECTORY
+
+    files = dict(PY_FILES)
+    files["vendor/discount_lib.py"] = "def discount():\n    return 1\n"
+    root = make_repo(tmp_path / "r", files)
+    repo = Repository.discover(root)
+    head = repo.resolve_commit("HEAD")
+    first = eligible_entries(repo, head)
+    kept = list((repo.state_dir() / DIRECTORY).glob("*.pickle"))
+    assert len(kept) == 1
+    again = eligible_entries(repo, head)
+    assert again == first and again is not first
+    # The work tree's ignore file counts for HEAD: a new listing, not the kept one.
+    (root / ".gpteignore").write_text("vendor/\n")
+    ignored = eligible_entries(repo, head)
+    assert ignored.skipped["vendor/discount_lib.py"] == "excluded by .gpteignore"
+    assert len(list((repo.state_dir() / DIRECTORY).glob("*.pickle"))) == 2
+    # A damaged file is computed again, and written again.
+    (root / ".gpteignore").unlink()
+    kept[0].write_bytes(b"not a pickle")
+    assert eligible_entries(repo, head) == first
+    assert eligible_entries(repo, head) == first
+    # Different limits, a different listing.
+    small = eligible_entries(repo, head, max_bytes=10, index_max=10)
+    assert "shop/cart.py" in small.skipped
+
+
 def test_cold_build_reports_progress_in_one_line_without_a_terminal(tmp_path: Path) -> None:
     files = {f"pkg/m{i}.py": f"def func_{i}(a):\n    return a * {i}\n" * 30 for i in range(400)}
     root = make_repo(tmp_path / "r", files)  # type: ignore[arg-type]

@@ -82,7 +82,26 @@ def eligible_entries(
     index_max: int | None = INDEX_MAX_BYTES,
 ) -> Listing:
     """The one walk over ``commit``'s files that both the index and the whole-file selection
-    take, applying :func:`ineligible` to each (``index_max=None``: no indexing limit)."""
+    take, applying :func:`ineligible` to each (``index_max=None``: no indexing limit); kept
+    between runs (:mod:`.listing_cache`)."""
+    from .listing_cache import cached
+
+    return cached(
+        repo,
+        commit,
+        pathspecs,
+        (max_bytes, index_max),
+        lambda: _eligible_entries(repo, commit, pathspecs, max_bytes, index_max),
+    )
+
+
+def _eligible_entries(
+    repo: Repository,
+    commit: str,
+    pathspecs: Sequence[str],
+    max_bytes: int,
+    index_max: int | None,
+) -> Listing:
     listing = Listing(named=explicit_paths(pathspecs))
     entries: dict[str, TreeEntry] = {e.path: e for e in repo.tree_entries(commit)}
     matched = match_paths(repo, commit, pathspecs)

@@ -232,6 +232,10 @@ class Repository:
             self._head, self._head_at = found, stamp
         return found
 
+    def tree_of(self, rev: str) -> str:
+        """The id of ``rev``'s tree (what a commit's files are, whatever its message or date)."""
+        return self._git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{tree}}")
+
     def _head_stamp(self) -> tuple[str, str] | None:
         """What HEAD says and when the files that resolve it last changed: the same stamp,
         the same commit (a commit made by anyone since changes the stamp). None: unknown."""
