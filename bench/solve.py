@@ -36,7 +36,7 @@ Tools (``--tools``, comma-separated):
         --no-own-tasks --tools gpte,aider-whole --report exercism.jsonl
     python bench/solve.py --url ... --exercism ... --exercism-tests --no-own-tasks \\
         --tools gpte-check,aider-whole-test --report exercism-tests.jsonl   # tests shown
-    python bench/solve.py --table solve.jsonl           # the tables from a report
+    python bench/solve.py --table solve.jsonl [rerun.jsonl ...]   # the tables from reports
 
 The report is JSON lines, one row per task and tool, appended as each finishes: a run that is
 stopped resumes where it was (rows already in the report are not run again).
@@ -421,6 +421,15 @@ def load_rows(path: Path) -> list[Row]:
     return rows
 
 
+def latest_rows(paths: list[Path]) -> list[Row]:
+    """The rows of all ``paths``, the last one for each task and tool (first-seen order)."""
+    latest: dict[tuple[str, str], Row] = {}
+    for path in paths:
+        for row in load_rows(path):
+            latest[(row.task, row.tool)] = row
+    return list(latest.values())
+
+
 def pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "-"
 
@@ -495,7 +504,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gpte", default=None, help="git-gpte command (default: this venv's)")
     parser.add_argument("--aider", type=Path, help="aider's executable")
     parser.add_argument("--gpt-engineer", type=Path, help="gpt-engineer's gpte executable")
-    parser.add_argument("--table", type=Path, help="only print the tables of a report")
+    parser.add_argument(
+        "--table",
+        type=Path,
+        nargs="+",
+        help="only print the tables of these reports (a later report's row for a task and "
+        "tool replaces an earlier one's: re-runs after a fix)",
+    )
     parser.add_argument(
         "--tiktoken-cache",
         help="TIKTOKEN_CACHE_DIR for every tool (gpt-engineer cannot start without cl100k_base "
@@ -505,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     global TIKTOKEN_CACHE
     TIKTOKEN_CACHE = args.tiktoken_cache
     if args.table:
-        rows = load_rows(args.table)
+        rows = latest_rows(args.table)
         print(table(rows) + "\n\n" + per_task(rows))
         return 0
     if not args.url:
