@@ -297,6 +297,10 @@ def test_o200k_budgets_count_pieces_not_bytes(monkeypatch: pytest.MonkeyPatch) -
     assert count_pieces("# 计算用户的折扣") >= 8
     assert count_pieces("✨ fix") == 3
     assert count_pieces("Привет мир") == 2
+    # A line of 400 characters or more is data or minified code: counted by its bytes too.
+    base64 = "sourceMappingURL=data:application/json;base64," + "eyJ2ZXJzaW9uIjozLCJzb3" * 40
+    assert count_pieces(base64) >= 0.7 * len(base64)
+    assert count_pieces("x = 1\n" + base64 + "\n") >= count_pieces(base64) + 4
     # Two files of the same size: indented code and a dense table. Bytes say they cost the
     # same; in o200k the table costs more, and the estimate says so.
     sparse = "".join(f"def f{i}(value):\n        return value\n\n\n" for i in range(40))
@@ -615,6 +619,19 @@ def test_the_listing_of_a_tree_is_kept_and_follows_the_ignore_file(tmp_path: Pat
     # Different limits, a different listing.
     small = eligible_entries(repo, head, max_bytes=10, index_max=10)
     assert "shop/cart.py" in small.skipped
+
+
+def test_lock_files_and_logs_get_nothing_unless_the_request_names_them(tmp_path: Path) -> None:
+    files = dict(PY_FILES)
+    lock = "".join(f"discount-{n}@1.0.{n}: integrity sha512-{'Ab9' * 20}\n" for n in range(300))
+    files["yarn.lock"] = lock
+    files["build.log"] = "discount applied\n" * 200
+    root = make_repo(tmp_path / "r", files)
+    repo = Repository.discover(root)
+    head = repo.resolve_commit("HEAD")
+    sel = select(repo, head, "discount", 16000)
+    assert "yarn.lock" not in _paths(sel) and "build.log" not in _paths(sel)
+    assert "yarn.lock" in _paths(select(repo, head, "update the discount in yarn.lock", 16000))
 
 
 def test_cold_build_reports_progress_in_one_line_without_a_terminal(tmp_path: Path) -> None:

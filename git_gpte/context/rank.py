@@ -156,7 +156,9 @@ def rank(
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
     ordered = _demote_file_copies(_by_score(scored), weights)
-    best = _with_priors(ordered[:CHUNK_FILES], query, weights)
+    # A file whose kind is worth nothing to the request (a lock file it does not name) gives
+    # no excerpts either, not even to fill a budget left over.
+    best = [f for f in _with_priors(ordered[:CHUNK_FILES], query, weights) if f.prior > 0]
     _load_missing_records(store, best)
     chunks = _rank_chunks(best, query, idf, named, recent_lines or {}, weights)
     binary = [c.path for c in files if c.key in stats and stats[c.key].status == "binary"]

@@ -20,7 +20,16 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .languages import FILE_EXTENSIONS, is_built, is_config, is_docs, is_prose, is_test, vendor_dir
+from .languages import (
+    FILE_EXTENSIONS,
+    is_built,
+    is_config,
+    is_data,
+    is_docs,
+    is_prose,
+    is_test,
+    vendor_dir,
+)
 from .links import LinkGraph
 from .parse import Chunk, FileRecord
 from .request import Query
@@ -349,7 +358,9 @@ def recent_change(evidence: FileEvidence, weights: Weights) -> SignalScores:
 def file_prior(path: str, query: Query, weights: Weights) -> float:
     """What the file's kind is worth for an edit request, which is mostly about code: tests,
     prose, configuration, build output and vendored code count less unless the request asks
-    for them."""
+    for them; data files (lock files, logs, minified code) nothing unless it names them."""
+    if is_data(path) and not mentioned(path, query.path_mentions):
+        return weights.data
     if is_test(path) and not query.wants_tests:
         return weights.test
     if is_prose(path):

@@ -43,7 +43,8 @@ class Weights:
     config: float = 0.05  # configuration, and docs folders unless the request asks for docs
     config_asked: float = 0.4  # ... instead, when the request is about configuration, CI, build
     vendored: float = 0.4  # vendored code, unless the request names the vendored package
-    built: float = 0.2  # build output kept in the repository (dist/, build/, *.min.js)
+    built: float = 0.2  # build output kept in the repository (dist/, build/)
+    data: float = 0.0  # lock files, logs, minified code, unless the request names the file
     # A file or chunk whose text copies a better-ranked one (a generated copy of the source:
     # deno/lib/types.ts of src/types.ts) adds nothing the first does not: its score times this.
     copy: float = 0.0
