@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import RepoError
-from ..git.pathspecs import IGNORE_FILE, ignore_sources
+from ..errors import GitCommandError, RepoError, UsageError
+from ..git.pathspecs import IGNORE_FILE
 
 if TYPE_CHECKING:
     from ..git.repo import Repository
@@ -56,7 +56,7 @@ def cached(
     try:
         directory = repo.state_dir() / DIRECTORY
         key = _key(repo, commit, pathspecs, limits)
-    except (RepoError, OSError):
+    except (RepoError, GitCommandError, UsageError, OSError):
         return compute()
     path = directory / f"{key}.pickle"
     with contextlib.suppress(Exception):  # unreadable, truncated, another version: computed
@@ -75,11 +75,16 @@ def cached(
 def _key(
     repo: Repository, commit: str, pathspecs: Sequence[str], limits: tuple[int, int | None]
 ) -> str:
+    """The tree and the committed ignore file by their ids (one git process), the work tree's
+    ignore file by its text when ``commit`` is HEAD's (it counts then: see ``pathspecs``)."""
+    tree, ignore = repo.object_ids([f"{commit}^{{tree}}", f"{commit}:{IGNORE_FILE}"])
+    if tree is None:
+        raise OSError(f"no tree for {commit}")
     digest = hashlib.sha256(_rules_digest())
-    digest.update(repo.tree_of(commit).encode())
-    digest.update(repr((list(pathspecs), limits)).encode())
-    for text in ignore_sources(repo, commit, IGNORE_FILE):
-        digest.update(hashlib.sha256(text).digest())
+    digest.update(repr((tree, ignore, list(pathspecs), limits)).encode())
+    local = repo.root / IGNORE_FILE
+    if local.is_file() and repo.resolve_commit("HEAD") == commit:
+        digest.update(hashlib.sha256(local.read_bytes()).digest())
     return digest.hexdigest()[:40]
 
 

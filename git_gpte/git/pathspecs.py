@@ -38,7 +38,7 @@ def match_paths(
     work tree holds: ``--base``, ``--on``, a pull request's head) and, when ``rev`` is HEAD's
     commit, the work tree's too (an edit the user has not committed yet)."""
     matched = Matched()
-    sources = ignore_sources(repo, rev, ignore) if ignore else []
+    sources = _ignore_sources(repo, rev, ignore) if ignore else []
     if not pathspecs and not sources:
         return matched
     with repo.temporary_index(rev) as env, tempfile.TemporaryDirectory() as tmp:
@@ -66,7 +66,7 @@ def match_paths(
     return matched
 
 
-def ignore_sources(repo: Repository, rev: str, name: str) -> list[bytes]:
+def _ignore_sources(repo: Repository, rev: str, name: str) -> list[bytes]:
     """The ignore file's contents: as committed in ``rev``, and the work tree's when ``rev``
     is HEAD's commit (the two are combined: a path either excludes stays out)."""
     found = []

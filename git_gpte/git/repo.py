@@ -232,9 +232,18 @@ class Repository:
             self._head, self._head_at = found, stamp
         return found
 
-    def tree_of(self, rev: str) -> str:
-        """The id of ``rev``'s tree (what a commit's files are, whatever its message or date)."""
-        return self._git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{tree}}")
+    def object_ids(self, names: Sequence[str]) -> list[str | None]:
+        """The object id each of ``names`` (``rev^{tree}``, ``rev:path``) stands for, None for
+        one that names nothing; one ``git cat-file --batch-check`` for all of them."""
+        if any("\n" in name for name in names):
+            raise UsageError("an object name cannot hold a line break")
+        out = self._git(
+            "cat-file",
+            "--batch-check=%(objectname)",
+            input="".join(f"{n}\n" for n in names).encode(),
+        )
+        found = out.split("\n") if out else []
+        return [None if line.endswith(" missing") or not line else line for line in found]
 
     def _head_stamp(self) -> tuple[str, str] | None:
         """What HEAD says and when the files that resolve it last changed: the same stamp,
