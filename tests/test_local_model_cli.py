@@ -996,3 +996,26 @@ def test_the_prompts_example_copied_around_a_fix_is_taken_apart(
     # In a package's __init__ an import is a re-export: kept.
     init = git(repo, "show", f"{data['branch']}:shop/__init__.py")
     assert "from shop.invoice import parse_quantity" in init
+
+
+def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model asked for definitions (minimark): the class it was shown written back,
+    # only white space changed; then, asked again, the function that had to change.
+    repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP})
+    copy = "invoice.py\n```python\ndef parse_quantity(text):   \n"
+    copy += "    return int(text.strip())\n```\n"
+    typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
+    llm_server.queue(copy, f"invoice.py\n```python\n{typed}```\n")
+    code, out, err = improve(
+        repo, llm_server, "type parse_quantity", "--edit-format", "definitions", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["attempts"] == 2
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "Your answer changes nothing" in retry
+    # Copies every time: nothing committed, and said.
+    llm_server.queue(copy, copy.replace("   \n", "\n"), copy.replace("   \n", " \n"))
+    code, _, err = improve(repo, llm_server, "type parse_quantity", "--edit-format", "definitions")
+    assert code == 6 and "the edits left every file as it was" in err

@@ -40,6 +40,10 @@ if TYPE_CHECKING:
 
 # The temperature a self-hosted model is asked at on a retry (see _Loop.ask).
 RETRY_TEMPERATURE = 0.6
+UNCHANGED = (
+    "Your answer changes nothing: what you wrote is the code as it already is. The request is "
+    "not done yet: write the functions that must change, with the change made."
+)
 # Lines of a cut-off answer the retry's conversation keeps (see _as_said).
 CUT_REPLY_LINES = 40
 
@@ -293,6 +297,11 @@ class _Loop:
         if self.edited.failures and not refusals:
             self.drop_broken_new_files(unasked_only=True)
         feedback += [p.render() for p in self.edited.failures]
+        if parsed.edits and not feedback and not self.files.file_changes():
+            # Every block was the files' code as it is (a small model copied the class it was
+            # shown, white space aside: minimark): nothing done, and the model can be told so.
+            feedback.append(UNCHANGED)
+            self.edited.notes.append("the answer changed nothing")
         return feedback
 
     def _drop_kept(self, parsed: ParsedReply) -> None:
