@@ -118,3 +118,16 @@ def test_a_name_that_starts_like_a_removing_verb_does_not_make_a_request_remove(
     assert repair is not None and "def helper():" in repair.text
     assert restore_dropped(before, after, "remove the helper") is None
     assert restore_dropped(before, after, "Clean up the module") is None
+
+
+def test_lines_changed_only_in_trailing_white_space_are_given_back() -> None:
+    from git_gpte.edit.wholefile import keep_trailing_space
+
+    before = "class A:\n    x = 1\n\n    def f(self):\n        return 1  \n"
+    after = "class A:\n    x = 1\n    \n    def f(self):\n        return 2\n"
+    repair = keep_trailing_space(before, after, "make f return 2")
+    assert repair is not None
+    assert repair.text == "class A:\n    x = 1\n\n    def f(self):\n        return 2\n"
+    assert repair.detail == "kept the file's own trailing white space on 1 line(s)"
+    assert keep_trailing_space(before, after, "remove trailing whitespace") is None
+    assert keep_trailing_space(before, before, "anything") is None

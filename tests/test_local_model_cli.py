@@ -1019,3 +1019,16 @@ def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(
     llm_server.queue(copy, copy.replace("   \n", "\n"), copy.replace("   \n", " \n"))
     code, _, err = improve(repo, llm_server, "type parse_quantity", "--edit-format", "definitions")
     assert code == 6 and "the edits left every file as it was" in err
+
+
+def test_blank_lines_indented_in_copying_are_given_back(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # Copying a class, the real model indented its blank lines (settings: 30 lines of noise).
+    indented = WITH_LOGGING.replace("\n\n\ndef total", "\n    \n\ndef total")
+    llm_server.queue(f"invoice.py\n```python\n{indented}```\n")
+    code, out, err = improve(shop, llm_server, "add logging", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+    assert any("trailing white space on 1 line(s)" in line for line in data["corrected"])

@@ -330,6 +330,8 @@ class _Loop:
         for report in result.reports:
             self.console.detail(report.one_line())
         files.changes.update(result.files)
+        rewritten = {r.path for r in result.reports if r.kind in ("whole-file", DEFINITIONS)}
+        self._keep_trailing_space(rewritten)
         self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
         self._complete_renames()
         self._drop_dead_imports()
@@ -338,6 +340,24 @@ class _Loop:
         for path in {r.path for r in result.refused}:
             prior = earlier.get(path) if path in earlier else _original(files, path)
             self.outstanding[path] = [(r, prior or "") for r in result.refused if r.path == path]
+
+    def _keep_trailing_space(self, paths: set[str]) -> None:
+        """Lines of rewritten files changed only in trailing white space get it back (see
+        :func:`git_gpte.edit.wholefile.keep_trailing_space`), said once per file."""
+        from ..edit import HunkReport
+        from ..edit.wholefile import keep_trailing_space
+
+        files = self.files
+        for path in sorted(paths):
+            before, text = _original(files, path), files.changes.get(path)
+            if before is None or text is None or path not in files.entries:
+                continue
+            repair = keep_trailing_space(before, text, self.plan.instruction)
+            if repair is not None:
+                files.changes[path] = repair.text
+                report = HunkReport(path, 0, "corrected", repair.detail, kind="whole-file")
+                self.edited.reports.append(report)
+                self.console.detail(report.one_line())
 
     def _repair_whole_files(self, paths: set[str]) -> None:
         """Put back what whole-file replies lost in copying (see
