@@ -310,15 +310,12 @@ class _Loop:
         dropped = sorted({e.path for e in parsed.edits if e.path in self.plan.kept})
         if not dropped:
             return
-        from ..edit import HunkReport
 
         parsed.edits = [e for e in parsed.edits if e.path not in self.plan.kept]
         for path in dropped:
             # A correction of the reply, not a shortfall of the result: the request is done.
             detail = "left as it is: the request does not ask to change tests"
-            report = HunkReport(path, 0, "corrected", detail, kind="kept")
-            self.edited.reports.append(report)
-            self.console.detail(report.one_line())
+            self._correction(path, detail, "kept")
 
     def _apply(self, parsed: ParsedReply) -> None:
         from ..edit import apply_reply
@@ -341,10 +338,17 @@ class _Loop:
             prior = earlier.get(path) if path in earlier else _original(files, path)
             self.outstanding[path] = [(r, prior or "") for r in result.refused if r.path == path]
 
+    def _correction(self, path: str, detail: str, kind: str) -> None:
+        """Record and show one correction git-gpte made to the answer."""
+        from ..edit import HunkReport
+
+        report = HunkReport(path, 0, "corrected", detail, kind=kind)
+        self.edited.reports.append(report)
+        self.console.detail(report.one_line())
+
     def _keep_trailing_space(self, paths: set[str]) -> None:
         """Lines of rewritten files changed only in trailing white space get it back (see
         :func:`git_gpte.edit.wholefile.keep_trailing_space`), said once per file."""
-        from ..edit import HunkReport
         from ..edit.wholefile import keep_trailing_space
 
         files = self.files
@@ -355,14 +359,11 @@ class _Loop:
             repair = keep_trailing_space(before, text, self.plan.instruction)
             if repair is not None:
                 files.changes[path] = repair.text
-                report = HunkReport(path, 0, "corrected", repair.detail, kind="whole-file")
-                self.edited.reports.append(report)
-                self.console.detail(report.one_line())
+                self._correction(path, repair.detail, "whole-file")
 
     def _repair_whole_files(self, paths: set[str]) -> None:
         """Put back what whole-file replies lost in copying (see
         :mod:`git_gpte.edit.wholefile`): each repair is reported as a correction."""
-        from ..edit import HunkReport
         from ..edit.wholefile import defined_names, restore_dropped, undo_damage
 
         files = self.files
@@ -383,15 +384,12 @@ class _Loop:
             for repair in (damage, dropped):
                 if repair is not None:
                     files.changes[path] = repair.text
-                    report = HunkReport(path, 0, "corrected", repair.detail, kind="whole-file")
-                    self.edited.reports.append(report)
-                    self.console.detail(report.one_line())
+                    self._correction(path, repair.detail, "whole-file")
 
     def _complete_renames(self) -> None:
         """Where the edit renamed a definition but left uses of the old name (in the module or
         in modules importing it), rename those too (see :mod:`git_gpte.edit.rename`): each
         file so changed is reported as a correction."""
-        from ..edit import HunkReport
         from ..edit.rename import complete_renames, rename_definitions, renames, use_renames
 
         files = self.files
@@ -410,9 +408,7 @@ class _Loop:
                     files.changes[path] = rename_definitions(text, at_uses)
                     for old, new in at_uses.items():
                         detail = f"renamed the definition of {old} to {new}, as its uses were"
-                        report = HunkReport(path, 0, "corrected", detail, kind="rename")
-                        self.edited.reports.append(report)
-                        self.console.detail(report.one_line())
+                        self._correction(path, detail, "rename")
         if self._rename_imported_definitions(originals):
             originals = _originals(files)
         olds = {
@@ -426,15 +422,8 @@ class _Loop:
         users = self._users(olds)
         for done in complete_renames(originals, files.changes, users, self.plan.instruction):
             files.changes[done.path] = done.text
-            report = HunkReport(
-                done.path,
-                0,
-                "corrected",
-                f"completed the rename of {done.old} to {done.new} ({done.places} place(s))",
-                kind="rename",
-            )
-            self.edited.reports.append(report)
-            self.console.detail(report.one_line())
+            said = f"completed the rename of {done.old} to {done.new} ({done.places} place(s))"
+            self._correction(done.path, said, "rename")
 
     def _drop_dead_imports(self) -> None:
         """Take out the imports the edit added that nothing uses and the request does not name,
@@ -444,7 +433,6 @@ class _Loop:
         into a request about booleans. In an ``__init__.py`` an unused import is a re-export:
         there only a module known nowhere (see :meth:`_foreign`) is taken out. Each is a
         correction."""
-        from ..edit import HunkReport
         from ..edit.pycheck import added_unused_imports
 
         files = self.files
@@ -472,9 +460,7 @@ class _Loop:
                     else f"took out an unused import of {found.module}, which the request "
                     "does not ask for"
                 )
-                report = HunkReport(path, 0, "corrected", detail, kind="import")
-                self.edited.reports.append(report)
-                self.console.detail(report.one_line())
+                self._correction(path, detail, "import")
 
     def _named(self, module: str) -> bool:
         """Whether the request names ``module`` (an import it asks for is kept, used or not)."""
@@ -495,7 +481,6 @@ class _Loop:
     def _rename_to_requested_names(self, originals: Mapping[str, str]) -> None:
         """Where the reply renamed what the request renames but to a name of its own, give it
         the requested name (see :func:`~git_gpte.edit.rename.misnamed_renames`)."""
-        from ..edit import HunkReport
         from ..edit.rename import misnamed_renames, rename_everywhere
 
         files = self.files
@@ -510,16 +495,13 @@ class _Loop:
             if places:
                 files.changes[path] = renamed
                 detail = f"renamed {said}, the name the request gives ({places} place(s))"
-                report = HunkReport(path, 0, "corrected", detail, kind="rename")
-                self.edited.reports.append(report)
-                self.console.detail(report.one_line())
+                self._correction(path, detail, "rename")
 
     def _rename_imported_definitions(self, originals: Mapping[str, str]) -> bool:
         """Where an edited module now imports a new name from a module still defining the old
         one, and the request names both (``rename get_cols to numeric_cols``), rename the
         definition (see :func:`~git_gpte.edit.rename.requested_rename`); the other uses follow
         as for any rename. Returns whether it renamed any."""
-        from ..edit import HunkReport
         from ..edit.pycheck import unresolved_imports
         from ..edit.rename import (
             imported_names,
@@ -545,9 +527,7 @@ class _Loop:
                 files.changes[module] = rename_definitions(module_text, {old: new})
                 renamed = True
                 detail = f"renamed the definition of {old} to {new}, as {path} imports it"
-                report = HunkReport(module, 0, "corrected", detail, kind="rename")
-                self.edited.reports.append(report)
-                self.console.detail(report.one_line())
+                self._correction(module, detail, "rename")
         return renamed
 
     def _no_edits(self) -> str:
