@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ..git.pathspecs import match_paths
 from ..git.repo import Repository, TreeEntry, decode_text
 from .languages import language_of
+from .listing_cache import cached
 from .parse import FileRecord, parse_file
 from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, ineligible, over_limit_reason
 from .secret_files import secret_content
@@ -84,8 +85,6 @@ def eligible_entries(
     """The one walk over ``commit``'s files that both the index and the whole-file selection
     take, applying :func:`ineligible` to each (``index_max=None``: no indexing limit); kept
     between runs (:mod:`.listing_cache`)."""
-    from .listing_cache import cached
-
     return cached(
         repo,
         commit,
