@@ -129,3 +129,23 @@ def test_added_unused_imports_are_found_with_their_lines() -> None:
     assert [(a.module, a.shadowed) for a in added_unused_imports(before, shadowed)] == [
         ("slugify", True)
     ]
+
+
+def test_a_function_that_only_calls_itself_is_a_problem_the_edit_made() -> None:
+    # The real model copied a caller's line into the function it calls (minimark's slugify).
+    before = {"m.py": "def slugify(text):\n    return text.lower()\n\n\nclass R:\n    pass\n"}
+    after = {
+        "m.py": (
+            'def slugify(text):\n    """Doc."""\n    return slugify(text)\n\n\n'
+            "class R:\n    def go(self, x):\n        return self.go(x)\n"
+        )
+    }
+    found = [(p.kind, p.line, p.text.split(":")[0]) for p in python_problems(before, after)]
+    assert found == [
+        ("endless-call", 1, "slugify only calls itself"),
+        ("endless-call", 7, "R.go only calls itself"),
+    ]
+    # Already so before the edit: not blamed on it; a call with a way out is no problem.
+    assert python_problems(after, after) == []
+    guarded = "def f(n):\n    return f(n - 1) if n else 0\n"
+    assert python_problems({"m.py": "def f(n):\n    return 0\n"}, {"m.py": guarded}) == []

@@ -131,3 +131,27 @@ def test_lines_changed_only_in_trailing_white_space_are_given_back() -> None:
     assert repair.detail == "kept the file's own trailing white space on 1 line(s)"
     assert keep_trailing_space(before, after, "remove trailing whitespace") is None
     assert keep_trailing_space(before, before, "anything") is None
+
+
+def test_docstrings_dropped_in_rewriting_are_put_back() -> None:
+    from git_gpte.edit.wholefile import keep_docstrings
+
+    before = (
+        'def escape(text):\n    """Escape HTML."""\n    return text\n\n\n'
+        'class R:\n    """Renders."""\n\n    def go(self, x):\n        """Go.\n\n'
+        '        Really.\n        """\n        return x\n'
+    )
+    after = (
+        "def escape(text):\n    return text.replace('&', '&amp;')\n\n\n"
+        'class R:\n    """Renders."""\n\n    def go(self, x):\n        return x\n'
+    )
+    repair = keep_docstrings(before, after, "escape ampersands")
+    assert repair is not None
+    assert repair.text == (
+        'def escape(text):\n    """Escape HTML."""\n    return text.replace(\'&\', \'&amp;\')\n\n\n'
+        'class R:\n    """Renders."""\n\n    def go(self, x):\n        """Go.\n\n'
+        '        Really.\n        """\n        return x\n'
+    )
+    assert repair.detail == "put back the docstring(s) the reply had dropped: R.go, escape"
+    assert keep_docstrings(before, after, "remove the docstrings") is None
+    assert keep_docstrings(before, before, "anything") is None

@@ -1021,9 +1021,7 @@ def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(
     assert code == 6 and "the edits left every file as it was" in err
 
 
-def test_blank_lines_indented_in_copying_are_given_back(
-    shop: Path, llm_server: LLMServer
-) -> None:
+def test_blank_lines_indented_in_copying_are_given_back(shop: Path, llm_server: LLMServer) -> None:
     # Copying a class, the real model indented its blank lines (settings: 30 lines of noise).
     indented = WITH_LOGGING.replace("\n\n\ndef total", "\n    \n\ndef total")
     llm_server.queue(f"invoice.py\n```python\n{indented}```\n")
@@ -1032,3 +1030,32 @@ def test_blank_lines_indented_in_copying_are_given_back(
     data = json.loads(out)
     assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
     assert any("trailing white space on 1 line(s)" in line for line in data["corrected"])
+
+
+def test_a_rewrite_that_drops_docstrings_and_calls_itself_is_mended_and_sent_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model asked to escape a link's href (minimark): the fix right, the docstrings of
+    # the functions it wrote out dropped, and slugify's body replaced by a call of itself.
+    module = (
+        'def slugify(text):\n    """An id for a heading."""\n    return text.lower()\n\n\n'
+        'def anchor(href):\n    """A link."""\n    return f\'<a href="{href}">\'\n'
+    )
+    repo = make_repo(tmp_path / "mark", {"mark.py": module})
+    fixed = "def anchor(href):\n    return f'<a href=\"{escape(href)}\">'\n"
+    escape = "def escape(text):\n    return text.replace('&', '&amp;')\n"
+    first = "mark.py\n```python\ndef slugify(text):\n    return slugify(text)\n\n\n"
+    first += f"{fixed}\n\n{escape}```\n"
+    second = "mark.py\n```python\ndef slugify(text):\n    return text.lower()\n```\n"
+    llm_server.queue(first, second)
+    code, out, err = improve(
+        repo, llm_server, "escape the href", "--edit-format", "definitions", "--json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "slugify only calls itself: it would recurse without end" in retry
+    text = git(repo, "show", f"{data['branch']}:mark.py")
+    assert '    """An id for a heading."""\n    return text.lower()' in text
+    assert '    """A link."""\n    return f\'<a href="{escape(href)}">\'' in text
+    assert any("put back the docstring(s)" in line for line in data["corrected"])

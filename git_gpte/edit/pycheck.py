@@ -26,11 +26,11 @@ _UNDEFINED = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
 class Problem:
     """Something wrong with the result of the edits, as a value.
 
-    ``kind``: ``syntax``, ``undefined-name``, ``removed-name`` (here), and the pipeline's own
-    (``check``: the user's check command failed). Rendered for the model, the user's output,
-    the run log and commit bodies from the same fields. ``related``: another file the fix may
-    be in (the module an import names): a retry shows it too, since a model shown only the
-    importer can only undo the half of a rename it did.
+    ``kind``: ``syntax``, ``undefined-name``, ``removed-name``, ``endless-call`` (here), and
+    the pipeline's own (``check``: the user's check command failed). Rendered for the model,
+    the user's output, the run log and commit bodies from the same fields. ``related``: another
+    file the fix may be in (the module an import names): a retry shows it too, since a model
+    shown only the importer can only undo the half of a rename it did.
     """
 
     kind: str
@@ -89,6 +89,7 @@ def python_problems(
             continue
         old_tree = _parse(path, old)[0] if old is not None else None
         problems += _new_undefined(path, tree, old_tree)
+        problems += _new_endless_calls(path, tree, old_tree)
         if old_tree is not None:
             gone = _defined(old_tree) - _defined(tree)
             if gone:
@@ -102,6 +103,68 @@ def python_problems(
             if tree is not None:
                 problems += _stale_imports(path, tree, removed)
     return problems
+
+
+def _new_endless_calls(path: str, tree: ast.Module, old_tree: ast.Module | None) -> list[Problem]:
+    """Functions whose whole body is a call of themselves (``def slugify(text): return
+    slugify(...)``: seen, a small model copying a caller's line into the function it calls)
+    that were not so before: each call would recurse until Python gives up."""
+    had = _endless(old_tree) if old_tree is not None else {}
+    return [
+        Problem(
+            "endless-call",
+            path,
+            line,
+            f"{name} only calls itself: it would recurse without end (RecursionError)",
+        )
+        for name, line in sorted(_endless(tree).items(), key=lambda item: item[1])
+        if name not in had
+    ]
+
+
+def _endless(tree: ast.Module) -> dict[str, int]:
+    """The functions (qualified ``Class.method`` for methods) that only call themselves."""
+    found: dict[str, int] = {}
+
+    def visit(body: list[ast.stmt], owner: str | None) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, node.name)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _calls_only_itself(
+                node, owner is not None
+            ):
+                found[f"{owner}.{node.name}" if owner else node.name] = node.lineno
+
+    visit(tree.body, None)
+    return found
+
+
+def _calls_only_itself(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> bool:
+    body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
+    if len(body) != 1 or not isinstance(body[0], (ast.Return, ast.Expr)):
+        return False
+    call = body[0].value
+    if isinstance(call, ast.Await):
+        call = call.value
+    if not isinstance(call, ast.Call):
+        return False
+    target = call.func
+    if method:
+        return (
+            isinstance(target, ast.Attribute)
+            and target.attr == node.name
+            and isinstance(target.value, ast.Name)
+            and target.value.id in ("self", "cls")
+        )
+    return isinstance(target, ast.Name) and target.id == node.name
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
 
 
 def _shadows_stdlib(path: str) -> Problem | None:

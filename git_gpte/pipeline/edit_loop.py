@@ -328,7 +328,7 @@ class _Loop:
             self.console.detail(report.one_line())
         files.changes.update(result.files)
         rewritten = {r.path for r in result.reports if r.kind in ("whole-file", DEFINITIONS)}
-        self._keep_trailing_space(rewritten)
+        self._keep_what_was_copied(rewritten)
         self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
         self._complete_renames()
         self._drop_dead_imports()
@@ -346,20 +346,27 @@ class _Loop:
         self.edited.reports.append(report)
         self.console.detail(report.one_line())
 
-    def _keep_trailing_space(self, paths: set[str]) -> None:
-        """Lines of rewritten files changed only in trailing white space get it back (see
-        :func:`git_gpte.edit.wholefile.keep_trailing_space`), said once per file."""
-        from ..edit.wholefile import keep_trailing_space
+    def _keep_what_was_copied(self, paths: set[str]) -> None:
+        """What rewritten files lost in copying and nobody asked to change, given back: trailing
+        white space, and the docstrings of Python definitions (see
+        :func:`git_gpte.edit.wholefile.keep_trailing_space` and ``keep_docstrings``), each
+        said as a correction."""
+        from ..edit.wholefile import keep_docstrings, keep_trailing_space
 
         files = self.files
         for path in sorted(paths):
-            before, text = _original(files, path), files.changes.get(path)
-            if before is None or text is None or path not in files.entries:
+            before = _original(files, path)
+            if before is None or path not in files.entries:
                 continue
-            repair = keep_trailing_space(before, text, self.plan.instruction)
-            if repair is not None:
-                files.changes[path] = repair.text
-                self._correction(path, repair.detail, "whole-file")
+            repairs = [keep_trailing_space]
+            if path.endswith(".py"):
+                repairs.append(keep_docstrings)
+            for repair_with in repairs:
+                text = files.changes.get(path)
+                repair = repair_with(before, text, self.plan.instruction) if text else None
+                if repair is not None:
+                    files.changes[path] = repair.text
+                    self._correction(path, repair.detail, "whole-file")
 
     def _repair_whole_files(self, paths: set[str]) -> None:
         """Put back what whole-file replies lost in copying (see
