@@ -124,6 +124,9 @@ def test_added_unused_imports_are_found_with_their_lines() -> None:
     assert found == [(2, 2, "yaml", False), (3, 5, "slugify", False)]
     used = after.replace("print(os.sep)", "print(os.sep, yaml, slugify)")
     assert added_unused_imports(before, used) == []
+    # Listed in __all__: re-exported, so used.
+    exported = after + '__all__ = ["yaml", "slugify"]\n'
+    assert added_unused_imports(before, exported) == []
     # Used, but only as the file's own function of that name: the import is dead.
     shadowed = used + "\n\ndef slugify(text):\n    return text\n"
     assert [(a.module, a.shadowed) for a in added_unused_imports(before, shadowed)] == [

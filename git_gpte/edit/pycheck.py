@@ -475,6 +475,23 @@ class AddedImport:
     shadowed: bool = False
 
 
+def _exported(tree: ast.Module) -> set[str]:
+    """The names a module's ``__all__`` lists (an import it re-exports is used)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                value = node.value
+                if isinstance(value, (ast.List, ast.Tuple)):
+                    names |= {
+                        e.value
+                        for e in value.elts
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    }
+    return names
+
+
 def added_unused_imports(before: str, after: str) -> list[AddedImport]:
     """Top-level absolute imports the edit added and nothing in the file uses, or whose names
     the file's own top-level definitions replace. Candidates for a repair only: whether such a
@@ -484,7 +501,7 @@ def added_unused_imports(before: str, after: str) -> list[AddedImport]:
     except (SyntaxError, ValueError):
         return []
     had = {ast.dump(node) for node in old.body if isinstance(node, (ast.Import, ast.ImportFrom))}
-    used = {n.id for n in ast.walk(new) if isinstance(n, ast.Name)}
+    used = {n.id for n in ast.walk(new) if isinstance(n, ast.Name)} | _exported(new)
     defined = {
         n.name
         for n in new.body
