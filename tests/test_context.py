@@ -323,6 +323,19 @@ def test_o200k_budgets_count_pieces_not_bytes(monkeypatch: pytest.MonkeyPatch) -
         token_mode.cache_clear()
 
 
+def test_packing_leaves_a_slack_that_shrinks_as_the_budget_grows(tmp_path: Path) -> None:
+    from git_gpte.context.pack import _slack
+
+    # Estimates run a few percent under the real count for some files: a small budget packed
+    # to the last token went over it; a large one evens the errors out.
+    assert [_slack(b) for b in (2048, 4096, 8192, 16384, 32768)] == [40, 81, 40, 20, 10]
+    files = {f"pkg/m{i}.py": f"def discount_{i}(a):\n    return a * {i}\n" * 20 for i in range(60)}
+    root = make_repo(tmp_path / "r", files)  # type: ignore[arg-type]
+    repo = Repository.discover(root)
+    sel = select(repo, repo.resolve_commit("HEAD"), "discount", 4096, map_share=0.0)
+    assert 0 < sum(p.tokens for p in sel.picks) <= 4096 - 81
+
+
 def test_small_budget_sends_excerpts_with_the_file_line_numbers(tmp_path: Path) -> None:
     body = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(60))
     body += "def parse_header_links(value):\n    return value.split(',')\n"

@@ -48,13 +48,14 @@ SMALL_SCAN = 10
 SMALL_TOTAL = 0.15
 TOP_SMALL_SHARE = 0.12
 FIRST_ROUND_SHARE = 0.75  # the first round of chunks: this share of the budget
-# The share of a budget the estimates leave unspent, at most MAX_SLACK tokens. A selection
-# packed to 99 % of a small budget went over it in o200k when a few of its files ran above
-# their language's rate (bench/context_pool.py: 2 of 1,708 runs, both at 4k, by 0.05 % and
-# 1.6 %); a larger one holds more files, whose errors even out, and 2 % of every budget cost
-# 0.5 points of coverage at each.
+# The share of a budget of SLACK_BUDGET tokens the estimates leave unspent; of a larger one,
+# less in proportion to the square of its size. A selection packed to 99 % of a small budget
+# went over it in o200k when a few of its files ran above their language's rate
+# (bench/context_pool.py: 2 of 1,708 runs, both at 4k, by 0.05 % and 1.6 %); a larger one
+# holds more files, whose errors even out: 2 % of every budget cost 0.5 points of coverage at
+# each on the pool, 82 tokens at every budget a task of the public split at 8k and at 16k.
 BUDGET_SLACK = 0.02
-MAX_SLACK = 82
+SLACK_BUDGET = 4096
 
 
 @dataclass
@@ -115,10 +116,18 @@ class _FilePlan:
         return estimate_tokens(rec.nbytes, rec.pieces, rec.lang)
 
 
+def _slack(budget: int) -> int:
+    """Tokens of ``budget`` left unspent (see BUDGET_SLACK): 82 of 4,096, 41 of 8,192, 20 of
+    16,384."""
+    if budget <= SLACK_BUDGET:
+        return int(budget * BUDGET_SLACK)
+    return int(SLACK_BUDGET * BUDGET_SLACK * SLACK_BUDGET / budget)
+
+
 def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick], list[MapEntry]]:
     """Choose what to send: picks (best first) within ``budget`` less its slack (see
     BUDGET_SLACK), a map within ``map_budget``."""
-    budget -= min(int(budget * BUDGET_SLACK), MAX_SLACK)
+    budget -= _slack(budget)
     plans: dict[str, _FilePlan] = {}
     order: list[str] = []
     files = [f for f in ranking.files if f.record is not None and f.score > 0]
