@@ -1059,3 +1059,17 @@ def test_a_rewrite_that_drops_docstrings_and_calls_itself_is_mended_and_sent_bac
     assert '    """An id for a heading."""\n    return text.lower()' in text
     assert '    """A link."""\n    return f\'<a href="{escape(href)}">\'' in text
     assert any("put back the docstring(s)" in line for line in data["corrected"])
+
+
+def test_a_test_file_not_shown_is_left_as_it_is_too(tmp_path: Path, llm_server: LLMServer) -> None:
+    # The real model asked for definitions (settings/bool-case) wrote the module's functions
+    # into a test file it had not been shown.
+    tests = "import invoice\n\n\ndef test_total():\n    assert invoice.total(10, 0) == 10\n"
+    repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP, "tests/test_other.py": tests})
+    typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
+    reply = f"tests/test_other.py\n```python\n{typed}```\n\ninvoice.py\n```python\n{typed}```\n"
+    llm_server.queue(reply)
+    asked = "type parse_quantity"
+    code, _, err = improve(repo, llm_server, asked, "--edit-format", "definitions", "-b", "t")
+    assert code == 0, err
+    assert git(repo, "diff", "--name-only", "HEAD", "t").split() == ["invoice.py"]

@@ -307,11 +307,19 @@ class _Loop:
     def _drop_kept(self, parsed: ParsedReply) -> None:
         """Leave the files that stay as they are (tests the request does not ask to change: the
         check's, and with whole-file answers every test shown) out of the answer."""
-        dropped = sorted({e.path for e in parsed.edits if e.path in self.plan.kept})
+        kept = set(self.plan.kept)
+        if EDIT_FORMATS[self.plan.edit_format].reader == "files":
+            # ... and any existing test file, shown or not: the real model wrote settings.py's
+            # functions into a test file it had not been shown (settings/bool-case).
+            from .plan import unasked_tests
+
+            existing = [e.path for e in parsed.edits if e.path in self.files.entries]
+            kept |= unasked_tests(self.plan.instruction, existing)
+        dropped = sorted({e.path for e in parsed.edits if e.path in kept})
         if not dropped:
             return
 
-        parsed.edits = [e for e in parsed.edits if e.path not in self.plan.kept]
+        parsed.edits = [e for e in parsed.edits if e.path not in kept]
         for path in dropped:
             # A correction of the reply, not a shortfall of the result: the request is done.
             detail = "left as it is: the request does not ask to change tests"
