@@ -1013,8 +1013,15 @@ def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(
     )
     assert code == 0, err
     assert json.loads(out)["attempts"] == 2
-    retry = llm_server.requests[1].body["messages"][-1]["content"]
-    assert "Your answer changes nothing" in retry
+    # The retry is a new, short conversation: the system prompt and only what the model chose
+    # (shown the function alone, the real model made the change it had copied twice in the
+    # long conversation: settings/bool-case).
+    retry = llm_server.requests[1].body["messages"]
+    assert [m["role"] for m in retry] == ["system", "user"]
+    assert "File: invoice.py (only these definitions of it" in retry[1]["content"]
+    assert "def parse_quantity(text):" in retry[1]["content"]
+    assert "def apply_discount" not in retry[1]["content"]
+    assert "Request:\ntype parse_quantity" in retry[1]["content"]
     # Copies every time: nothing committed, and said.
     llm_server.queue(copy, copy.replace("   \n", "\n"), copy.replace("   \n", " \n"))
     code, _, err = improve(repo, llm_server, "type parse_quantity", "--edit-format", "definitions")

@@ -181,7 +181,7 @@ def edit_loop(
             console.info("the model gave the same answer again; not asking once more")
             break
         answers.append(text.strip())
-        following = fit(
+        following = loop.focused(messages) or fit(
             plan,
             [
                 *messages,
@@ -232,6 +232,8 @@ class _Loop:
         self.outstanding: dict[str, list[tuple[HunkReport, str]]] = {}
         self.sole = _sole_file(plan)
         self.seen_in_part = _seen_in_part(plan)
+        # The definitions the last answer wrote back as they were (see focused).
+        self.copied: list[tuple[str, str]] = []
 
     # ------------------------------------------------------------------ asking
     def ask(self, messages: list[dict[str, str]], *, first: bool) -> tuple[str, str]:
@@ -275,6 +277,7 @@ class _Loop:
                     edit.fmt = DEFINITIONS
         feedback = [cut] if cut else []
         self.edited.notes = []
+        self.copied = []
         self._drop_kept(parsed)
         if parsed.edits:
             self._apply(parsed)
@@ -302,7 +305,21 @@ class _Loop:
             # shown, white space aside: minimark): nothing done, and the model can be told so.
             feedback.append(UNCHANGED)
             self.edited.notes.append("the answer changed nothing")
+            if self.plan.edit_format == DEFINITIONS:
+                self.copied = [(e.path, e.content) for e in parsed.edits if e.content]
         return feedback
+
+    def focused(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
+        """The retry for an answer in definitions that changed nothing: the system prompt and
+        only the definitions the model wrote back, with the request (see
+        :func:`git_gpte.prompts.messages.focused_retry_message`); None for any other retry."""
+        from ..prompts.messages import focused_retry_message
+
+        if not self.copied:
+            return None
+        self.console.info("the answer changed nothing: asking again with only what it chose")
+        text = focused_retry_message(self.copied, self.plan.instruction)
+        return [messages[0], {"role": "user", "content": text}]
 
     def _drop_kept(self, parsed: ParsedReply) -> None:
         """Leave the files that stay as they are (tests the request does not ask to change: the

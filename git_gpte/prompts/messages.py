@@ -152,6 +152,27 @@ def improve_user_message(
     )
 
 
+def focused_retry_message(blocks: Sequence[tuple[str, str]], instruction: str) -> str:
+    """A retry that shows only the definitions the model wrote back unchanged, and the request.
+
+    Asked for the definitions it changes in a 3,000-token module, the 1.5B model picked the
+    right function and copied it as it was, twice in the same conversation; shown only the
+    functions it had picked and the request, it made the change at once (settings/bool-case).
+    So the retry is a new, short conversation rather than a longer one."""
+    shown = "\n\n".join(
+        f"File: {path} (only these definitions of it; the rest of the file stays as it is)\n"
+        f"{fence_for(text)}\n{text.rstrip()}\n{fence_for(text)}"
+        for path, text in blocks
+    )
+    return (
+        f"{shown}\n\n"
+        f"Request:\n{instruction.strip()}\n\n"
+        "Write the definitions that must change again, complete, with the change made: the "
+        "file's path on a line of its own, then a fenced code block. Leave out the ones that "
+        "stay as they are.\n"
+    )
+
+
 def retry_user_message(
     files: Mapping[str, str] | Sequence[Part],
     instruction: str,
