@@ -155,7 +155,7 @@ def rank(
     evidence = FileEvidence(query, paths, lexical, definers, recent or {})
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
-    ordered = _demote_file_copies(_by_score(scored), weights)
+    ordered = _demote_file_copies(_fused(_by_score(scored), weights), weights)
     # A file whose kind is worth nothing to the request (a lock file it does not name) gives
     # no excerpts either, not even to fill a budget left over.
     best = [f for f in _with_priors(ordered[:CHUNK_FILES], query, weights) if f.prior > 0]
@@ -238,6 +238,38 @@ def _total(findings: Sequence[Finding]) -> float:
 
 def _by_score(scored: Mapping[str, FileScore]) -> list[FileScore]:
     return sorted(scored.values(), key=lambda ranked: (-ranked.score, ranked.cand.path))
+
+
+def _fused(files: list[FileScore], weights: Weights) -> list[FileScore]:
+    """The files in the order fused from two: by score (``files``, best first) and by lexical
+    match times prior, by reciprocal rank (see Weights.fusion). The scores stay the same
+    amounts, handed out in the fused order: the best fused file gets the best score, so
+    packing, which weighs chunks by their file's score, sees the same spread.
+
+    Why: on held-out repositories the lifts and links that order ``files`` and plain BM25
+    each cover tasks the other misses (bench/context_pool.py's complementarity lines)."""
+    if not weights.fusion:
+        return files
+    scored = [ranked for ranked in files if ranked.score > 0]
+    if len(scored) < 2:
+        return files
+    k = weights.fusion_k
+    by_lexical = sorted(
+        (ranked for ranked in scored if ranked.lexical > 0),
+        key=lambda ranked: (-ranked.lexical * ranked.prior, ranked.cand.path),
+    )
+    lexical_rank = {id(ranked): n for n, ranked in enumerate(by_lexical)}
+    fused = {
+        id(ranked): 1 / (k + n) + weights.fusion / (k + lexical_rank[id(ranked)])
+        if id(ranked) in lexical_rank
+        else 1 / (k + n)
+        for n, ranked in enumerate(scored)
+    }
+    amounts = [ranked.score for ranked in scored]
+    order = sorted(scored, key=lambda ranked: (-fused[id(ranked)], ranked.cand.path))
+    for ranked, amount in zip(order, amounts, strict=True):
+        ranked.score = amount
+    return [*order, *files[len(scored) :]]
 
 
 def _follow_links(
