@@ -30,3 +30,47 @@ def test_a_request_about_urls_matches_code_about_url() -> None:
     # an acronym's plural must not fall apart into "ur" + "ls"
     assert query_terms("Add project URLs") == ["add", "project", "url"]
     assert "url" in query_terms("def build_url(self, urls): ...")
+
+
+PATHS = [
+    "src/httpx/_transports/default.py",
+    "pkg/Entries/ConfigLoaderTests.java",
+    "lib/utils/__init__.py",
+    "docs/api/Queries.md",
+    "internal/mux/route_regexp_test.go",
+    "a/b/c/parseHTTPHeaders.ts",
+    "vendor/github.com/pkg/errors/errors.go",
+    "x.py",
+    "Makefile",
+    "web/static/app.min.js",
+]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["retry the transport by default", "entries of the config loader", "parse http headers",
+     "route regexp test errors", "init utils queries", "make app"],
+)  # fmt: skip
+def test_path_terms_found_through_heads_are_the_paths_own(request_text: str) -> None:
+    # The ranking splits only paths holding a request term's first letters, with each path's
+    # number of terms kept with the listing: the same counts as splitting every path.
+    from collections import Counter
+
+    from git_gpte.context.index import Candidate
+    from git_gpte.context.path_facts import path_facts
+    from git_gpte.context.rank_signals import _path_terms
+    from git_gpte.context.terms import path_terms
+
+    wanted = set(query_terms(request_text))
+    for known in (True, False):
+        files = [
+            Candidate(p, "0" * 40, 10, known=path_facts(p) if known else None) for p in PATHS
+        ]
+        length, counts = _path_terms(files, wanted)
+        for path in PATHS:
+            terms = path_terms(path)
+            assert length[path] == len(terms)
+            hits = Counter(t for t in terms if t in wanted)
+            assert counts.get(path, {}) == dict(hits)
+    if request_text.startswith("retry"):
+        assert counts["src/httpx/_transports/default.py"] == {"transport": 1, "default": 1}

@@ -40,6 +40,8 @@ _RULE_MODULES = (
     "context/secret_files.py",
     "context/languages.py",
     "context/listing_cache.py",
+    "context/path_facts.py",
+    "context/terms.py",
     "git/pathspecs.py",
     "git/repo.py",
 )

@@ -209,7 +209,7 @@ def _score_files(
             None,
             lexical=match.score,
             matched=list(match.terms),
-            prior=file_prior(path, evidence.query, weights) if needed else 1.0,
+            prior=file_prior(path, evidence.query, weights, candidate.facts) if needed else 1.0,
             prior_known=needed,
         )
         file_score.score = direct * file_score.prior
@@ -223,7 +223,7 @@ def _with_priors(files: list[FileScore], query: Query, weights: Weights) -> list
     until a later stage may give it one)."""
     for ranked in files:
         if not ranked.prior_known:
-            ranked.prior = file_prior(ranked.cand.path, query, weights)
+            ranked.prior = file_prior(ranked.cand.path, query, weights, ranked.cand.facts)
             ranked.prior_known = True
     return files
 

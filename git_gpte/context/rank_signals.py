@@ -20,18 +20,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from .languages import (
-    FILE_EXTENSIONS,
-    is_built,
-    is_config,
-    is_data,
-    is_docs,
-    is_prose,
-    is_test,
-    vendor_dir,
-)
+from .languages import FILE_EXTENSIONS
 from .links import LinkGraph
 from .parse import Chunk, FileRecord
+from .path_facts import BUILT, CONFIG, DATA, DOCS, PROSE, TEST, PathFacts, path_facts
 from .request import Query
 from .terms import identifier_terms, path_part_terms
 from .weights import Weights
@@ -175,29 +167,38 @@ def bm25_files(
 def _path_terms(
     files: Sequence[Candidate], wanted: Collection[str]
 ) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
-    """Per path, how many terms it has, and (only for paths holding some) how often each
-    ``wanted`` term occurs in it. Each directory name is split once, however many files it
-    holds."""
-    parts: dict[str, tuple[int, tuple[str, ...]]] = {}
+    """Per path, how many terms it has (kept with the listing: see path_facts.py), and (only
+    for paths holding some) how often each ``wanted`` term occurs in it. Only paths that hold
+    the first letters of a wanted term are split, each directory name once."""
+    parts: dict[str, tuple[str, ...]] = {}
     length: dict[str, int] = {}
     counts: dict[str, dict[str, int]] = {}
+    may_hold = heads(wanted)
     for candidate in files:
-        total = 0
+        length[candidate.path] = candidate.facts.length
+        lower = candidate.path.lower()
+        if not may_hold.search(lower):
+            continue
         hits: list[str] = []
-        for part in candidate.path.lower().split("/"):
+        for part in lower.split("/"):
             known = parts.get(part)
             if known is None:
-                terms = path_part_terms(part)
-                known = parts[part] = (len(terms), tuple(t for t in terms if t in wanted))
-            total += known[0]
-            hits.extend(known[1])
-        length[candidate.path] = total
+                known = parts[part] = tuple(t for t in path_part_terms(part) if t in wanted)
+            hits.extend(known)
         if hits:
             found: dict[str, int] = {}
             for term in hits:
                 found[term] = found.get(term, 0) + 1
             counts[candidate.path] = found
     return length, counts
+
+
+def heads(terms: Collection[str]) -> re.Pattern[str]:
+    """What a lower-cased name holding any of ``terms`` holds: each term's first three letters.
+    A term of a name is one of its words, stemmed, or the whole identifier, and stemming keeps
+    a word's first three letters; a name without them is not worth splitting (100,000 files:
+    1 s)."""
+    return re.compile("|".join(sorted({re.escape(t[:3]) for t in terms})) or "(?!)")
 
 
 def _file_idf(
@@ -322,13 +323,11 @@ def defined_identifier(evidence: FileEvidence, weights: Weights) -> SignalScores
 def name_match(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """The file's name (a package's, for its ``__init__``) is made of the request's words."""
     request_terms = set(evidence.query.terms)
-    # Every term of a name starts with three letters of it (stemming keeps them): a name holding
-    # none of the request terms' beginnings is not worth splitting (100,000 files: 1 s).
-    heads = re.compile("|".join(sorted({re.escape(t[:3]) for t in request_terms})) or "(?!)")
+    may_hold = heads(request_terms)
     found: SignalScores = {}
     for path in evidence.paths:
         stem = _name_of(path)
-        if not heads.search(stem.lower()):
+        if not may_hold.search(stem.lower()):
             continue
         name_terms = identifier_terms(stem)
         if name_terms and all(t in request_terms for t in name_terms):
@@ -355,21 +354,25 @@ def recent_change(evidence: FileEvidence, weights: Weights) -> SignalScores:
     }
 
 
-def file_prior(path: str, query: Query, weights: Weights) -> float:
+def file_prior(
+    path: str, query: Query, weights: Weights, facts: PathFacts | None = None
+) -> float:
     """What the file's kind is worth for an edit request, which is mostly about code: tests,
     prose, configuration, build output and vendored code count less unless the request asks
-    for them; data files (lock files, logs, minified code) nothing unless it names them."""
-    if is_data(path) and not mentioned(path, query.path_mentions):
+    for them; data files (lock files, logs, minified code) nothing unless it names them.
+    ``facts``: what the path says, when known already."""
+    kinds = (facts or path_facts(path)).kinds
+    if kinds & DATA and not mentioned(path, query.path_mentions):
         return weights.data
-    if is_test(path) and not query.wants_tests:
+    if kinds & TEST and not query.wants_tests:
         return weights.test
-    if is_prose(path):
+    if kinds & PROSE:
         return weights.prose_asked if query.wants_prose else weights.prose
-    if is_config(path) or (is_docs(path) and not query.wants_prose):
+    if kinds & CONFIG or (kinds & DOCS and not query.wants_prose):
         return weights.config_asked if query.wants_config else weights.config
-    if is_built(path):
+    if kinds & BUILT:
         return weights.built
-    vendored = vendor_dir(path)
+    vendored = (facts or path_facts(path)).vendored
     if vendored is not None and not set(identifier_terms(vendored)) & set(query.terms):
         return weights.vendored
     return 1.0
