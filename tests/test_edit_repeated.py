@@ -49,3 +49,27 @@ def test_a_file_that_stays_as_it_is_is_cut_once_another_was_written() -> None:
     both = first_cut(repeated_file, judge)
     text = first + block("a.py", BODY) + block("tests/test_a.py", BODY)
     assert both(text) == repeated_file(text)
+
+
+def test_a_block_copying_the_prompts_numbered_lines_is_cut_before_its_heading() -> None:
+    from git_gpte.edit.repeated import NUMBERED_LINES, numbered_copy
+    from git_gpte.prompts.messages import numbered
+
+    # The real model (minimark): the test file, then the module's excerpt as shown, numbers
+    # and all, to its output cap.
+    tests = block("tests/test_m.py", "def test_x():\n    assert True\n")
+    shown = numbered(BODY)
+    heading = "File: m.py (excerpt: lines 1-30 of 30; the numbers are the file's own)\n"
+    text = tests + heading + "```python\n" + shown + "\n"
+    found = numbered_copy(text)
+    assert found is not None and found[0] == len(tests)
+    assert "line numbers and all" in found[1]
+    # While it streams: not before enough numbered lines have come.
+    few = "\n".join(shown.split("\n")[: NUMBERED_LINES - 2]) + "\n"
+    assert numbered_copy(tests + heading + "```python\n" + few) is None
+    # Code that happens to hold numbers is not a copy: neither numbers that do not follow
+    # each other nor numbered lines outside a block.
+    table = "\n".join(f"{n * 2} {n}" for n in range(40)) + "\n"
+    assert numbered_copy(block("t.py", table)) is None
+    assert numbered_copy(shown + "\n") is None
+    assert numbered_copy(block("a.py", BODY)) is None

@@ -1080,3 +1080,29 @@ def test_a_test_file_not_shown_is_left_as_it_is_too(tmp_path: Path, llm_server: 
     code, _, err = improve(repo, llm_server, asked, "--edit-format", "definitions", "-b", "t")
     assert code == 0, err
     assert git(repo, "diff", "--name-only", "HEAD", "t").split() == ["invoice.py"]
+
+
+def test_a_reply_copying_the_prompts_numbered_file_is_stopped_and_asked_again(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model asked for definitions (minimark): the test file first, then the module as
+    # it was shown, numbered, to its output cap (twenty minutes); asked again, the fix.
+    from git_gpte.prompts.messages import numbered
+
+    test_text = "from invoice import parse_quantity\n\n\ndef test_parse():\n"
+    test_text += "    assert parse_quantity('2') == 2\n"
+    repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP, "tests/test_invoice.py": test_text})
+    copied = f"tests/test_invoice.py\n```python\n{test_text}```\n\n"
+    copied += "File: invoice.py (excerpt: lines 1-20)\n```python\n" + numbered(SHOP * 3) + "\n```\n"
+    typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
+    llm_server.queue(copied, f"invoice.py\n```python\n{typed}```\n")
+    code, out, err = improve(
+        repo, llm_server, "type parse_quantity", "--edit-format", "definitions", "-b", "typed"
+    )
+    assert code == 0, err
+    assert "copying a file as it was shown, line numbers and all; stopped it there" in out + err
+    assert len(llm_server.requests) == 2
+    assert "def parse_quantity(text: str) -> int:" in git(repo, "show", "typed:invoice.py")
+    # The retry carries the reply only up to where it was stopped.
+    said = llm_server.requests[1].body["messages"][-2]["content"]
+    assert "File: invoice.py (excerpt" not in said

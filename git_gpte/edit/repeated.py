@@ -74,6 +74,44 @@ def _blocks(text: str) -> Iterator[tuple[int, str, list[str]]]:
         index = end + 1
 
 
+# How many lines in a row, numbered one after the other as the prompt shows files, make a
+# block a copy of the prompt rather than code.
+NUMBERED_LINES = 12
+_NUMBERED = re.compile(r"^\s*(\d+)(?: |$)")
+
+
+def numbered_copy(text: str) -> tuple[int, str] | None:
+    """Where to cut ``text`` when a fenced block has begun copying a file as the prompt shows
+    it, each line under its number: what follows is the file as it was, numbers and all (the
+    1.5B model, asked for the definitions it changes, wrote an excerpt out so to its output
+    cap, twenty minutes on two cores, then answered right when asked again: minimark). Cut
+    before the block's heading line (or its fence, when it has none)."""
+    lines = text.split("\n")
+    complete = len(lines) - 1
+    starts = _line_starts(lines)
+    fence_at: int | None = None
+    run, last = 0, -1
+    for index in range(complete):
+        line = lines[index]
+        if _FENCE.match(line):
+            fence_at = None if fence_at is not None else index
+            run, last = 0, -1
+            continue
+        found = _NUMBERED.match(line) if fence_at is not None else None
+        number = int(found.group(1)) if found else -1
+        run = run + 1 if found and number == last + 1 else (1 if found else 0)
+        last = number
+        if run >= NUMBERED_LINES and fence_at is not None:
+            heading = fence_at - 1
+            cut = heading if heading >= 0 and lines[heading].strip() else fence_at
+            return (
+                starts[cut],
+                "the reply began copying a file as it was shown, line numbers and all; "
+                "stopped it there",
+            )
+    return None
+
+
 def first_cut(*judges: Judge) -> Judge:
     """The judges together: the earliest cut any of them finds."""
 

@@ -244,12 +244,13 @@ class _Loop:
         heat = None
         if not first and self.plan.model.self_hosted:
             heat = max(self.llm.temperature, RETRY_TEMPERATURE)
-        from ..edit.repeated import first_cut, kept_file, repeated_file
+        from ..edit.repeated import first_cut, kept_file, numbered_copy, repeated_file
 
         # Formats answered in file blocks (whole files, definitions) can repeat a block: a
         # small model wrote the same three blocks over and over to its output cap (ledger).
         blocks = EDIT_FORMATS[self.plan.edit_format].reader == "files"
-        enough = first_cut(repeated_file, kept_file(self.plan.kept)) if blocks else None
+        judges = (repeated_file, kept_file(self.plan.kept), numbered_copy)
+        enough = first_cut(*judges) if blocks else None
         try:
             reply = self.llm.ask(
                 messages,
