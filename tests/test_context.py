@@ -1001,3 +1001,45 @@ def test_the_facts_of_many_blobs_are_read_in_one_pass_and_the_same(tmp_path: Pat
         assert store.stats(many) == whole and store.stats(few) == by_lookup  # remembered
     finally:
         store.close()
+
+
+def test_exact_counts_fill_the_budget_the_estimates_left_and_never_pass_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Where the budget's encoding is on the machine, the selection is counted exactly and
+    # packed again with what the estimates overshot: more is sent, never more than the
+    # budget. (A tokenizer of whole words stands in for o200k, which CI machines lack.)
+    import git_gpte.context.engine as engine
+    from git_gpte.context.exact import cost
+
+    files = {
+        f"pkg/mod{i}.py": "".join(
+            f"def handler_{i}_{j}(request, retries):\n    return request.retry(retries) + {j}\n\n\n"
+            for j in range(30)
+        )
+        for i in range(12)
+    }
+    repo_dir = make_repo(tmp_path / "r", files)
+    repo = Repository.discover(repo_dir)
+
+    def words(text: str) -> int:
+        return len(re.findall(r"\w+|[^\w\s]", text))
+
+    def dense(text: str) -> int:
+        return len(text) // 2
+
+    request = "retry the request handlers"
+    monkeypatch.setattr(engine, "o200k_counter", lambda: None)
+    estimated = select(repo, "HEAD", request, 2000, map_share=0.0)
+    monkeypatch.setattr(engine, "o200k_counter", lambda: words)
+    exact = select(repo, "HEAD", request, 2000, map_share=0.0)
+    texts = {path: git(repo_dir, "show", f"HEAD:{path}") for path in files}
+    before = cost(estimated.picks, texts, words)
+    after = cost(exact.picks, texts, words)
+    assert exact.tokens_exact and not estimated.tokens_exact
+    assert before < after <= 2000, (before, after)
+    assert sum(p.tokens for p in exact.picks) <= after
+    # A tokenizer that counts more than the estimates: the selection shrinks to fit.
+    monkeypatch.setattr(engine, "o200k_counter", lambda: dense)
+    shrunk = select(repo, "HEAD", request, 2000, map_share=0.0)
+    assert cost(estimated.picks, texts, dense) > 2000 >= cost(shrunk.picks, texts, dense)

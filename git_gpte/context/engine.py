@@ -12,9 +12,10 @@ from typing import ParamSpec, TypeVar
 
 from ..errors import GitCommandError, RepoError
 from ..git.history import RecentChanges
-from ..git.repo import Repository
+from ..git.repo import Repository, decode_text
+from .exact import fill, o200k_counter
 from .index import ensure_indexed, list_candidates
-from .model import ContextSelection, SymbolLocation
+from .model import ContextSelection, Pick, SymbolLocation
 from .pack import pack
 from .parse import FileRecord
 from .rank import Ranking, rank
@@ -137,6 +138,13 @@ def run_select(
     for path in ranking.binary:
         skipped[path] = "binary or not UTF-8"
     picks, entries = pack(ranking, budget - map_budget, map_budget)
+    exact = False
+    count = o200k_counter()
+    if count is not None:
+        packed = (picks, entries)
+        picks, entries, exact = fill(
+            ranking, packed, budget - map_budget, map_budget, _texts(repo), count
+        )
     return ContextSelection(
         commit=commit,
         request=request,
@@ -145,8 +153,25 @@ def run_select(
         map=tuple(entries),
         skipped=skipped,
         candidates=len(ranking.files),
-        tokens_exact=False,
+        tokens_exact=exact,
     )
+
+
+def _texts(repo: Repository) -> Callable[[Sequence[Pick]], dict[str, str]]:
+    """The picked files' texts, read from the repository by their blobs."""
+
+    def read(picks: Sequence[Pick]) -> dict[str, str]:
+        paths: dict[str, list[str]] = {}
+        for pick in picks:
+            paths.setdefault(pick.blob, []).append(pick.path)
+        out = {}
+        for blob, data in repo.read_blobs(list(paths)):
+            text = decode_text(data) or ""
+            for path in paths[blob]:
+                out[path] = text
+        return out
+
+    return read
 
 
 def run_locate(

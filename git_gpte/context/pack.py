@@ -124,9 +124,13 @@ def _slack(budget: int) -> int:
     return int(SLACK_BUDGET * BUDGET_SLACK * SLACK_BUDGET / budget)
 
 
-def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick], list[MapEntry]]:
+def pack(
+    ranking: Ranking, budget: int, map_budget: int = 0, extra: int = 0
+) -> tuple[list[Pick], list[MapEntry]]:
     """Choose what to send: picks (best first) within ``budget`` less its slack (see
-    BUDGET_SLACK), a map within ``map_budget``."""
+    BUDGET_SLACK), a map within ``map_budget``. ``extra``: tokens more to spend once that is
+    done, on further chunks and whole files only (what ``budget`` alone picks is all kept:
+    see exact.py)."""
     budget -= _slack(budget)
     plans: dict[str, _FilePlan] = {}
     order: list[str] = []
@@ -134,7 +138,9 @@ def pack(ranking: Ranking, budget: int, map_budget: int = 0) -> tuple[list[Pick]
     top = files[0].score if files else 0.0
     spent = _take_best_whole(files, budget, plans, order)
     spent = _take_small_whole(files, budget, plans, order, spent)
-    _take_chunks(ranking.chunks, budget, plans, order, spent, top)
+    spent = _take_chunks(ranking.chunks, budget, plans, order, spent, top)
+    if extra > 0:
+        spent = _top_up(ranking.chunks, budget + extra, plans, order, spent, top)
     picks = [_to_pick(plans[p]) for p in order if plans[p].whole or plans[p].chunks]
     return picks, _map_entries(ranking.files, {p.path for p in picks}, map_budget)
 
@@ -212,6 +218,24 @@ def _take_chunks(
                 break  # the first round is the best chunks in order, none skipped
         spent = _upgrade(plans, order, budget, spent, WHOLE_SHARE if limit < budget else 1.0)
     return spent
+
+
+def _top_up(
+    chunks: list[ChunkScore],
+    budget: int,
+    plans: dict[str, _FilePlan],
+    order: list[str],
+    spent: int,
+    top: float,
+) -> int:
+    """Further chunks in rank order while they fit, then whole files for those sent in part:
+    the second round of _take_chunks with a larger budget, adding to what is chosen."""
+    for chunk_score in chunks:
+        if budget - spent < EXCERPT_OVERHEAD * 3:
+            break
+        plan = plan_for_existing(plans, chunk_score)
+        spent = _add_chunk(plan, chunk_score, plans, order, budget, spent, top)
+    return _upgrade(plans, order, budget, spent)
 
 
 def _map_entries(files: list[FileScore], chosen: set[str], map_budget: int) -> list[MapEntry]:
