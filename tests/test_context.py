@@ -120,7 +120,7 @@ def rank_request(repo: Repository, request: str) -> dict[str, list[str]]:
     store = IndexStore(repo.state_dir())
     try:
         ensure_indexed(repo, store, files)
-        return {f.cand.path: f.reasons for f in rank(store, files, request).files}
+        return {f.cand.path: list(f.reasons) for f in rank(store, files, request).files}
     finally:
         store.close()
 

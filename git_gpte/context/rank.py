@@ -91,7 +91,7 @@ IN_PART_CHUNKS = 200  # chunks of a file over the size limit that may be sent
 COPY_MIN_BYTES = 120
 
 
-@dataclass
+@dataclass(slots=True)
 class FileScore:
     """A ranked file: its score, the reasons for it, and the measures behind it (kept to
     explain a ranking: ``lexical`` its BM25, ``matched`` the terms it matched best first,
@@ -101,8 +101,8 @@ class FileScore:
     record: FileRecord | None
     lexical: float = 0.0
     score: float = 0.0
-    reasons: list[str] = field(default_factory=list)
-    matched: list[str] = field(default_factory=list)
+    reasons: tuple[str, ...] = ()
+    matched: tuple[str, ...] = ()
     ppr: float = 0.0
     prior: float = 1.0
     # False while the prior is not needed yet: on a repository past GRAPH_FILE_LIMIT files it
@@ -208,12 +208,13 @@ def _score_files(
             candidate,
             None,
             lexical=match.score,
-            matched=list(match.terms),
+            matched=match.terms,
             prior=file_prior(path, evidence.query, weights, candidate.facts) if needed else 1.0,
             prior_known=needed,
         )
         file_score.score = direct * file_score.prior
-        file_score.reasons = [finding.reason for finding in (*own, *lifted) if finding.reason]
+        if own or lifted:  # most of a large repository's files have none
+            file_score.reasons = tuple(f.reason for f in (*own, *lifted) if f.reason)
         scored[path] = file_score
     return scored
 
@@ -311,7 +312,7 @@ def _add_scaled(scored: Mapping[str, FileScore], found: SignalScores) -> None:
         for finding in findings:
             file_score.score += finding.amount * file_score.prior
             if finding.reason:
-                file_score.reasons.append(finding.reason)
+                file_score.reasons += (finding.reason,)
 
 
 def _load_missing_records(store: IndexStore, files: Sequence[FileScore]) -> None:
@@ -452,7 +453,7 @@ def _demote_file_copies(files: list[FileScore], weights: Weights) -> list[FileSc
             continue
         if ranked.cand.blob in seen:
             ranked.score *= weights.copy
-            ranked.reasons.append("a copy of a better-ranked file")
+            ranked.reasons += ("a copy of a better-ranked file",)
             demoted = True
         seen.add(ranked.cand.blob)
     return _by_score({f.cand.path: f for f in files}) if demoted else files
