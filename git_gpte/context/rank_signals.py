@@ -254,6 +254,8 @@ def path_mention(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """The request names the file: by path, file name, dotted module, or a module's name in
     backticks."""
     found: SignalScores = {}
+    if not evidence.query.path_mentions:
+        return found
     for path in evidence.paths:
         hit = mentioned(path, evidence.query.path_mentions)
         if hit:
@@ -326,6 +328,8 @@ def name_match(evidence: FileEvidence, weights: Weights) -> SignalScores:
     may_hold = heads(request_terms)
     found: SignalScores = {}
     for path in evidence.paths:
+        if not may_hold.search(path.lower()):
+            continue  # the name is part of the path: it holds none either
         stem = _name_of(path)
         if not may_hold.search(stem.lower()):
             continue
