@@ -69,7 +69,7 @@ IDENTITY = {
     "GIT_COMMITTER_NAME": "Bench",
     "GIT_COMMITTER_EMAIL": "bench@example.invalid",
 }
-TOOL_TIMEOUT = 1500.0
+TOOL_TIMEOUT = 1500.0  # seconds a tool run may take (--tool-timeout), the same for every tool
 
 
 @dataclass
@@ -485,6 +485,7 @@ def per_task(rows: list[Row]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global TIKTOKEN_CACHE, TOOL_TIMEOUT
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="the OpenAI-compatible server (…/v1)")
     parser.add_argument("--tools", default="gpte", help="comma-separated, see the docstring")
@@ -512,13 +513,20 @@ def main(argv: list[str] | None = None) -> int:
         "tool replaces an earlier one's: re-runs after a fix)",
     )
     parser.add_argument(
+        "--tool-timeout",
+        type=float,
+        default=TOOL_TIMEOUT,
+        help="seconds each tool run may take, the same for every tool (default %(default)s); "
+        "a run stopped by it counts as failed",
+    )
+    parser.add_argument(
         "--tiktoken-cache",
         help="TIKTOKEN_CACHE_DIR for every tool (gpt-engineer cannot start without cl100k_base "
         "offline; litellm, which aider brings, ships the file)",
     )
     args = parser.parse_args(argv)
-    global TIKTOKEN_CACHE
     TIKTOKEN_CACHE = args.tiktoken_cache
+    TOOL_TIMEOUT = args.tool_timeout
     if args.table:
         rows = latest_rows(args.table)
         print(table(rows) + "\n\n" + per_task(rows))
