@@ -91,6 +91,7 @@ def fill(
     picks, entries = packed
     if not picks:
         return picks, entries, False
+    count = functools.lru_cache(maxsize=None)(count)  # each text is counted once
     known = dict(texts(picks))
     spent = cost(picks, known, count)
     guess = estimated(picks)
@@ -112,7 +113,8 @@ def fill(
 
 
 def _exact(picks: Sequence[Pick], texts: Mapping[str, str], count: Counter) -> list[Pick]:
-    """The picks with their exact token counts (excerpts: their lines, as estimated)."""
+    """The picks with their exact token counts (an excerpt's: its lines without the overhead,
+    as packing counts them)."""
     out = []
     for pick in picks:
         if pick.whole:
