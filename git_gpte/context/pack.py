@@ -207,16 +207,33 @@ def _take_chunks(
     """Chunks in two rounds (see the module's docstring), each followed by whole files for the
     best files sent in part; returns the spend."""
     for limit in (int(FIRST_ROUND_SHARE * budget), budget):
-        for chunk_score in chunks:
-            if limit - spent < EXCERPT_OVERHEAD * 3:
-                break
-            plan = plan_for_existing(plans, chunk_score)
-            spent = _add_chunk(plan, chunk_score, plans, order, limit, spent, top)
-            got = plans.get(chunk_score.file.cand.path)
-            taken = got is not None and (got.whole or chunk_score.index in got.chunks)
-            if limit < budget and not taken:
-                break  # the first round is the best chunks in order, none skipped
+        # The first round is the best chunks in order, none skipped.
+        spent = _chunk_round(chunks, limit, plans, order, spent, top, in_order=limit < budget)
         spent = _upgrade(plans, order, budget, spent, WHOLE_SHARE if limit < budget else 1.0)
+    return spent
+
+
+def _chunk_round(
+    chunks: list[ChunkScore],
+    limit: int,
+    plans: dict[str, _FilePlan],
+    order: list[str],
+    spent: int,
+    top: float,
+    *,
+    in_order: bool,
+) -> int:
+    """Chunks in rank order while they fit in ``limit`` (``in_order``: up to the first that
+    does not); returns the spend."""
+    for chunk_score in chunks:
+        if limit - spent < EXCERPT_OVERHEAD * 3:
+            break
+        plan = plan_for_existing(plans, chunk_score)
+        spent = _add_chunk(plan, chunk_score, plans, order, limit, spent, top)
+        got = plans.get(chunk_score.file.cand.path)
+        taken = got is not None and (got.whole or chunk_score.index in got.chunks)
+        if in_order and not taken:
+            break
     return spent
 
 
@@ -230,11 +247,7 @@ def _top_up(
 ) -> int:
     """Further chunks in rank order while they fit, then whole files for those sent in part:
     the second round of _take_chunks with a larger budget, adding to what is chosen."""
-    for chunk_score in chunks:
-        if budget - spent < EXCERPT_OVERHEAD * 3:
-            break
-        plan = plan_for_existing(plans, chunk_score)
-        spent = _add_chunk(plan, chunk_score, plans, order, budget, spent, top)
+    spent = _chunk_round(chunks, budget, plans, order, spent, top, in_order=False)
     return _upgrade(plans, order, budget, spent)
 
 
