@@ -139,8 +139,10 @@ def pack(
     spent = _take_best_whole(files, budget, plans, order)
     spent = _take_small_whole(files, budget, plans, order, spent)
     spent = _take_chunks(ranking.chunks, budget, plans, order, spent, top)
-    if extra > 0:
-        spent = _top_up(ranking.chunks, budget + extra, plans, order, spent, top)
+    if extra > 0:  # the second round again with more, adding to what is chosen
+        more = budget + extra
+        spent = _chunk_round(ranking.chunks, more, plans, order, spent, top, in_order=False)
+        _upgrade(plans, order, more, spent)
     picks = [_to_pick(plans[p]) for p in order if plans[p].whole or plans[p].chunks]
     return picks, _map_entries(ranking.files, {p.path for p in picks}, map_budget)
 
@@ -235,20 +237,6 @@ def _chunk_round(
         if in_order and not taken:
             break
     return spent
-
-
-def _top_up(
-    chunks: list[ChunkScore],
-    budget: int,
-    plans: dict[str, _FilePlan],
-    order: list[str],
-    spent: int,
-    top: float,
-) -> int:
-    """Further chunks in rank order while they fit, then whole files for those sent in part:
-    the second round of _take_chunks with a larger budget, adding to what is chosen."""
-    spent = _chunk_round(chunks, budget, plans, order, spent, top, in_order=False)
-    return _upgrade(plans, order, budget, spent)
 
 
 def _map_entries(files: list[FileScore], chosen: set[str], map_budget: int) -> list[MapEntry]:
