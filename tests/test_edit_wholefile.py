@@ -110,6 +110,22 @@ def test_a_copied_line_that_lost_its_object_is_taken_back() -> None:
     assert undo_damage(before, before.replace("'each'", "'piece'"), request) is None
 
 
+def test_a_long_stretch_is_taken_back_only_when_every_line_lost_characters_only() -> None:
+    options = ("--unit", "--quantity", "--reorder-level", "--reorder-quantity", "--note")
+    before = (
+        "import argparse\n\n\ndef build_parser():\n    parser = argparse.ArgumentParser()\n"
+        "    add = parser.add_subparsers().add_parser('add')\n"
+        + "".join(f"    add.add_argument('{o}')\n" for o in options)
+        + "    return parser\n"
+    )
+    after = before.replace("    add.add_argument(", "    add_argument(")
+    repair = undo_damage(before, after, "Rename normalize_sku to clean_sku")
+    assert repair is not None and repair.text == before
+    # Five lines changed in other ways too are a change the model meant, not a copy's damage.
+    rewritten = after.replace("')\n", "', help='x')\n")
+    assert undo_damage(before, rewritten, "Rename normalize_sku to clean_sku") is None
+
+
 def test_a_name_that_starts_like_a_removing_verb_does_not_make_a_request_remove() -> None:
     # "clean_sku" is a name, not "clean up": the definition the reply lost is put back.
     before = "def main():\n    return 1\n\n\ndef helper():\n    return 2\n"

@@ -717,16 +717,19 @@ def test_tests_shown_whole_stay_as_they_are_unless_the_request_asks(
 def test_lines_a_whole_file_reply_damaged_in_copying_are_taken_back(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
-    # The real reply to a rename in inventory/: the rename right, and three parser lines of
-    # the same file copied as ``add_argument(...)`` without their ``add.``.
+    # The real replies to a rename in inventory/: the rename right, and parser lines of the
+    # same file copied as ``add_argument(...)`` without their ``add.`` (one run three of them,
+    # another the four in a row below, a file it had no need to write at all).
+    options = ("--unit", "--quantity", "--reorder-level", "--reorder-quantity")
     cli = (
         "import argparse\n\n\ndef clean_code(text):\n    return text.strip()\n\n\n"
         "def build_parser():\n    parser = argparse.ArgumentParser()\n"
         "    add = parser.add_subparsers().add_parser('add')\n    add.add_argument('sku')\n"
-        "    add.add_argument('--unit', default='each')\n    return parser\n"
+        + "".join(f"    add.add_argument('{o}', default='1')\n" for o in options)
+        + "    return parser\n"
     )
     repo = make_repo(tmp_path / "r", {"cli.py": cli.replace("clean_code", "normalize_code")})
-    damaged = cli.replace("    add.add_argument('--unit'", "    add_argument('--unit'")
+    damaged = cli.replace("    add.add_argument('--", "    add_argument('--")
     llm_server.queue(f"cli.py\n```python\n{damaged}```\n")
     code, out, err = improve(repo, llm_server, "Rename normalize_code to clean_code", "--json")
     assert code == 0, err

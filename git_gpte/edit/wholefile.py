@@ -201,7 +201,12 @@ def undo_damage(before: str, after: str, request: str = "") -> Repair | None:
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
             None, old, new, autojunk=False
         ).get_opcodes()
-        if tag != "equal" and _damaged(old[i1:i2], new[j1:j2]) and suspect(old[i1:i2], new[j1:j2])
+        if tag != "equal"
+        and suspect(old[i1:i2], new[j1:j2])
+        and (
+            _damaged(old[i1:i2], new[j1:j2])
+            or (now is not None and _lost_lines(old[i1:i2], new[j1:j2]))
+        )
     ]
     # One stretch alone first (the least taken back), then all of them together.
     tries = [[s] for s in spans] + ([spans] if len(spans) > 1 else [])
@@ -335,6 +340,16 @@ def _damaged(old: list[str], new: list[str]) -> bool:
         return False
     return all(
         difflib.SequenceMatcher(None, a.strip(), b.strip()).ratio() >= _DAMAGED_LIKENESS
+        for a, b in zip(old, new, strict=True)
+    )
+
+
+def _lost_lines(old: list[str], new: list[str]) -> bool:
+    """Whether each line of ``new`` is its line of ``old`` with a few characters left out: then
+    a stretch of any length is a damaged copy (the four ``add_argument`` lines of a parser that
+    lost their ``add.``), where a stretch of lines changed in other ways stays short."""
+    return len(old) == len(new) and all(
+        _lost_from(a, b) and difflib.SequenceMatcher(None, a, b).ratio() >= _DAMAGED_LIKENESS
         for a, b in zip(old, new, strict=True)
     )
 
