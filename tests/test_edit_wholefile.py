@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from git_gpte.edit.wholefile import defined_names, restore_dropped, undo_damage
+from git_gpte.edit.wholefile import defined_names, restore_dropped, restore_imports, undo_damage
 
 MODULE = '''\
 """Shapes."""
@@ -171,3 +171,27 @@ def test_docstrings_dropped_in_rewriting_are_put_back() -> None:
     assert repair.detail == "put back the docstring(s) the reply had dropped: R.go, escape"
     assert keep_docstrings(before, after, "remove the docstrings") is None
     assert keep_docstrings(before, before, "anything") is None
+
+
+def test_an_import_the_reply_dropped_for_a_name_it_still_uses_is_given_back() -> None:
+    before = (
+        '"""CLI."""\n\nimport sys\n\nfrom .report import build_report, filter_by_date\n\n\n'
+        "def main(rows):\n    rows = filter_by_date(rows)\n    print(build_report(rows))\n"
+        "    sys.exit(0)\n"
+    )
+    # The import line written from memory: five names of the module, not the one it uses.
+    after = before.replace(
+        "from .report import build_report, filter_by_date",
+        "from .report import build_report, count_by, format_table",
+    ).replace("print(build_report(rows))", "print(build_report(rows, sort_by='name'))")
+    repair = restore_imports(before, after, "Add a --sort option")
+    assert repair is not None
+    assert repair.text == after.replace(
+        "format_table\n", "format_table\nfrom .report import filter_by_date\n"
+    )
+    assert repair.detail == "imported again what the reply dropped: filter_by_date"
+    # A plain import, dropped with its line.
+    assert "import sys" in restore_imports(before, after.replace("import sys\n", "")).text
+    # A name the request gives is a rename under way; an import still there, nothing to do.
+    assert restore_imports(before, after, "rename filter_by_date to keep_dates") is None
+    assert restore_imports(before, before.replace("(rows)\n", "(rows, 1)\n")) is None

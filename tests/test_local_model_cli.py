@@ -738,6 +738,36 @@ def test_lines_a_whole_file_reply_damaged_in_copying_are_taken_back(
     assert any("damaged in copying" in c for c in data["corrected"])
 
 
+def test_an_import_a_whole_file_reply_rewrote_from_memory_is_given_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real reply to "Add a --sort option": the option added, and the import line of the
+    # same file rewritten as five other names of the module, dropping the one main() uses.
+    report = (
+        "def build_report(rows, sort_by='total'):\n    return sorted(rows)\n\n\n"
+        "def filter_by_date(rows):\n    return rows\n\n\ndef count_by(rows):\n"
+        "    return len(rows)\n"
+    )
+    cli = (
+        "import argparse\n\nfrom .report import build_report, filter_by_date\n\n\n"
+        "def main(argv=None):\n    parser = argparse.ArgumentParser()\n"
+        "    args = parser.parse_args(argv)\n    rows = filter_by_date([])\n"
+        "    print(build_report(rows))\n"
+    )
+    repo = make_repo(tmp_path / "r", {"app/__init__.py": "", "app/report.py": report,
+                                      "app/cli.py": cli})  # fmt: skip
+    answer = cli.replace("build_report, filter_by_date", "build_report, count_by").replace(
+        "    args = parser", "    parser.add_argument('--sort', default='total')\n    args = parser"
+    )
+    llm_server.queue(f"app/cli.py\n```python\n{answer}```\n")
+    code, out, err = improve(repo, llm_server, "Add a --sort option to app/cli.py", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    committed = git(repo, "show", f"{data['branch']}:app/cli.py")
+    assert "from .report import filter_by_date" in committed and "--sort" in committed
+    assert any("imported again" in c for c in data["corrected"])
+
+
 def test_a_retry_is_fitted_to_the_window_the_user_gives(shop: Path, llm_server: LLMServer) -> None:
     # No OpenAI-compatible API says how large a server's window is; GPTE_CONTEXT_WINDOW does,
     # and a retry longer than it goes without the earlier answer rather than failing.

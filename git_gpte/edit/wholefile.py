@@ -13,7 +13,9 @@ change by comparing with the file the model was shown:
   damaged (a changed or a lost line) are taken back from the original, if that alone makes the
   file parse; the same when it parses but uses names it never defines on such lines
   (``add.add_argument(...)`` copied as ``add_argument(...)``), names the request does not
-  give, if taking them back leaves no new undefined name.
+  give, if taking them back leaves no new undefined name;
+- names the reply still uses whose imports it dropped (an import line rewritten from memory)
+  are imported again as the original imported them.
 
 Each repair is said (a correction in the output and the commit), and the result goes through
 the same checks as any other edit. Pure functions on text: Python files only.
@@ -216,6 +218,73 @@ def undo_damage(before: str, after: str, request: str = "") -> Repair | None:
             lines = ", ".join(str(j1 + 1) for _, _, j1, _ in chosen)
             return Repair(text, f"took back line(s) {lines} the reply had damaged in copying")
     return None
+
+
+def restore_imports(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with the imports of the original given back for the names it uses and no
+    longer defines or imports (a small model rewrote ``from .report import build_report,
+    filter_by_date`` as an import of five other names, and ``filter_by_date`` was undefined),
+    or None. A name bound by an import before and still used is still meant to be there,
+    unless the request names it (a rename under way: its uses are what is left to change)."""
+    from .pycheck import undefined_names
+
+    had, now, old_tree = undefined_names(before), undefined_names(after), _parses(before)
+    if had is None or now is None or old_tree is None:
+        return None
+    given = _imports_of(old_tree)
+    words = set(re.findall(r"\w+", request))
+    wanted = sorted(name for name in now - had - words if name in given)
+    if not wanted:
+        return None
+    statements: dict[str, list[str]] = {}  # "from X" or "import" -> what each imports
+    for name in wanted:
+        source, what = given[name]
+        statements.setdefault(source, []).append(what)
+    lines: list[str] = []
+    for source, whats in statements.items():
+        if source == "import":
+            lines += [f"import {what}" for what in whats]
+        else:
+            lines.append(f"{source} import {', '.join(whats)}")
+    text = _insert_imports(after, lines)
+    names = undefined_names(text) if text is not None else None
+    if text is None or names is None or names & set(wanted):
+        return None
+    return Repair(text, "imported again what the reply dropped: " + ", ".join(wanted))
+
+
+def _imports_of(tree: ast.Module) -> dict[str, tuple[str, str]]:
+    """Each name a module's top-level imports bind -> ("from MODULE" or "import", the part
+    after ``import`` that binds it)."""
+    given: dict[str, tuple[str, str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                what = alias.name + (f" as {alias.asname}" if alias.asname else "")
+                given[alias.asname or alias.name.split(".")[0]] = ("import", what)
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            source = "from " + "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name != "*":
+                    what = alias.name + (f" as {alias.asname}" if alias.asname else "")
+                    given[alias.asname or alias.name] = (source, what)
+    return given
+
+
+def _insert_imports(text: str, statements: list[str]) -> str | None:
+    """``text`` with import statements added after its last top-level import (else after its
+    docstring, else at the top); None when it does not parse."""
+    tree = _parses(text)
+    if tree is None:
+        return None
+    at = 0
+    for node in tree.body:
+        docstring = node is tree.body[0] and isinstance(node, ast.Expr)
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or docstring:
+            at = node.end_lineno or node.lineno
+    lines = text.split("\n")
+    lines[at:at] = statements
+    return "\n".join(lines)
 
 
 _ABOUT_SPACE = re.compile(r"white ?space|trailing|indent|format|tabs?\b|spaces", re.IGNORECASE)

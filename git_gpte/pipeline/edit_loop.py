@@ -397,7 +397,7 @@ class _Loop:
     def _repair_whole_files(self, paths: set[str]) -> None:
         """Put back what whole-file replies lost in copying (see
         :mod:`git_gpte.edit.wholefile`): each repair is reported as a correction."""
-        from ..edit.wholefile import defined_names, restore_dropped, undo_damage
+        from ..edit.wholefile import defined_names, restore_dropped, restore_imports, undo_damage
 
         files = self.files
         for path in sorted(p for p in paths if p.endswith(".py")):
@@ -410,11 +410,13 @@ class _Loop:
                 if other != path and other_text is not None and other.endswith(".py")
                 for name in defined_names(other_text)
             }
-            damage = undo_damage(before, text, self.plan.instruction)
+            request = self.plan.instruction
+            damage = undo_damage(before, text, request)
             if damage is not None:
                 text = damage.text
-            dropped = restore_dropped(before, text, self.plan.instruction, elsewhere)
-            for repair in (damage, dropped):
+            dropped = restore_dropped(before, text, request, elsewhere)
+            imports = restore_imports(before, dropped.text if dropped else text, request)
+            for repair in (damage, dropped, imports):
                 if repair is not None:
                     files.changes[path] = repair.text
                     self._correction(path, repair.detail, "whole-file")
