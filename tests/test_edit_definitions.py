@@ -158,3 +158,23 @@ def test_a_name_defined_twice_is_not_guessed() -> None:
     twice = "def f():\n    return 1\n\n\ndef f():\n    return 2\n"
     with pytest.raises(NotPlaceable, match="more than once"):
         place_definitions(twice, "def f():\n    return 3\n")
+
+
+def test_the_definitions_a_request_names_make_one_block() -> None:
+    from git_gpte.edit.definitions import requested_definitions
+
+    module = (
+        "import math\n\n\ndef parse(text):\n    return float(text)\n\n\n"
+        'class Circle:\n    """A circle."""\n\n    def area(self):\n        return math.pi\n\n\n'
+        "class Square:\n    def area(self):\n        return 1.0\n\n    def grow(self):\n"
+        "        return 2.0\n"
+    )
+    assert requested_definitions(module, "Square.area is wrong") == (
+        "class Square:\n    def area(self):\n        return 1.0"
+    )
+    # Unqualified, every method of that name; a function by its name; a class whole.
+    both = requested_definitions(module, "area should round, and parse should strip")
+    assert both.count("def area") == 2 and "def parse(text):" in both and "grow" not in both
+    assert requested_definitions(module, "Square needs a repr").endswith("return 2.0")
+    assert requested_definitions(module, "add a docstring") == ""
+    assert requested_definitions("def broken(:\n", "broken") == ""

@@ -1031,6 +1031,41 @@ def test_the_prompts_example_copied_around_a_fix_is_taken_apart(
     assert "from shop.invoice import parse_quantity" in init
 
 
+def test_a_whole_file_copied_back_unchanged_is_asked_again_for_the_named_definitions(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model, asked to fix Polygon.area in a 280-line module (geometry): the whole file
+    # written back as it was, twice in the same conversation. The retry is a new, short one in
+    # the definitions format, showing only the method the request names under its class line.
+    shapes = (
+        "class Circle:\n    def __init__(self, r):\n        self.r = r\n\n"
+        "    @property\n    def area(self):\n        return 3.14 * self.r ** 2\n\n\n"
+        "class Polygon:\n    def __init__(self, points):\n        self.points = points\n\n"
+        "    @property\n    def area(self):\n        return self.signed()\n\n"
+        "    def signed(self):\n        return -1.0\n"
+    )
+    repo = make_repo(tmp_path / "geo", {"shapes.py": shapes})
+    fixed = (
+        "class Polygon:\n    @property\n    def area(self):\n        return abs(self.signed())\n"
+    )
+    llm_server.queue(f"shapes.py\n```python\n{shapes}```\n", f"shapes.py\n```python\n{fixed}```\n")
+    request = "Polygon.area comes out negative for clockwise points; it should always be positive."
+    code, out, err = improve(repo, llm_server, request, "--edit-format", "whole", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    expected = shapes.replace("return self.signed()", "return abs(self.signed())")
+    assert git(repo, "show", f"{data['branch']}:shapes.py") == expected
+    retry = llm_server.requests[1].body["messages"]
+    assert [m["role"] for m in retry] == ["system", "user"]
+    assert "only what you change, a whole function or class at a time" in retry[0]["content"]
+    shown = retry[1]["content"]
+    assert (
+        "class Polygon:\n    @property\n    def area(self):\n        return self.signed()" in shown
+    )
+    assert "3.14" not in shown and "def signed" not in shown
+
+
 def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -232,8 +232,10 @@ class _Loop:
         self.outstanding: dict[str, list[tuple[HunkReport, str]]] = {}
         self.sole = _sole_file(plan)
         self.seen_in_part = _seen_in_part(plan)
-        # The definitions the last answer wrote back as they were (see focused).
+        # The definitions the last answer wrote back as they were (see focused), and whether
+        # the conversation is such a retry's (answered in the definitions format from then on).
         self.copied: list[tuple[str, str]] = []
+        self.in_focus = False
 
     # ------------------------------------------------------------------ asking
     def ask(self, messages: list[dict[str, str]], *, first: bool) -> tuple[str, str]:
@@ -272,7 +274,7 @@ class _Loop:
 
         usable = drop_unclosed(text) if cut else text
         parsed = parse_reply(usable, "auto", sole=self.sole)
-        if self.plan.edit_format == DEFINITIONS:
+        if self.plan.edit_format == DEFINITIONS or self.in_focus:
             for edit in parsed.edits:
                 if edit.kind == "whole-file":
                     edit.fmt = DEFINITIONS
@@ -306,13 +308,29 @@ class _Loop:
             # shown, white space aside: minimark): nothing done, and the model can be told so.
             feedback.append(UNCHANGED)
             self.edited.notes.append("the answer changed nothing")
-            if self.plan.edit_format == DEFINITIONS:
-                self.copied = [(e.path, e.content) for e in parsed.edits if e.content]
+            self.copied = self._copied(parsed)
         return feedback
 
+    def _copied(self, parsed: ParsedReply) -> list[tuple[str, str]]:
+        """What an answer that changed nothing was about: the definitions it wrote back, or,
+        for whole files written back, the definitions of them the request names."""
+        if self.plan.edit_format == DEFINITIONS:
+            return [(e.path, e.content) for e in parsed.edits if e.content]
+        if not self.plan.definitions_system:
+            return []
+        from ..edit.definitions import requested_definitions
+
+        named = [
+            (e.path, requested_definitions(self._read(e.path) or "", self.plan.instruction))
+            for e in parsed.edits
+            if e.path.endswith(".py")
+        ]
+        return [(path, block) for path, block in named if block]
+
     def focused(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
-        """The retry for an answer in definitions that changed nothing: the system prompt and
-        only the definitions the model wrote back, with the request (see
+        """The retry for an answer that changed nothing: the system prompt and only the
+        definitions the model wrote back (for whole files written back, the definitions of them
+        the request names, asked in the definitions format), with the request (see
         :func:`git_gpte.prompts.messages.focused_retry_message`); None for any other retry."""
         from ..prompts.messages import focused_retry_message
 
@@ -320,7 +338,11 @@ class _Loop:
             return None
         self.console.info("the answer changed nothing: asking again with only what it chose")
         text = focused_retry_message(self.copied, self.plan.instruction)
-        return [messages[0], {"role": "user", "content": text}]
+        system = messages[0]
+        if self.plan.edit_format != DEFINITIONS:
+            system = {"role": "system", "content": self.plan.definitions_system}
+            self.in_focus = True
+        return [system, {"role": "user", "content": text}]
 
     def _drop_kept(self, parsed: ParsedReply) -> None:
         """Leave the files that stay as they are (tests the request does not ask to change: the
@@ -684,9 +706,8 @@ class _Loop:
             self.outstanding,
             [p.render() for p in self.edited.failures],
         )
-        return retry_user_message(
-            parts, self.plan.instruction, "\n\n".join(feedback), attempt, self.plan.edit_format
-        )
+        fmt = DEFINITIONS if self.in_focus else self.plan.edit_format
+        return retry_user_message(parts, self.plan.instruction, "\n\n".join(feedback), attempt, fmt)
 
 
 def _cut_lines(lines: list[str], start: int, end: int) -> None:

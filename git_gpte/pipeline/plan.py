@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..config import Settings
+from ..edit.apply import DEFINITIONS
 from ..edit.formats import EDIT_FORMATS
 from ..errors import ConfigError, UsageError
 from ..git import Repository
@@ -66,6 +67,9 @@ class Plan:
     # Files the model is told to leave as they are, and whose edits are dropped: the tests the
     # user's --check runs, when the request does not ask to change tests.
     kept: frozenset[str] = frozenset()
+    # For whole-file answers: the system prompt in the definitions format, for a retry that
+    # shows only the definitions the request names (see edit_loop's focused retry).
+    definitions_system: str = ""
 
     def check(self) -> None:
         """Raise what makes this plan unusable for a real run."""
@@ -167,6 +171,11 @@ def plan(
         edit_format=fmt,
         format_note=note,
         kept=kept,
+        definitions_system=(
+            system_prompt(kind, repo.root, edit_format=DEFINITIONS)
+            if kind == "improve" and EDIT_FORMATS[fmt].whole_files
+            else ""
+        ),
     )
 
 
