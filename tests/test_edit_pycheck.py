@@ -152,3 +152,31 @@ def test_a_function_that_only_calls_itself_is_a_problem_the_edit_made() -> None:
     assert python_problems(after, after) == []
     guarded = "def f(n):\n    return f(n - 1) if n else 0\n"
     assert python_problems({"m.py": "def f(n):\n    return 0\n"}, {"m.py": guarded}) == []
+
+
+def test_a_parameter_the_edit_added_and_never_uses_is_a_change_left_half_done() -> None:
+    before = (
+        "def build_report(rows, title=None):\n    return [title, *rows]\n\n\n"
+        "class Report:\n    def render(self, width):\n        return width\n"
+    )
+    half = before.replace("title=None):", "title=None, sort_by='total'):")
+    (problem,) = python_problems({"r.py": before}, {"r.py": half})
+    assert (problem.kind, problem.path, problem.line) == ("unused-parameter", "r.py", 1)
+    assert "'sort_by'" in problem.text and "build_report" in problem.text
+    done = half.replace(
+        "return [title, *rows]", "return [title, *sorted(rows)] if sort_by else rows"
+    )
+    assert python_problems({"r.py": before}, {"r.py": done}) == []
+    # Methods too; not a parameter that was there before, a ``_`` name, a stub, or a new function.
+    method = before.replace("render(self, width)", "render(self, width, height)")
+    assert [p.text.split()[0] for p in python_problems({"r.py": before}, {"r.py": method})] == [
+        "Report.render"
+    ]
+    quiet = (
+        before.replace("title=None)", "title=None, _unused=0)")
+        + "\n\ndef new(a, b):\n    return a\n"
+    )
+    assert python_problems({"r.py": before}, {"r.py": quiet}) == []
+    stub = "def hook(event):\n    raise NotImplementedError\n"
+    added = stub.replace("(event)", "(event, context)")
+    assert python_problems({"h.py": stub}, {"h.py": added}) == []

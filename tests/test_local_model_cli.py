@@ -1066,6 +1066,31 @@ def test_a_whole_file_copied_back_unchanged_is_asked_again_for_the_named_definit
     assert "3.14" not in shown and "def signed" not in shown
 
 
+def test_a_parameter_added_and_never_used_goes_back_as_a_change_not_finished(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model asked for a --sort option passed to build_report as sort_by: the option
+    # and the parameter added, the sorting never written; checked only for undefined names,
+    # it was committed as a success.
+    report = "def build_report(rows, title=None):\n    return [title, *rows]\n"
+    repo = make_repo(tmp_path / "r", {"report.py": report})
+    half = report.replace("title=None):", "title=None, sort_by='total'):")
+    done = half.replace("[title, *rows]", "[title, *(sorted(rows) if sort_by == 'name' else rows)]")
+    llm_server.queue(f"report.py\n```python\n{half}```\n", f"report.py\n```python\n{done}```\n")
+    request = "Add a sort_by parameter to build_report: with 'name' the rows are sorted."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert git(repo, "show", f"{data['branch']}:report.py") == done
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "new parameter 'sort_by' that it never uses" in retry
+    # Never finished: not committed, and said.
+    llm_server.queue(*[f"report.py\n```python\n{half}```\n"] * 3)
+    code, _, err = improve(repo, llm_server, request)
+    assert code == 6 and "never uses" in err
+
+
 def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -26,9 +26,10 @@ _UNDEFINED = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
 class Problem:
     """Something wrong with the result of the edits, as a value.
 
-    ``kind``: ``syntax``, ``undefined-name``, ``removed-name``, ``endless-call`` (here), and
-    the pipeline's own (``check``: the user's check command failed). Rendered for the model,
-    the user's output, the run log and commit bodies from the same fields. ``related``: another
+    ``kind``: ``syntax``, ``undefined-name``, ``removed-name``, ``endless-call``,
+    ``unused-parameter`` (here), and the pipeline's own (``check``: the user's check command
+    failed). Rendered for the model, the user's output, the run log and commit bodies from the
+    same fields. ``related``: another
     file the fix may be in (the module an import names): a retry shows it too, since a model
     shown only the importer can only undo the half of a rename it did.
     """
@@ -91,6 +92,8 @@ def python_problems(
         problems += _new_undefined(path, tree, old_tree)
         problems += _new_endless_calls(path, tree, old_tree)
         if old_tree is not None:
+            problems += _unused_new_parameters(path, tree, old_tree)
+        if old_tree is not None:
             gone = _defined(old_tree) - _defined(tree)
             if gone:
                 removed[path] = gone
@@ -120,6 +123,54 @@ def _new_endless_calls(path: str, tree: ast.Module, old_tree: ast.Module | None)
         for name, line in sorted(_endless(tree).items(), key=lambda item: item[1])
         if name not in had
     ]
+
+
+def _unused_new_parameters(path: str, tree: ast.Module, old_tree: ast.Module) -> list[Problem]:
+    """Parameters the edit added to an existing function that its body never reads: the
+    change stops half way (seen: ``sort_by="total"`` added to build_report and passed by the
+    CLI, the sorting never written; committed as a success). Not for stubs, ``_`` names or
+    ``*args``/``**kwargs``, nor for a new function."""
+    before = _functions(old_tree)
+    problems = []
+    for name, node in _functions(tree).items():
+        old = before.get(name)
+        if old is None or _is_stub(node):
+            continue
+        added = _parameters(node) - _parameters(old)
+        read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        for parameter in sorted(added - read):
+            text = (
+                f"{name} has a new parameter {parameter!r} that it never uses: the change is "
+                f"not finished (make {name} act on it)"
+            )
+            problems.append(Problem("unused-parameter", path, node.lineno, text))
+    return problems
+
+
+def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Top-level functions and methods by (qualified) name."""
+    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for node in tree.body:
+        members = node.body if isinstance(node, ast.ClassDef) else [node]
+        owner = f"{node.name}." if isinstance(node, ast.ClassDef) else ""
+        for member in members:
+            if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[owner + member.name] = member
+    return found
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    args = node.args
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return {a.arg for a in named if not a.arg.startswith("_") and a.arg not in ("self", "cls")}
+
+
+def _is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A body that is only a docstring, ``...``, ``pass`` or a raise (an interface)."""
+    body = [
+        s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    return all(isinstance(s, (ast.Pass, ast.Raise)) for s in body)
 
 
 def _endless(tree: ast.Module) -> dict[str, int]:
