@@ -442,8 +442,7 @@ def requested_definitions(text: str, request: str) -> str:
     lines = text.split("\n")
 
     def source(node: ast.stmt) -> str:
-        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        return "\n".join(lines[start - 1 : node.end_lineno])
+        return "\n".join(_source(node, lines))
 
     blocks = []
     for node in tree.body:

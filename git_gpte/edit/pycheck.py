@@ -29,9 +29,9 @@ class Problem:
     ``kind``: ``syntax``, ``undefined-name``, ``removed-name``, ``endless-call``,
     ``unused-parameter`` (here), and the pipeline's own (``check``: the user's check command
     failed). Rendered for the model, the user's output, the run log and commit bodies from the
-    same fields. ``related``: another
-    file the fix may be in (the module an import names): a retry shows it too, since a model
-    shown only the importer can only undo the half of a rename it did.
+    same fields. ``related``: another file the fix may be in (the module an import names): a
+    retry shows it too, since a model shown only the importer can only undo the half of a
+    rename it did.
     """
 
     kind: str
@@ -93,7 +93,6 @@ def python_problems(
         problems += _new_endless_calls(path, tree, old_tree)
         if old_tree is not None:
             problems += _unused_new_parameters(path, tree, old_tree)
-        if old_tree is not None:
             gone = _defined(old_tree) - _defined(tree)
             if gone:
                 removed[path] = gone
