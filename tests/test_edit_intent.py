@@ -25,9 +25,7 @@ def _kinds(request: str, code: str = CODE) -> list[str]:
 
 
 def test_a_docstring_asked_for_a_function_or_class() -> None:
-    assert _kinds("Add a docstring to total.") == [
-        "6: the request asks for a docstring on total"
-    ]
+    assert _kinds("Add a docstring to total.") == ["6: the request asks for a docstring on total"]
     assert _kinds("Write docstrings for the class `Cart`") == [
         "1: the request asks for a docstring on Cart"
     ]
@@ -96,3 +94,56 @@ def test_edits_that_change_no_code_leave_the_request_undone() -> None:
     assert code_unchanged("make f case-insensitive", {"a.py": before}, {"a.py": changed}) == []
     assert code_unchanged("x", {"a.py": before}, {"a.py": damaged, "b.py": "y = 1\n"}) == []
     assert code_unchanged("x", {"a.py": before}, {"a.py": damaged, "c.py": None}) == []
+
+
+def test_a_function_or_method_asked_for_by_name() -> None:
+    from git_gpte.edit.intent import added_definitions
+
+    assert added_definitions("Add a method categories() to InventoryStore that returns") == [
+        ("categories", "InventoryStore")
+    ]
+    assert added_definitions("Add a to_dict() method to the Summary class in report.py") == [
+        ("to_dict", "Summary")
+    ]
+    assert added_definitions(
+        'add a function `slugify` to utils.py, and a method get(key, sep=",")'
+    ) == [
+        ("slugify", None),
+        ("get", None),
+    ]
+    for other in (
+        "add a helper function that returns the total",
+        "Rename the function total to grand_total",
+        "log a warning that includes the decorated function's name",
+        "Add a parameter strict=True to total; the method to_dict is wrong.",
+    ):
+        assert added_definitions(other) == [], other
+
+
+def test_a_method_asked_for_must_be_in_the_class_named() -> None:
+    from git_gpte.edit.intent import missing_definitions
+
+    def said(request: str, code: str = CODE) -> list[str]:
+        return [p.render() for p in missing_definitions(request, {"m.py": code})]
+
+    request = "Add a method clear() to Cart that empties it."
+    assert said(request) == [
+        "m.py:1: the request asks for a method clear in Cart, and Cart has none"
+    ]
+    elsewhere = CODE + "\n\ndef clear(cart):\n    cart.items = []\n"
+    assert said(request, elsewhere) == [
+        "m.py:1: the request asks for a method clear in Cart, and Cart has none"
+    ]
+    done = CODE.replace(
+        "class Cart:\n", "class Cart:\n    def clear(self):\n        self.items = []\n\n"
+    )
+    assert said(request, done) == []
+    assert said("Add a function slugify to m.py") == [
+        "the request asks to add slugify, and no file defines it"
+    ]
+    assert (
+        said("Add a function slugify to m.py", CODE + "\n\ndef slugify(s):\n    return s\n") == []
+    )
+    assert said("Add a method total_with_tax() to Invoice") == [
+        "the request asks to add total_with_tax, and no file defines it"
+    ]

@@ -1199,3 +1199,28 @@ def test_a_reply_copying_the_prompts_numbered_file_is_stopped_and_asked_again(
     # The retry carries the reply only up to where it was stopped.
     said = llm_server.requests[1].body["messages"][-2]["content"]
     assert "File: invoice.py (excerpt" not in said
+
+
+STORE = "class Store:\n    def __init__(self, items):\n        self.items = items\n"
+STORE_CLI = "import sys\n\nfrom store import Store\n\n\ndef main(argv):\n    return Store([])\n"
+
+
+def test_a_method_the_request_asks_for_and_never_written_goes_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen: the command that calls the new method, and no method (attributes are beyond
+    # pyflakes): sent back, and the answer that writes it is committed.
+    repo = make_repo(tmp_path / "r", {"store.py": STORE, "cli.py": STORE_CLI})
+    calls = STORE_CLI.replace("return Store([])", "print(*Store([]).kinds(), sep='\\n')")
+    only_the_call = f"cli.py\n```python\n{calls}```\n"
+    method = "\n    def kinds(self):\n        return sorted({i.kind for i in self.items})\n"
+    both = only_the_call + f"\nstore.py\n```python\n{STORE}{method}```\n"
+    llm_server.queue(only_the_call, both)
+    request = "Add a method kinds() to Store that returns its items' sorted kinds, and print them."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2 and data["files_changed"] == ["cli.py", "store.py"]
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "store.py:1: the request asks for a method kinds in Store, and Store has none" in retry
+    assert "def kinds(self):" in git(repo, "show", f"{data['branch']}:store.py")

@@ -31,6 +31,64 @@ _LISTED = re.compile(r"`?([A-Za-z_]\w*)(?:\(\))?`?")
 _ADDING = re.compile(r"\b(?:add|write|put|give|include|insert|provide|document)\w*\b", re.I)
 _SENTENCE_END = re.compile(r"[.!?;\n]\s")
 _FILLER = frozenset({"and", "or", "the", "function", "functions", "method", "methods", "its"})
+# "add a method categories() to InventoryStore", "add a function `slugify`", "add a to_dict()
+# method to the Summary class": a definition the request asks for by name, and the class it
+# goes in when one is named right after it. Postfix names need backticks or parentheses ("add a
+# helper function" names nothing).
+_KIND = r"(?:method|function|helper|property|classmethod|staticmethod)"
+_TO_CLASS = r"(?:[^.;:!?\n]*?\bto\s+(?:the\s+)?(?:class\s+)?`?([A-Z]\w*)`?)?"
+_ADDED_BEFORE = re.compile(
+    rf"\b{_KIND}\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)`?(?:\([^)]*\))?`?" + _TO_CLASS
+)
+_ADDED_AFTER = re.compile(
+    rf"(?:`([A-Za-z_]\w*)(?:\([^)]*\))?`|\b([A-Za-z_]\w*)\([^)]*\))\s+{_KIND}\b" + _TO_CLASS
+)
+_NOT_NAMES = frozenset(
+    {
+        "that",
+        "which",
+        "to",
+        "for",
+        "in",
+        "on",
+        "with",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "called",
+        "named",
+        "returning",
+        "taking",
+        "so",
+        "as",
+        "of",
+        "from",
+        "into",
+        "this",
+        "it",
+        "here",
+        "there",
+        "where",
+        "when",
+        "whose",
+        "who",
+        "if",
+        "by",
+        "at",
+        "instead",
+        "too",
+        "also",
+        "method",
+        "function",
+        "helper",
+        "property",
+        "classmethod",
+        "staticmethod",
+        "new",
+    }
+)
 
 
 # A request that asks for tests to change: a verb of changing within a few words before a test
@@ -120,6 +178,45 @@ def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
                     "(annotate its parameters and its return value in its def line)",
                 )
             )
+    return problems
+
+
+def added_definitions(request: str) -> list[tuple[str, str | None]]:
+    """The functions or methods ``request`` asks to add by name, each with the class it names
+    for it (None: none named)."""
+    found: list[tuple[str, str | None]] = []
+    for match in (*_ADDED_BEFORE.finditer(request), *_ADDED_AFTER.finditer(request)):
+        name = next(group for group in match.groups()[:-1] if group)
+        if name.lower() in _NOT_NAMES or not _asks_to_add(request, match):
+            continue
+        found.append((name, match.groups()[-1]))
+    return list(dict.fromkeys(found))
+
+
+def missing_definitions(request: str, texts: Mapping[str, str]) -> list[Problem]:
+    """A function or method the request asks to add by name that the result (``texts``: the
+    Python files, as edited, where it could be) does not define; seen, a CLI calling
+    ``store.categories()`` that was never written: no check sees an attribute that does not
+    exist. Named with a class the files define, it has to be in that class."""
+    problems: list[Problem] = []
+    for name, owner in added_definitions(request):
+        defined = list(_definitions(texts, name))
+        found = _definitions(texts, owner) if owner else iter(())
+        classes = [(path, node) for path, node in found if isinstance(node, ast.ClassDef)]
+        if classes:
+            inside = any(
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+                for _, cls in classes
+                for node in cls.body
+            )
+            if inside:
+                continue
+            path, cls = classes[0]
+            said = f"the request asks for a method {name} in {owner}, and {owner} has none"
+            problems.append(Problem("request", path, cls.lineno, said))
+        elif not defined:
+            said = f"the request asks to add {name}, and no file defines it"
+            problems.append(Problem("request", "", None, said))
     return problems
 
 

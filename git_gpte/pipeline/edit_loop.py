@@ -595,7 +595,7 @@ class _Loop:
         """Broken Python first (cheap, and the user's check would only fail on it), what the
         request names left undone (see edit/intent.py); then the user's check, on a result
         that changes something."""
-        from ..edit.intent import code_unchanged, request_problems
+        from ..edit.intent import code_unchanged, missing_definitions, request_problems
 
         files = self.files
         problems = python_problems(
@@ -604,7 +604,9 @@ class _Loop:
         if not problems and files.file_changes():
             instruction = self.plan.instruction
             problems = code_unchanged(instruction, _originals(files), files.changes)
-            problems = problems or request_problems(instruction, self._python_texts())
+            texts = self._python_texts()
+            problems = problems or request_problems(instruction, texts)
+            problems = problems or missing_definitions(instruction, self._defining(texts))
         self.edited.checked = False
         if problems or self.verify is None or not files.file_changes():
             return problems
@@ -618,6 +620,14 @@ class _Loop:
         paths = {p for p in (*self.plan.selection.files, *self.files.changes) if p.endswith(".py")}
         texts = {path: self._read(path) for path in sorted(paths)}
         return {path: text for path, text in texts.items() if text is not None}
+
+    def _defining(self, texts: dict[str, str]) -> dict[str, str]:
+        """``texts`` and the other Python files (as edited) that mention a definition the
+        request asks for: where it may already be, or have been written."""
+        from ..edit.intent import added_definitions
+
+        named = {part for pair in added_definitions(self.plan.instruction) for part in pair if part}
+        return {**self._users(sorted(named)), **texts} if named else texts
 
     def _paths(self) -> frozenset[str]:
         """Every path of the result: the base's, with the edits' new and deleted files."""
