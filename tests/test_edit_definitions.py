@@ -178,3 +178,23 @@ def test_the_definitions_a_request_names_make_one_block() -> None:
     assert requested_definitions(module, "Square needs a repr").endswith("return 2.0")
     assert requested_definitions(module, "add a docstring") == ""
     assert requested_definitions("def broken(:\n", "broken") == ""
+
+
+def test_a_new_method_without_its_class_line_goes_in_its_class() -> None:
+    two = (
+        "class Error(Exception):\n    pass\n\n\nclass Store:\n    def __init__(self):\n"
+        "        self._items = []\n\n    def add(self, item):\n        self._items.append(item)\n"
+        "\n\ndef helper():\n    return 1\n"
+    )
+    block = "def count(self):\n    return len(self._items)\n"
+    placed = place_definitions(two, block)
+    assert placed.added == ["Store.count"]
+    assert (
+        "        self._items.append(item)\n\n    def count(self):\n"
+        "        return len(self._items)\n\n\ndef helper" in placed.text
+    )
+    # whose ``self`` cannot be told: a function at module level, as written
+    unknown = place_definitions(two, "def count(self):\n    return len(self.other)\n")
+    assert unknown.added == ["count"] and unknown.text.endswith(
+        "def count(self):\n    return len(self.other)\n"
+    )

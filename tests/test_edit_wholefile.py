@@ -195,3 +195,22 @@ def test_an_import_the_reply_dropped_for_a_name_it_still_uses_is_given_back() ->
     # A name the request gives is a rename under way; an import still there, nothing to do.
     assert restore_imports(before, after, "rename filter_by_date to keep_dates") is None
     assert restore_imports(before, before.replace("(rows)\n", "(rows, 1)\n")) is None
+
+
+def test_a_standard_module_used_and_never_imported_is_imported() -> None:
+    from git_gpte.edit.wholefile import import_stdlib
+
+    before = '"""Totals."""\nimport sys\n\n\ndef total(xs):\n    return sum(xs)\n'
+    after = before.replace(
+        "    return", "    logging.getLogger(__name__).info('%s', xs)\n    return"
+    )
+    repair = import_stdlib(before, after)
+    assert repair is not None and "logging" in repair.detail
+    assert repair.text.startswith('"""Totals."""\nimport sys\nimport logging\n\n')
+    assert import_stdlib(None, "def f(p):\n    return os.path.join(p, 'x')\n") is not None
+    # used bare (not a module use), undefined before, not from the standard library, or a
+    # module of the repository's own that ``import`` would find first: left to the checks
+    assert import_stdlib(before, before.replace("sum(xs)", "sum(xs, json)")) is None
+    assert import_stdlib(after, after) is None
+    assert import_stdlib(before, before.replace("sum(xs)", "numpy.sum(xs)")) is None
+    assert import_stdlib(before, after, local={"logging"}) is None

@@ -1224,3 +1224,22 @@ def test_a_method_the_request_asks_for_and_never_written_goes_back(
     retry = llm_server.requests[1].body["messages"][-1]["content"]
     assert "store.py:1: the request asks for a method kinds in Store, and Store has none" in retry
     assert "def kinds(self):" in git(repo, "show", f"{data['branch']}:store.py")
+
+
+def test_a_standard_module_the_edit_never_imported_is_imported(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    logged = INVOICE.replace(
+        "def apply_discount(amount, percent):\n",
+        "def apply_discount(amount, percent):\n"
+        "    logging.getLogger(__name__).info('%s', amount)\n",
+    )
+    llm_server.queue(f"```python\n{logged}```\n")
+    code, out, err = improve(shop, llm_server, "add logging to apply_discount", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 1 and len(llm_server.requests) == 1
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == "import logging\n\n\n" + logged
+    assert any(
+        "imported what the edit uses and never imported: logging" in c for c in data["corrected"]
+    )

@@ -259,9 +259,43 @@ def _place_definition(
         assert member is not None  # it is one of the class's members
         placed.replaced.append(f"{owners[0].name}.{node.name}")
         return [_replace_member(member, node, block, lines)]
+    owner = _owner_of_method(node, tree)
+    if owner is not None:
+        # A new method written without its class line: at module level it would be a function
+        # nobody can call as ``obj.name()`` (seen: ``def get_list(self, ...)`` for Settings).
+        placed.added.append(f"{owner.name}.{node.name}")
+        at = _span(owner)[1]
+        indent = _indent_of(lines[_span(owner.body[-1])[0]])
+        return [_Edit(at, at, ["", *_reindent(_source(node, block), node, indent)])]
     placed.added.append(node.name)
     at = _end_of_definitions(tree)
     return [_Edit(at, at, ["", "", *_source(node, block)])]
+
+
+def _owner_of_method(node: ast.stmt, tree: ast.Module) -> ast.ClassDef | None:
+    """The class a new function taking ``self`` first belongs to: the file's only class, or
+    the only one whose code knows every ``self.attribute`` the function uses. None for
+    anything else."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [*node.args.posonlyargs, *node.args.args]
+    if not params or params[0].arg != "self":
+        return None
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    if len(classes) <= 1:
+        return classes[0] if classes else None
+    used = _self_attributes(node)
+    knowing = [c for c in classes if used and used <= _self_attributes(c) | _members(c)]
+    return knowing[0] if len(knowing) == 1 else None
+
+
+def _self_attributes(node: ast.AST) -> set[str]:
+    """The ``X`` of every ``self.X`` in ``node``."""
+    return {
+        n.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+    }
 
 
 def _place_members(

@@ -15,7 +15,8 @@ change by comparing with the file the model was shown:
   (``add.add_argument(...)`` copied as ``add_argument(...)``), names the request does not
   give, if taking them back leaves no new undefined name;
 - names the reply still uses whose imports it dropped (an import line rewritten from memory)
-  are imported again as the original imported them.
+  are imported again as the original imported them; a standard-library module used as
+  ``module.attribute`` and never imported is imported (for edits in any format).
 
 Each repair is said (a correction in the output and the commit), and the result goes through
 the same checks as any other edit. Pure functions on text: Python files only.
@@ -253,6 +254,39 @@ def restore_imports(before: str, after: str, request: str = "") -> Repair | None
     return Repair(text, "imported again what the reply dropped: " + ", ".join(wanted))
 
 
+def import_stdlib(before: str | None, after: str, local: Collection[str] = ()) -> Repair | None:
+    """``after`` with ``import NAME`` added for each standard-library module it uses only as
+    ``NAME.attribute``, never binds, and did not use undefined before (``before``; None: a new
+    file): ``logging.getLogger(__name__)`` written without ``import logging``, the commonest
+    slip of a small model, and the one an editor's quick fix makes without asking. Not for a
+    module the repository has a file of the same name for (``local``: top-level module
+    names), which ``import NAME`` would find first. None when there is nothing to add."""
+    import sys
+
+    from .pycheck import undefined_names
+
+    now, tree = undefined_names(after), _parses(after)
+    had = undefined_names(before) if before is not None else set()
+    if now is None or tree is None:
+        return None
+    stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
+    candidates = {n for n in now - (had or set()) if n in stdlib and n not in local}
+    bases = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    used_bare = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and node.id in candidates and id(node) not in bases
+    }
+    wanted = sorted(candidates - used_bare)
+    if not wanted:
+        return None
+    text = _insert_imports(after, [f"import {name}" for name in wanted])
+    left = undefined_names(text) if text is not None else None
+    if text is None or left is None or left & set(wanted):
+        return None
+    return Repair(text, "imported what the edit uses and never imported: " + ", ".join(wanted))
+
+
 def _imports_of(tree: ast.Module) -> dict[str, tuple[str, str]]:
     """Each name a module's top-level imports bind -> ("from MODULE" or "import", the part
     after ``import`` that binds it)."""
@@ -283,6 +317,12 @@ def _insert_imports(text: str, statements: list[str]) -> str | None:
         if isinstance(node, (ast.Import, ast.ImportFrom)) or docstring:
             at = node.end_lineno or node.lineno
     lines = text.split("\n")
+    if at == 0 and lines[0].strip():  # at the top, before code: set apart as PEP 8 asks
+        statements = (
+            [*statements, "", ""]
+            if lines[0].startswith(("def ", "class ", "@"))
+            else [*statements, ""]
+        )
     lines[at:at] = statements
     return "\n".join(lines)
 

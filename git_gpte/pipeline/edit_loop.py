@@ -380,6 +380,7 @@ class _Loop:
         self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
         self._complete_renames()
         self._drop_dead_imports()
+        self._import_stdlib()
         for path in {r.path for r in result.reports if r.status != "refused"}:
             self.outstanding.pop(path, None)
         for path in {r.path for r in result.refused}:
@@ -442,6 +443,23 @@ class _Loop:
                 if repair is not None:
                     files.changes[path] = repair.text
                     self._correction(path, repair.detail, "whole-file")
+
+    def _import_stdlib(self) -> None:
+        """Import the standard-library modules the edits use and never import (see
+        :func:`git_gpte.edit.wholefile.import_stdlib`), each said as a correction."""
+        from ..edit.wholefile import import_stdlib
+
+        files = self.files
+        # Any file or folder of the repository named like the module may be what a script's
+        # ``import NAME`` finds first.
+        local = {part.removesuffix(".py") for p in self._paths() for part in p.split("/")}
+        for path, text in sorted(files.changes.items()):
+            if text is None or not path.endswith(".py"):
+                continue
+            repair = import_stdlib(_original(files, path), text, local)
+            if repair is not None:
+                files.changes[path] = repair.text
+                self._correction(path, repair.detail, "import")
 
     def _complete_renames(self) -> None:
         """Where the edit renamed a definition but left uses of the old name (in the module or
