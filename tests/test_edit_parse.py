@@ -195,7 +195,9 @@ def test_a_new_reply_format_is_a_row_and_a_reader(monkeypatch: pytest.MonkeyPatc
         for i, line in enumerate(lines):
             if line.startswith("REWRITE "):
                 path, _, text = line.removeprefix("REWRITE ").partition(" := ")
-                found.edits.append((i, i + 1, FileEdit(path, "whole-file", content=text + "\n", fmt="rewrite")))
+                found.edits.append(
+                    (i, i + 1, FileEdit(path, "whole-file", content=text + "\n", fmt="rewrite"))
+                )
                 found.spans.append((i, i + 1))
         return found
 
@@ -209,3 +211,17 @@ def test_a_new_reply_format_is_a_row_and_a_reader(monkeypatch: pytest.MonkeyPatc
     assert [(e.path, e.content) for e in alone.edits] == [("a.py", "x = 2\n")]
     mixed = parse_reply("REWRITE a.py := x = 2\n--- b.py\n+++ b.py\n@@ -1 +1 @@\n-a\n+b\n")
     assert sorted(e.path for e in mixed.edits) == ["a.py", "b.py"]
+
+
+def test_numbers_copied_from_the_prompt_come_off_a_stretch_numbered_one_by_one() -> None:
+    from git_gpte.edit.parse import unnumbered
+
+    # Seen: a class begun from memory, its rest copied from the numbered excerpt.
+    begun = ["class Block:", '    """One block.', " ", "    More.", '104     """', "105 "]
+    copied = [*begun, "106     kind: str", '107     text: str = ""']
+    assert unnumbered(copied) == [*begun[:4], '    """', "", "    kind: str", '    text: str = ""']
+    # A list in the file's own text, or numbers that do not rise one by one, stay.
+    listed = ["notes = '''", "1. first", "2. second", "3. third", "'''"]
+    assert unnumbered(listed) == listed
+    skipping = ["x = [", "1 ,", "3 ,", "5 ,", "]"]
+    assert unnumbered(skipping) == skipping

@@ -546,21 +546,54 @@ def unnumbered(body: list[str]) -> list[str]:
     one; a file whose lines merely start with numbers keeps them."""
     numbered = [_NUMBERED.match(line) for line in body]
     filled = [(m, line) for m, line in zip(numbered, body, strict=True) if line.strip()]
-    if len(filled) < 3 or any(m is None for m, _ in filled):
+    if len(filled) < 3:
         return body
+    if any(m is None for m, _ in filled):
+        return _unnumbered_runs(body)
     values = [int(m.group(1)) for m, _ in filled if m is not None]
     steps = [b - a for a, b in itertools.pairwise(values)]
     if any(step <= 0 for step in steps) or sum(1 for step in steps if step == 1) * 2 < len(steps):
         return body
-    out = []
-    for match, line in zip(numbered, body, strict=True):
-        if match is None:
-            out.append(line)
-            continue
-        # " 12 code" -> "code": the number (right-aligned), then one space.
-        cut = len(line) - len(line.lstrip(" ")) + len(match.group(1))
-        out.append(line[cut + 1 :] if line[cut : cut + 1] == " " else line[cut:])
+    return [
+        line if m is None else _cut_number(line, m) for m, line in zip(numbered, body, strict=True)
+    ]
+
+
+# A line as the prompt numbers it: the number, one space, the line (or nothing: a blank line).
+_NUMBERED_LINE = re.compile(r"^ *(\d{1,6})(?: (.*))?$")
+# How many numbered lines in a row, each one more than the last, make a copied stretch.
+_RUN = 3
+
+
+def _unnumbered_runs(body: list[str]) -> list[str]:
+    """``body`` with the numbers taken off stretches of lines numbered one by one (each the
+    last plus one, blank lines numbered too): a model that began a definition from memory and
+    went on copying the prompt's numbered excerpt (``104     \"\"\"``)."""
+    out = list(body)
+    matches = [_NUMBERED_LINE.match(line) for line in body]
+    i = 0
+    while i < len(body):
+        j = i
+        while (
+            j + 1 < len(body)
+            and (first := matches[j]) is not None
+            and (then := matches[j + 1]) is not None
+            and int(then.group(1)) == int(first.group(1)) + 1
+        ):
+            j += 1
+        if j - i + 1 >= _RUN:
+            for k in range(i, j + 1):
+                match = matches[k]
+                assert match is not None
+                out[k] = _cut_number(body[k], match)
+        i = j + 1
     return out
+
+
+def _cut_number(line: str, match: re.Match[str]) -> str:
+    """ " 12 code" -> "code": the number (right-aligned), then one space."""
+    cut = len(line) - len(line.lstrip(" ")) + len(match.group(1))
+    return line[cut + 1 :] if line[cut : cut + 1] == " " else line[cut:]
 
 
 # Fence languages that label output or commands, not a file's text.
