@@ -96,3 +96,19 @@ def test_a_line_is_carried_over_edits_above_it() -> None:
     new = ["a", "x", "y", "b", "c", "e"]
     assert map_line(old, new, 3) == 5  # "c" moved down by the two added lines
     assert map_line(old, new, 4) == 6  # "d" was deleted: its nearest place
+
+
+def test_a_retry_shows_what_was_shown_when_nothing_locates_the_failure() -> None:
+    from git_gpte.pipeline.more_context import retry_parts
+    from git_gpte.pipeline.shown import Shown
+    from git_gpte.prompts.messages import Part
+
+    text = "".join(f"line {n}\n" for n in range(1, 401))
+    shown = Shown()
+    shown.add(Part("big.py", text, ((100, 140), (300, 320))))
+    unplaced = ["big.py hunk 1: the block is not Python that parses"]
+    parts = retry_parts(["big.py"], {"big.py": text}, shown, {}, unplaced)
+    assert parts == [Part("big.py", text, ((100, 140), (300, 320)))]
+    # a problem that names its line: the lines around it
+    at = retry_parts(["big.py"], {"big.py": text}, shown, {}, ["big.py:250: undefined name 'x'"])
+    assert at[0].ranges == ((230, 270),)

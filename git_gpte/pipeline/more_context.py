@@ -330,6 +330,13 @@ def retry_parts(
             if len(now) <= RETRY_WHOLE_LINES:
                 parts.append(Part(path, text))
                 continue
+            seen = shown.parts.get(path)
+            if seen is not None and seen.ranges:
+                # Nothing locates what failed (a block that does not parse names no line):
+                # what the model was shown before, not the module's first lines.
+                ranges = [(s, min(e, len(now))) for s, e in seen.ranges if s <= len(now)]
+                parts.append(Part(path, text, tuple(ranges) or ((1, 1),)))
+                continue
             spans.append((1, 1))
         ranges = merge_ranges(
             (max(1, s - RETRY_MARGIN), min(len(now), e + RETRY_MARGIN)) for s, e in spans
