@@ -334,8 +334,8 @@ def retry_parts(
             if seen is not None and seen.ranges:
                 # Nothing locates what failed (a block that does not parse names no line):
                 # what the model was shown before, not the module's first lines.
-                ranges = [(s, min(e, len(now))) for s, e in seen.ranges if s <= len(now)]
-                parts.append(Part(path, text, tuple(ranges) or ((1, 1),)))
+                kept = tuple((s, min(e, len(now))) for s, e in seen.ranges if s <= len(now))
+                parts.append(Part(path, text, kept or ((1, 1),)))
                 continue
             spans.append((1, 1))
         ranges = merge_ranges(
