@@ -98,6 +98,15 @@ def test_whole_file_block_that_is_an_excerpt_is_refused_or_placed_by_its_definit
     src = "import os\n\n\ndef main():\n    print(os.getcwd())\n    return 0\n\n\ndef helper():\n    return 1\n"
     lazy = "**app.py**\n```python\nimport os\n\n\ndef main():\n    return 1\n\n# ... rest of the file unchanged ...\n```\n"
     r = run({"app.py": src}, lazy)
+    # The elision stands between definitions: main, written whole, replaces main; the rest
+    # of the file stays.
+    assert r.files == {
+        "app.py": src.replace("    print(os.getcwd())\n    return 0", "    return 1")
+    }
+    assert r.reports[0].detail == "placed by its definitions: replaced main"
+    # Within a function, it stands for that function's code: refused.
+    cut = lazy.replace("    return 1\n\n# ...", "    return 1\n    # ...")
+    r = run({"app.py": src}, cut)
     assert r.files == {} and "elision" in r.reports[0].detail
     # One function, whole: it replaces the function of its name, the rest stays.
     excerpt = "### app.py\n```python\ndef helper():\n    return 2\n```\n"

@@ -198,3 +198,22 @@ def test_a_new_method_without_its_class_line_goes_in_its_class() -> None:
     assert unknown.added == ["count"] and unknown.text.endswith(
         "def count(self):\n    return len(self.other)\n"
     )
+
+
+def test_an_elision_between_definitions_leaves_nothing_out() -> None:
+    # Seen: "# ... (existing code)" around the one new method of a class.
+    block = (
+        "class Circle:\n    # ... (existing code)\n\n    def scaled(self, k):\n"
+        "        return Circle(self.center, self.radius * k)\n\n    # ... (existing code)\n"
+    )
+    placed = place_definitions(MODULE, block)
+    assert placed.added == ["Circle.scaled"]
+    assert "    def area(self):" in placed.text and "existing code" not in placed.text
+    # at the top level too, and a comment that only says a line is unchanged
+    top = "# ... the rest of the module\n\ndef halve(x):\n    return x / 2  # unchanged\n"
+    assert place_definitions(MODULE, top).added == ["halve"]
+    # every member written, one left out behind the elision: the class is not replaced whole
+    whole = "class Circle:\n    # ... fields\n\n    def area(self):\n        return 0\n"
+    assert place_definitions(MODULE, whole).replaced == ["Circle.area"]
+    with pytest.raises(NotPlaceable, match="out of the new class Square"):
+        place_definitions(MODULE, "class Square:\n    # ... existing code\n    side: float\n")

@@ -1243,3 +1243,24 @@ def test_a_standard_module_the_edit_never_imported_is_imported(
     assert any(
         "imported what the edit uses and never imported: logging" in c for c in data["corrected"]
     )
+
+
+def test_a_class_written_with_elisions_around_a_new_method_is_placed(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen: asked for whole files, "# ... (existing code)" above and below the new method.
+    repo = make_repo(tmp_path / "r", {"store.py": STORE, "cli.py": STORE_CLI})
+    calls = STORE_CLI.replace("return Store([])", "print(*Store([]).kinds(), sep='\\n')")
+    elided = (
+        "class Store:\n    # ... (existing code)\n\n    def kinds(self):\n"
+        "        return sorted({i.kind for i in self.items})\n\n    # ... (existing code)\n"
+    )
+    llm_server.queue(f"store.py\n```python\n{elided}```\n\ncli.py\n```python\n{calls}```\n")
+    request = "Add a method kinds() to Store that returns its items' sorted kinds, and print them."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 1 and data["files_changed"] == ["cli.py", "store.py"]
+    store = git(repo, "show", f"{data['branch']}:store.py")
+    assert store.startswith(STORE) and "    def kinds(self):" in store
+    assert "existing code" not in store

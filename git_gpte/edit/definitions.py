@@ -6,8 +6,10 @@ else; asked for the whole file, it often does the same. Such a block cannot repl
 a top-level function or class replaces the one of the same name, a method (under its class line,
 or alone) replaces the class's method of that name, a new definition is added after the last
 one, a new import after the last import, a module-level assignment replaces the one of the same
-name. Anything that cannot be placed that way refuses the whole block, with the reason; nothing
-is guessed. Pure functions on text.
+name. An elision comment ("# ... existing code") between definitions loses nothing, since only
+what the block holds is placed (a class with one is never replaced whole); one inside a function
+means the function is not all there. Anything that cannot be placed that way refuses the whole
+block, with the reason; nothing is guessed. Pure functions on text.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def place_definitions(current: str, block: str) -> Placed:
     lines = current.split("\n")
     edits: list[_Edit] = []
     for node in code.tree.body:
-        edits.extend(_place(node, code.lines, tree, lines, placed))
+        edits.extend(_place(node, code, tree, lines, placed))
     if not placed.replaced and not placed.added:
         if code.tree.body and not edits and _all_copied(code, tree, lines):
             return placed  # the file's own code, copied: nothing to place, nothing lost
@@ -168,18 +170,50 @@ def _spacing(edits: list[_Edit], lines: list[str]) -> list[_Edit]:
 class _Block:
     tree: ast.Module
     lines: list[str]
+    # Classes with an elision line among their members ("# ... existing code"): only the
+    # members the block holds are placed, never the class whole.
+    elided: frozenset[str] = frozenset()
 
 
 def _parse_block(block: str) -> _Block:
-    for line in block.split("\n"):
-        if _ELISION.search(line):
-            raise NotPlaceable(f"the block leaves code out ({line.strip()!r})")
     for text in (block, textwrap.dedent(block)):
         try:
-            return _Block(ast.parse(text), text.split("\n"))
+            tree = ast.parse(text)
         except (SyntaxError, ValueError):
             continue
+        lines = text.split("\n")
+        return _Block(tree, lines, _elided_classes(lines))
     raise NotPlaceable("the block is not Python that parses")
+
+
+def _elided_classes(lines: list[str]) -> frozenset[str]:
+    """The classes whose members an elision line stands between. An elision line between
+    definitions (at the top level, or among a class's members) leaves nothing of theirs out:
+    each definition the block holds is placed alone, and the rest of the file stays. One
+    inside a function stands for code of that function, which the block then does not hold:
+    :class:`NotPlaceable`."""
+    classes: set[str] = set()
+    for number, line in enumerate(lines):
+        if not _ELISION.search(line) or not line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent == 0:
+            continue
+        header = next(
+            (
+                above.strip()
+                for above in reversed(lines[:number])
+                if above.strip()
+                and not above.lstrip().startswith(("#", "@"))
+                and len(above) - len(above.lstrip()) < indent
+            ),
+            "",
+        )
+        match = re.match(r"class\s+(\w+)", header)
+        if match is None:
+            raise NotPlaceable(f"the block leaves code out ({line.strip()!r})")
+        classes.add(match.group(1))
+    return frozenset(classes)
 
 
 def _span(node: ast.stmt) -> tuple[int, int]:
@@ -194,13 +228,14 @@ def _source(node: ast.stmt, lines: list[str]) -> list[str]:
 
 
 def _place(
-    node: ast.stmt, block: list[str], tree: ast.Module, lines: list[str], placed: Placed
+    node: ast.stmt, code: _Block, tree: ast.Module, lines: list[str], placed: Placed
 ) -> list[_Edit]:
     """Where one top-level statement of the block goes in the file."""
+    block = code.lines
     if _copied(node, block, tree, lines):
         return []  # copied as it is
     if isinstance(node, _DEF):
-        return _place_definition(node, block, tree, lines, placed)
+        return _place_definition(node, code, tree, lines, placed)
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         placed.added.append(f"`{ast.unparse(node)}`")
         at = _after_imports(tree)
@@ -231,21 +266,25 @@ def _place(
 
 def _place_definition(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
-    block: list[str],
+    code: _Block,
     tree: ast.Module,
     lines: list[str],
     placed: Placed,
 ) -> list[_Edit]:
+    block = code.lines
     _refuse_stub(node, tree)
     old = [n for n in tree.body if isinstance(n, _DEF) and n.name == node.name]
     if len(old) > 1:
         raise NotPlaceable(f"the file defines {node.name} more than once")
+    elided = isinstance(node, ast.ClassDef) and node.name in code.elided
+    if elided and not old:
+        raise NotPlaceable(f"the block leaves code out of the new class {node.name}")
     if old:
         target = old[0]
         if (
             isinstance(node, ast.ClassDef)
             and isinstance(target, ast.ClassDef)
-            and _members(target) - _members(node)
+            and (elided or _members(target) - _members(node))
         ):
             # the class line and some of its methods: those are what changes
             return _place_members(node, block, target, lines, placed)
