@@ -217,3 +217,19 @@ def test_an_elision_between_definitions_leaves_nothing_out() -> None:
     assert place_definitions(MODULE, whole).replaced == ["Circle.area"]
     with pytest.raises(NotPlaceable, match="out of the new class Square"):
         place_definitions(MODULE, "class Square:\n    # ... existing code\n    side: float\n")
+
+
+def test_a_block_under_a_new_path_goes_home_to_the_file_defining_it() -> None:
+    from git_gpte.edit.definitions import home_of_definitions
+
+    files = {"shapes.py": MODULE, "other.py": "def unrelated():\n    return 1\n"}
+    block = "import os\n\ndef helper(x):\n    return os.sep + str(x)\n"
+    ask = "helper fails on None; fix it"
+    assert home_of_definitions("shapes/helper.py", block, ask, files) == "shapes.py"
+    # the request may want the new module, or nothing shown defines it all
+    for asking in ("Move helper to shapes/helper.py", "split helper into a new module"):
+        assert home_of_definitions("shapes/helper.py", block, asking, files) is None
+    assert home_of_definitions("helper.py", block, "fix helper.py", files) is None
+    both = block + "\n\ndef unrelated():\n    return 2\n"
+    assert home_of_definitions("x.py", both, ask, files) is None
+    assert home_of_definitions("x.py", "X = 1\n", ask, files) is None

@@ -1264,3 +1264,24 @@ def test_a_class_written_with_elisions_around_a_new_method_is_placed(
     store = git(repo, "show", f"{data['branch']}:store.py")
     assert store.startswith(STORE) and "    def kinds(self):" in store
     assert "existing code" not in store
+
+
+def test_a_function_written_under_a_file_of_its_own_name_goes_to_its_file(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # Seen: ``export_csv`` of ledger/accounts.py answered as "File: ledger/export_csv.py".
+    fixed = (
+        "def apply_discount(amount, percent):\n    return amount * (1 - min(percent, 100) / 100)\n"
+    )
+    llm_server.queue(f"File: apply_discount.py\n```python\n{fixed}```\n")
+    code, out, err = improve(
+        shop, llm_server, "cap the discount of apply_discount at 100%", "--json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["files_changed"] == ["invoice.py"]
+    text = git(shop, "show", f"{data['branch']}:invoice.py")
+    assert text == INVOICE.replace(
+        "amount * (1 - percent / 100)", "amount * (1 - min(percent, 100) / 100)"
+    )
+    assert any("placed in invoice.py" in c for c in data["corrected"])

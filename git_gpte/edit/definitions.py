@@ -496,6 +496,43 @@ def _end_of_definitions(tree: ast.Module) -> int:
     return max(ends, default=0)
 
 
+# A request that may want a new module: then a block under a new path is what it says.
+_NEW_MODULE = re.compile(
+    r"\b(?:new|create\w*|add\w*\s+(?:a|the)\s+(?:module|file)|mov\w*|split\w*|extract\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def home_of_definitions(path: str, block: str, request: str, files: dict[str, str]) -> str | None:
+    """The one file of ``files`` (path -> text: those the model was shown) that already
+    defines every function and class of ``block``, a block the reply put under ``path``, a
+    file that does not exist; None when there is no such single file, the block defines
+    nothing, or the request may want a new module (it names ``path``'s file, or speaks of
+    a new file, creating, moving, splitting or extracting). Seen: ``export_csv`` of
+    ``ledger/accounts.py`` written under ``ledger/export_csv.py``, its helpers undefined."""
+    name = path.rsplit("/", 1)[-1]
+    if _NEW_MODULE.search(request) or name in request:
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(block))
+    except (SyntaxError, ValueError):
+        return None
+    names = {node.name for node in tree.body if isinstance(node, _DEF)}
+    if not names:
+        return None
+    homes = []
+    for other, text in sorted(files.items()):
+        if not other.endswith(".py"):
+            continue
+        try:
+            defined = {node.name for node in ast.parse(text).body if isinstance(node, _DEF)}
+        except (SyntaxError, ValueError):
+            continue
+        if names <= defined:
+            homes.append(other)
+    return homes[0] if len(homes) == 1 else None
+
+
 def requested_definitions(text: str, request: str) -> str:
     """The definitions of a module that the request names (``Polygon.area`` or ``area``: the
     method under its class line; ``parse_rate``: the function; ``Circle``: the class), as one

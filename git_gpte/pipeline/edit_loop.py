@@ -282,6 +282,7 @@ class _Loop:
         self.edited.notes = []
         self.copied = []
         self._drop_kept(parsed)
+        self._rehome_definitions(parsed)
         if parsed.edits:
             self._apply(parsed)
             self.edited.explanation = prose(usable)
@@ -343,6 +344,26 @@ class _Loop:
             system = {"role": "system", "content": self.plan.definitions_system}
             self.in_focus = True
         return [system, {"role": "user", "content": text}]
+
+    def _rehome_definitions(self, parsed: ParsedReply) -> None:
+        """A Python block under a path that does not exist, holding only definitions one file
+        the model was shown has, goes to that file by its definitions (see
+        :func:`git_gpte.edit.definitions.home_of_definitions`), said as a correction."""
+        from ..edit.definitions import home_of_definitions
+
+        files = self.files
+        for edit in parsed.edits:
+            new = edit.path not in files.entries and edit.path not in files.changes
+            if not new or edit.kind not in ("whole-file", "new") or not edit.content:
+                continue
+            shown = {p: self._read(p) for p in self.plan.selection.files if p.endswith(".py")}
+            texts = {p: t for p, t in shown.items() if t is not None}
+            home = home_of_definitions(edit.path, edit.content, self.plan.instruction, texts)
+            if home is None:
+                continue
+            detail = f"placed in {home}, which defines what the reply wrote under {edit.path}"
+            edit.path, edit.kind, edit.fmt = home, "whole-file", DEFINITIONS
+            self._correction(home, detail, "rehomed")
 
     def _drop_kept(self, parsed: ParsedReply) -> None:
         """Leave the files that stay as they are (tests the request does not ask to change: the
