@@ -352,12 +352,14 @@ class _Loop:
         from ..edit.definitions import home_of_definitions
 
         files = self.files
+        texts: dict[str, str] | None = None
         for edit in parsed.edits:
             new = edit.path not in files.entries and edit.path not in files.changes
             if not new or edit.kind not in ("whole-file", "new") or not edit.content:
                 continue
-            shown = {p: self._read(p) for p in self.plan.selection.files if p.endswith(".py")}
-            texts = {p: t for p, t in shown.items() if t is not None}
+            if texts is None:
+                shown = {p: self._read(p) for p in self.plan.selection.files if p.endswith(".py")}
+                texts = {p: t for p, t in shown.items() if t is not None}
             home = home_of_definitions(edit.path, edit.content, self.plan.instruction, texts)
             if home is None:
                 continue
@@ -471,13 +473,18 @@ class _Loop:
         from ..edit.wholefile import import_stdlib
 
         files = self.files
-        # Any file or folder of the repository named like the module may be what a script's
-        # ``import NAME`` finds first.
-        local = {part.removesuffix(".py") for p in self._paths() for part in p.split("/")}
+        local: set[str] | None = None
         for path, text in sorted(files.changes.items()):
             if text is None or not path.endswith(".py"):
                 continue
-            repair = import_stdlib(_original(files, path), text, local)
+            before = _original(files, path)
+            if import_stdlib(before, text) is None:
+                continue
+            if local is None:
+                # Any file or folder of the repository named like the module may be what a
+                # script's ``import NAME`` finds first (listed only when a module is missing).
+                local = {part.removesuffix(".py") for p in self._paths() for part in p.split("/")}
+            repair = import_stdlib(before, text, local)
             if repair is not None:
                 files.changes[path] = repair.text
                 self._correction(path, repair.detail, "import")
