@@ -43,52 +43,15 @@ _ADDED_BEFORE = re.compile(
 _ADDED_AFTER = re.compile(
     rf"(?:`([A-Za-z_]\w*)(?:\([^)]*\))?`|\b([A-Za-z_]\w*)\([^)]*\))\s+{_KIND}\b" + _TO_CLASS
 )
-_NOT_NAMES = frozenset(
-    {
-        "that",
-        "which",
-        "to",
-        "for",
-        "in",
-        "on",
-        "with",
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "called",
-        "named",
-        "returning",
-        "taking",
-        "so",
-        "as",
-        "of",
-        "from",
-        "into",
-        "this",
-        "it",
-        "here",
-        "there",
-        "where",
-        "when",
-        "whose",
-        "who",
-        "if",
-        "by",
-        "at",
-        "instead",
-        "too",
-        "also",
-        "method",
-        "function",
-        "helper",
-        "property",
-        "classmethod",
-        "staticmethod",
-        "new",
-    }
-)
+# Words in a name's place that are not names ("add a function that ...", "a helper function").
+# fmt: off
+_NOT_NAMES = frozenset({
+    "that", "which", "to", "for", "in", "on", "with", "the", "a", "an", "and", "or", "called",
+    "named", "returning", "taking", "so", "as", "of", "from", "into", "this", "it", "here",
+    "there", "where", "when", "whose", "who", "if", "by", "at", "instead", "too", "also",
+    "method", "function", "helper", "property", "classmethod", "staticmethod", "new",
+})
+# fmt: on
 
 
 # A request that asks for tests to change: a verb of changing within a few words before a test
