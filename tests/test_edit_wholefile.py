@@ -214,3 +214,29 @@ def test_a_standard_module_used_and_never_imported_is_imported() -> None:
     assert import_stdlib(after, after) is None
     assert import_stdlib(before, before.replace("sum(xs)", "numpy.sum(xs)")) is None
     assert import_stdlib(before, after, local={"logging"}) is None
+
+
+def test_a_standard_module_is_imported_among_the_standard_imports() -> None:
+    from git_gpte.edit.wholefile import import_stdlib
+
+    before = "import json\nimport os\n\nfrom .models import Item\n\n\ndef f():\n    return Item\n"
+    after = before.replace("    return Item", "    logging.warning('x')\n    return Item")
+    repair = import_stdlib(before, after)
+    assert repair is not None
+    assert repair.text.startswith("import json\nimport os\nimport logging\n\nfrom .models import")
+
+
+def test_comment_rulers_shortened_in_copying_are_given_back() -> None:
+    from git_gpte.edit.wholefile import keep_comment_rulers
+
+    before = "x = 1\n\n# --- items -----------------\n# Keep this, it matters.\ny = 2\n"
+    after = "x = 1\n\n# --- items---\n# Keep this: it really matters.\ny = 3\n"
+    repair = keep_comment_rulers(before, after)
+    assert repair is not None and repair.detail == "kept the file's own comment rulers on 1 line(s)"
+    assert (
+        repair.text
+        == "x = 1\n\n# --- items -----------------\n# Keep this: it really matters.\ny = 3\n"
+    )
+    # a request about comments changes them as it likes; an unchanged file needs nothing
+    assert keep_comment_rulers(before, after, "tidy the comments") is None
+    assert keep_comment_rulers(before, before) is None

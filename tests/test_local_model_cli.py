@@ -1285,3 +1285,25 @@ def test_a_function_written_under_a_file_of_its_own_name_goes_to_its_file(
         "amount * (1 - percent / 100)", "amount * (1 - min(percent, 100) / 100)"
     )
     assert any("placed in invoice.py" in c for c in data["corrected"])
+
+
+def test_rulers_copied_short_are_kept_and_a_module_imported_among_its_kind(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (inventory/store-logging): ``# --- items ------`` rulers written back shortened, and
+    # ``logging`` used without its import.
+    store = (
+        "import json\n\nfrom .models import Item\n\n# --- items ------------------------\n\n\n"
+        "def low(item):\n    print('low', item)\n    return json.dumps(Item)\n"
+    )
+    repo = make_repo(tmp_path / "r", {"pkg/store.py": store, "pkg/models.py": "Item = 1\n"})
+    reply = store.replace("print('low', item)", "logging.warning('low %s', item)")
+    reply = reply.replace("# --- items ------------------------", "# --- items---")
+    llm_server.queue(f"pkg/store.py\n```python\n{reply}```\n")
+    code, out, err = improve(repo, llm_server, "log low items instead of printing", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    text = git(repo, "show", f"{data['branch']}:pkg/store.py")
+    assert text.startswith("import json\nimport logging\n\nfrom .models import Item\n")
+    assert "# --- items ------------------------\n" in text
+    assert "    logging.warning('low %s', item)\n" in text

@@ -280,11 +280,24 @@ def import_stdlib(before: str | None, after: str, local: Collection[str] = ()) -
     wanted = sorted(candidates - used_bare)
     if not wanted:
         return None
-    text = _insert_imports(after, [f"import {name}" for name in wanted])
+    text = _insert_imports(after, [f"import {name}" for name in wanted], stdlib=True)
     left = undefined_names(text) if text is not None else None
     if text is None or left is None or left & set(wanted):
         return None
     return Repair(text, "imported what the edit uses and never imported: " + ", ".join(wanted))
+
+
+def _imports_stdlib(node: ast.stmt) -> bool:
+    """Whether ``node`` is a top-level import of standard-library modules only."""
+    import sys
+
+    names: list[str] = []
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        names = [node.module]
+    standard: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
+    return bool(names) and all(name.split(".")[0] in standard for name in names)
 
 
 def _imports_of(tree: ast.Module) -> dict[str, tuple[str, str]]:
@@ -305,9 +318,11 @@ def _imports_of(tree: ast.Module) -> dict[str, tuple[str, str]]:
     return given
 
 
-def _insert_imports(text: str, statements: list[str]) -> str | None:
+def _insert_imports(text: str, statements: list[str], stdlib: bool = False) -> str | None:
     """``text`` with import statements added after its last top-level import (else after its
-    docstring, else at the top); None when it does not parse."""
+    docstring, else at the top); None when it does not parse. ``stdlib``: they import
+    standard modules, which go after the last import of one when there is such an import
+    (before the project's own, as isort orders them)."""
     tree = _parses(text)
     if tree is None:
         return None
@@ -316,6 +331,9 @@ def _insert_imports(text: str, statements: list[str]) -> str | None:
         docstring = node is tree.body[0] and isinstance(node, ast.Expr)
         if isinstance(node, (ast.Import, ast.ImportFrom)) or docstring:
             at = node.end_lineno or node.lineno
+    if stdlib:
+        standard = [node for node in tree.body if _imports_stdlib(node)]
+        at = (standard[-1].end_lineno or standard[-1].lineno) if standard else at
     lines = text.split("\n")
     if at == 0 and lines[0].strip():  # at the top, before code: set apart as PEP 8 asks
         statements = (
@@ -354,6 +372,38 @@ def keep_trailing_space(before: str, after: str, request: str = "") -> Repair | 
 
 
 _ABOUT_DOCS = re.compile(r"doc|comment", re.IGNORECASE)
+
+
+def keep_comment_rulers(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with each comment line that only lost punctuation or spaces in copying given
+    back as it was (``# --- items ----...`` copied as ``# --- items---``: a small model
+    shortens the rulers of a file it rewrites, noise in the diff that nobody asked for), unless
+    the request is about comments or documentation. A comment that lost or gained a letter or
+    a digit is the model's own change and stays. None when there is no such line."""
+    if _ABOUT_DOCS.search(request):
+        return None
+    old, new = before.split("\n"), after.split("\n")
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    lines, kept = list(new), 0
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for was, k in zip(old[i1:i2], range(j1, j2), strict=True):
+            if _comment_lost_punctuation(was, new[k]):
+                lines[k] = was
+                kept += 1
+    if not kept:
+        return None
+    return Repair("\n".join(lines), f"kept the file's own comment rulers on {kept} line(s)")
+
+
+def _comment_lost_punctuation(was: str, now: str) -> bool:
+    """Whether the comment line ``now`` is ``was`` with only punctuation or spaces left out."""
+    if not was.lstrip().startswith("#") or not now.lstrip().startswith("#") or was == now:
+        return False
+    if was.lstrip().startswith("#!") or not _lost_from(was, now):
+        return False
+    return [c for c in was if c.isalnum()] == [c for c in now if c.isalnum()]
 
 
 def keep_docstrings(before: str, after: str, request: str = "") -> Repair | None:
