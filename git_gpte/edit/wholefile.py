@@ -27,8 +27,12 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass
+
+# The standard library's top-level modules (Python 3.10+ lists them).
+_STDLIB: frozenset[str] = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 # Requests that may mean to take definitions away: no dropped definition is put back for them.
 # A word, not part of an identifier: "rename normalize_sku to clean_sku" removes nothing.
@@ -261,16 +265,13 @@ def import_stdlib(before: str | None, after: str, local: Collection[str] = ()) -
     slip of a small model, and the one an editor's quick fix makes without asking. Not for a
     module the repository has a file of the same name for (``local``: top-level module
     names), which ``import NAME`` would find first. None when there is nothing to add."""
-    import sys
-
     from .pycheck import undefined_names
 
     now, tree = undefined_names(after), _parses(after)
     had = undefined_names(before) if before is not None else set()
     if now is None or tree is None:
         return None
-    stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
-    candidates = {n for n in now - (had or set()) if n in stdlib and n not in local}
+    candidates = {n for n in now - (had or set()) if n in _STDLIB and n not in local}
     bases = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     used_bare = {
         node.id
@@ -289,15 +290,12 @@ def import_stdlib(before: str | None, after: str, local: Collection[str] = ()) -
 
 def _imports_stdlib(node: ast.stmt) -> bool:
     """Whether ``node`` is a top-level import of standard-library modules only."""
-    import sys
-
     names: list[str] = []
     if isinstance(node, ast.Import):
         names = [alias.name for alias in node.names]
     elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
         names = [node.module]
-    standard: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
-    return bool(names) and all(name.split(".")[0] in standard for name in names)
+    return bool(names) and all(name.split(".")[0] in _STDLIB for name in names)
 
 
 def _imports_of(tree: ast.Module) -> dict[str, tuple[str, str]]:
