@@ -151,7 +151,9 @@ def _offer(
     "check_cmd",
     metavar="CMD",
     help="A shell command the result must pass (e.g. 'pytest -q'), run in a temporary "
-    "worktree of it; failures go back to the model (default: GPTE_CHECK, gpte.check).",
+    "worktree of it; failures go back to the model. 'auto': the project's own tests, failing "
+    "only on tests that pass before the edit (default: GPTE_CHECK, gpte.check; auto for a "
+    "self-hosted model).",
 )
 @click.option("--no-check", is_flag=True, help="Do not run the configured check command.")
 @click.option(
@@ -329,6 +331,7 @@ def _request(
         context=context,
         check=None if flags.no_check else _check_command(settings, flags.check_cmd),
         keep_failing=flags.keep_failing,
+        default_check=not flags.no_check,
     )
 
 

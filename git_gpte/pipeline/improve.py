@@ -32,9 +32,10 @@ from ..ui import Console
 from .attempt import Message, attempt
 from .chain import chained_instruction
 from .commit import CommitSpec, commit
-from .edit_loop import Edited
+from .edit_loop import Edited, Verify
 from .files import CommitFiles
 from .plan import Plan, dirty_warning, plan
+from .regression import AUTO
 from .selection import DEFAULT_MAX_FILE_BYTES
 from .shown import ContextChoice, resolve_context
 
@@ -73,8 +74,12 @@ class ImproveRequest:
     context: ContextChoice | None = None  # None: as configured (gpte.context, ...)
     # --check CMD: a shell command the result must pass (run in a temporary worktree), and
     # --keep-failing: commit a result that still fails a check (exit 1) instead of nothing.
+    # ``auto``: the project's own tests, failing only on tests the result breaks.
+    # default_check: with no check given, the model's default (``--check auto`` for a
+    # self-hosted model); False for --no-check.
     check: str | None = None
     keep_failing: bool = False
+    default_check: bool = True
     # The commit message's subject and the request it quotes, when the prompt is not what a
     # person wrote (the Action wraps an issue in instructions): None, the prompt's own.
     subject: str | None = None
@@ -242,8 +247,8 @@ def plan_improve(
 def _kept(repo: Repository, base: str, request: ImproveRequest) -> frozenset[str]:
     """The tests ``--check`` runs, which the model leaves as they are unless the request asks
     to change tests."""
-    if not request.check:
-        return frozenset()
+    if not request.check or request.check == AUTO:
+        return frozenset()  # auto: a request may change what a test checks, and the test
     from ..edit.intent import asks_to_change_tests
     from .verify import files_the_check_runs
 
@@ -304,20 +309,14 @@ def _improve(
     planned = prepared.plan
     if planned.format_note:
         console.info(f"asking for {planned.edit_format} edits: {planned.format_note}")
-    verify = None
-    if request.check:
-        from .verify import check_command
-
-        verify = check_command(
-            repo, session.settings, planned.base, request.check, identity, console
-        )
+    verify, check = _verifier(repo, session.settings, prepared, request, identity, console)
     files = CommitFiles(repo, planned.base, planned.selection.files)
 
     def commit_to(message: str, changes: Sequence[FileChange]) -> tuple[str, str]:
         return _commit(repo, prepared, request, changes, message, identity, session.command)
 
     def refusal(edited: Edited) -> GpteError | None:
-        return None if request.keep_failing else broken_result(edited, request.check)
+        return None if request.keep_failing else broken_result(edited, check)
 
     done = attempt(
         session,
@@ -357,6 +356,31 @@ def _improve(
     )
 
 
+def _verifier(
+    repo: Repository,
+    settings: Settings,
+    prepared: ImprovePlan,
+    request: ImproveRequest,
+    identity: tuple[str, str],
+    console: Console,
+) -> tuple[Verify | None, str | None]:
+    """The check the result must pass (None: none) and how a refusal names it."""
+    planned = prepared.plan
+    check = request.check
+    if check is None and request.default_check and planned.model.defaults.test_check:
+        check = AUTO
+    if not check:
+        return None, None
+    if check == AUTO:
+        from .regression import regression_check
+
+        verify = regression_check(repo, settings, planned.base, identity, console)
+        return verify, "the project's tests"
+    from .verify import check_command
+
+    return check_command(repo, settings, planned.base, check, identity, console), f"`{check}`"
+
+
 def broken_result(edited: Edited, check: str | None) -> GpteError:
     """The error for a result that still fails its checks after the retries: nothing is
     committed (``--keep-failing`` commits it with exit 1)."""
@@ -369,7 +393,7 @@ def broken_result(edited: Edited, check: str | None) -> GpteError:
     hint = "--keep-failing commits it anyway, with exit code 1"
     if kinds == {"check"}:
         return CheckFailed(
-            f"nothing committed: the result still fails `{check}` after {tries}: {first}",
+            f"nothing committed: the result still fails {check} after {tries}: {first}",
             hint=hint,
         )
     if kinds == {"request"}:

@@ -1,0 +1,231 @@
+"""``--check auto``: the project's own tests check the result, failing it only on what it breaks.
+
+Unit tests of the pure parts (which command, which tests failed, what counts as a regression),
+then the CLI against the scripted server with a self-hosted model, whose default it is: a wrong
+result that breaks a passing test goes back to the model; a test already failing on the base is
+not the result's fault; a result that keeps breaking tests is not committed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from git_gpte.pipeline.regression import (
+    PYTEST,
+    Baseline,
+    baseline_of,
+    failed_tests,
+    regressions,
+    suite_command,
+)
+from git_gpte.run import RunResult
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import Snapshot, git, make_repo
+from tests.helpers.llm_server import LLMServer
+
+SUMMARY = """\
+..F.E                                                                    [100%]
+=========================== short test summary info ============================
+FAILED tests/test_stats.py::test_mean - AssertionError: assert 2.0 == 2.5
+FAILED tests/test_stats.py::test_ids[a b] - ValueError
+ERROR tests/test_io.py - ModuleNotFoundError: No module named 'yaml'
+1 failed, 3 passed, 1 error in 0.12s
+"""
+
+
+def result(code: int, output: str = "", *, timed_out: bool = False) -> RunResult:
+    return RunResult(code, timed_out, 1.5, output, len(output), False, PYTEST)
+
+
+def test_python_test_files_are_run_with_pytest() -> None:
+    assert suite_command(["stats.py", "tests/test_stats.py"]) == PYTEST
+    assert suite_command(["stats.py", "stats_test.py"]) == PYTEST
+    assert suite_command(["stats.py", "tests/__init__.py", "README.md"]) is None
+    assert suite_command(["main.go", "main_test.go"]) is None
+
+
+def test_the_short_summary_names_the_failed_tests() -> None:
+    assert failed_tests(SUMMARY) == {
+        "tests/test_stats.py::test_mean",
+        "tests/test_stats.py::test_ids[a b]",
+        "tests/test_io.py",
+    }
+    assert failed_tests("3 passed in 0.01s\n") == frozenset()
+
+
+def test_a_base_where_tests_cannot_run_is_no_baseline() -> None:
+    assert baseline_of(result(0, "3 passed")) == Baseline(frozenset(), 1.5)
+    assert baseline_of(result(1, SUMMARY)) == Baseline(failed_tests(SUMMARY), 1.5)
+    assert "without listing" in str(baseline_of(result(1, "No module named pytest")))
+    assert "before running" in str(baseline_of(result(5, "no tests ran")))
+    assert "took over" in str(baseline_of(result(-9, "", timed_out=True)))
+
+
+def test_only_tests_passing_on_the_base_count() -> None:
+    base = Baseline(frozenset({"tests/test_stats.py::test_mean"}))
+    assert regressions(base, result(0)) is None
+    assert regressions(base, result(1, "FAILED tests/test_stats.py::test_mean - x")) is None
+    broke = "FAILED tests/test_stats.py::test_mean - x\nFAILED tests/test_stats.py::test_max\n"
+    assert regressions(base, result(1, broke)) == ["tests/test_stats.py::test_max"]
+    assert regressions(base, result(-9, "", timed_out=True)) == [
+        "the test run timed out after 1.5 s (its process group was killed)"
+    ]
+    assert regressions(base, result(3, "INTERNALERROR")) == ["the test run exited with code 3"]
+    # a generous timeout, never the whole configured limit for a suite of seconds
+    assert Baseline(frozenset(), 2.0).timeout(600.0) == 60.0
+    assert Baseline(frozenset(), 100.0).timeout(600.0) == 500.0
+
+
+STATS = """\
+def mean(values):
+    return sum(values) / len(values)
+
+
+def largest(values):
+    return max(values)
+"""
+
+TESTS = """\
+from stats import largest, mean
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_largest():
+    assert largest([1, 5, 3]) == 5
+"""
+
+# "return 0 for an empty list" done wrong: largest now returns the smallest value.
+WRONG = """\
+```python
+def mean(values):
+    if not values:
+        return 0
+    return sum(values) / len(values)
+
+
+def largest(values):
+    return min(values)
+```
+"""
+
+RIGHT = """\
+```python
+def mean(values):
+    if not values:
+        return 0
+    return sum(values) / len(values)
+
+
+def largest(values):
+    return max(values)
+```
+"""
+
+PROMPT = "make mean return 0 for an empty list"
+
+
+def local_env(server: LLMServer) -> dict[str, str]:
+    """A self-hosted model, and this interpreter (which has pytest) first on PATH, as in an
+    activated virtual environment."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {"OPENAI_BASE_URL": server.openai_base_url, "MODEL_NAME": "local-model", "PATH": path}
+
+
+def improve(repo: Path, server: LLMServer, *args: str) -> tuple[int, str, str]:
+    done = run_gpte("improve", PROMPT, *args, cwd=repo, env=local_env(server), timeout=300)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture
+def stats(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "stats", {"stats.py": STATS, "tests/test_stats.py": TESTS})
+
+
+def test_a_result_breaking_a_passing_test_goes_back(stats: Path, llm_server: LLMServer) -> None:
+    before = Snapshot.take(stats)
+    llm_server.queue(WRONG, RIGHT)
+    code, out, err = improve(stats, llm_server, "stats.py", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2 and data["checked"] is True
+    assert git(stats, "show", f"{data['branch']}:stats.py") == RIGHT.split("```python\n")[1][:-4]
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "tests/test_stats.py::test_largest" in retry and "pass before your edits" in retry
+    assert "test_mean" not in retry.split("Its output", 1)[0].split("fail after them:")[1]
+    before.assert_unchanged(stats, new_branches=(data["branch"],))
+
+
+def test_a_result_that_keeps_breaking_tests_is_not_committed(
+    stats: Path, llm_server: LLMServer
+) -> None:
+    before = Snapshot.take(stats)
+    llm_server.queue(WRONG, WRONG)
+    code, _out, err = improve(stats, llm_server, "stats.py", "--max-retries", "1")
+    assert code == 8, err
+    assert "running the project's tests on the base" in err
+    assert "nothing committed: the result still fails the project's tests" in err
+    assert "--keep-failing" in err
+    before.assert_unchanged(stats)
+
+
+def test_no_check_commits_what_the_model_wrote(stats: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(WRONG)
+    code, out, err = improve(stats, llm_server, "stats.py", "--json", "--no-check")
+    assert code == 0, err
+    assert json.loads(out)["checked"] is False and "project's tests" not in err
+
+
+def test_a_test_failing_on_the_base_is_not_the_results_fault(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    failing = TESTS + "\n\ndef test_not_written_yet():\n    assert False\n"
+    repo = make_repo(tmp_path / "stats", {"stats.py": STATS, "tests/test_stats.py": failing})
+    llm_server.queue(RIGHT)
+    code, _out, err = improve(repo, llm_server, "stats.py")
+    assert code == 0, err
+    assert "no test that passed before fails" in err and len(llm_server.requests) == 1
+
+
+def test_the_checkout_is_imported_not_an_installed_copy(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    """A src/ layout: the tests import the package from the worktree being checked."""
+    tests = TESTS.replace("from stats import", "from stat_tools.stats import")
+    repo = make_repo(
+        tmp_path / "proj",
+        {
+            "src/stat_tools/__init__.py": "",
+            "src/stat_tools/stats.py": STATS,
+            "tests/test_stats.py": tests,
+        },
+    )
+    llm_server.queue(WRONG.replace("```python", "src/stat_tools/stats.py\n```python"))
+    code, _out, err = improve(repo, llm_server, "src/stat_tools/stats.py", "--max-retries", "0")
+    assert code == 8, err
+    assert "test_largest" in err
+
+
+def test_without_pytest_the_check_says_it_is_off(stats: Path, llm_server: LLMServer) -> None:
+    llm_server.queue(WRONG)
+    env = {**local_env(llm_server), "PATH": _path_without_pytest(stats)}
+    done = run_gpte("improve", PROMPT, "stats.py", cwd=stats, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "not checking the result with the project's tests" in done.stderr
+
+
+def _path_without_pytest(where: Path) -> str:
+    """A PATH whose python3 has no pytest: an interpreter of its own, isolated (-I)."""
+    folder = where.parent / "bin"
+    folder.mkdir()
+    shim = folder / "python3"
+    shim.write_text(f'#!/bin/sh\nexec {sys.executable} -I -S "$@"\n')
+    shim.chmod(0o755)
+    return f"{folder}{os.pathsep}/usr/bin{os.pathsep}/bin"
