@@ -33,8 +33,9 @@ from .edit_loop import Verify
 AUTO = "auto"
 
 # -rfE lists every failed and erroring test by id at the end (the part of the output a capped
-# tail keeps); collection errors in one module do not stop the others from running.
-PYTEST = "python3 -m pytest -q -rfE -p no:cacheprovider --continue-on-collection-errors"
+# tail keeps); short tracebacks (the failing line and its error) leave a small model's window
+# for the code; collection errors in one module do not stop the others from running.
+PYTEST = "python3 -m pytest -q --tb=short -rfE -p no:cacheprovider --continue-on-collection-errors"
 
 # The base run decides whether the check is usable at all; a suite slower than this is one the
 # user should name (``--check``) with the part of it worth waiting for.
