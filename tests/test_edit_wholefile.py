@@ -240,3 +240,51 @@ def test_comment_rulers_shortened_in_copying_are_given_back() -> None:
     # a request about comments changes them as it likes; an unchanged file needs nothing
     assert keep_comment_rulers(before, after, "tidy the comments") is None
     assert keep_comment_rulers(before, before) is None
+
+
+LOGGED = '''"""Reading text."""
+import sys
+
+from .paths import resolve
+
+
+def load(path):
+    try:
+        return open(resolve(path)).read()
+    except UnicodeDecodeError:
+        logger.warning("%s is not UTF-8", path)
+        return ""
+'''
+
+
+def test_a_logger_used_and_never_defined_is_defined_after_the_imports() -> None:
+    from git_gpte.edit.wholefile import define_logger
+
+    before = LOGGED.replace('        logger.warning("%s is not UTF-8", path)\n', "")
+    repair = define_logger(before, LOGGED)
+    assert repair is not None and repair.detail.endswith(": logger")
+    assert repair.text.startswith(
+        '"""Reading text."""\nimport sys\nimport logging\n\nfrom .paths import resolve\n\n'
+        "logger = logging.getLogger(__name__)\n\n\ndef load(path):\n"
+    )
+    # `logging` already imported: only the definition; a new file gets one too
+    imported = LOGGED.replace("import sys\n", "import logging\nimport sys\n")
+    fixed = define_logger(before, imported)
+    assert fixed is not None and fixed.text.count("import logging") == 1
+    assert define_logger(None, "def f():\n    log.info('x')\n") is not None
+
+
+def test_a_logger_name_used_otherwise_is_left_to_the_checks() -> None:
+    from git_gpte.edit.wholefile import define_logger
+
+    before = LOGGED.replace('        logger.warning("%s is not UTF-8", path)\n', "")
+    assert define_logger(before, LOGGED.replace("logger.warning(", "logger(")) is None
+    assert define_logger(before, LOGGED.replace("logger.warning(", "logger.send(")) is None
+    # undefined before as well, the repository's own logging module, logging bound elsewhere
+    assert define_logger(LOGGED, LOGGED) is None
+    assert define_logger(before, LOGGED, local={"logging"}) is None
+    other = LOGGED.replace("import sys\n", "import sys\nfrom .compat import logging\n")
+    assert define_logger(before, other) is None
+    # the original defined it: a lost definition is put back as it was, elsewhere
+    own = LOGGED.replace("import sys\n", 'import sys\nlogger = make_logger("app")\n')
+    assert define_logger(own, LOGGED) is None

@@ -42,14 +42,14 @@ def total(amount, percent):
     return round(apply_discount(amount, percent), 2)
 """
 
-# What the model answered to "add logging": the file, changed, without its path; the logger
-# used but never defined.
+# What the model answered to "add logging": the file, changed, without its path; a logger
+# used but never defined (one named ``logger`` git-gpte defines itself, see below).
 NO_PATH_UNDEFINED = """\
 Here is the updated code with logging added:
 
 ```python
 def apply_discount(amount, percent):
-    logger.debug("amount=%s percent=%s", amount, percent)
+    audit_log.debug("amount=%s percent=%s", amount, percent)
     return amount * (1 - percent / 100)
 
 
@@ -116,8 +116,23 @@ def test_an_undefined_name_goes_back_and_the_fix_is_committed(
     # a small model asked again at its low temperature answers the same, word for word
     assert llm_server.requests[0].body["temperature"] == 0.1
     assert llm_server.requests[1].body["temperature"] == 0.6
-    assert "undefined name 'logger'" in retry[-1]["content"]
+    assert "undefined name 'audit_log'" in retry[-1]["content"]
     assert "invoice.py:2" in retry[-1]["content"]
+
+
+def test_a_logger_used_and_never_defined_is_defined(shop: Path, llm_server: LLMServer) -> None:
+    """Asked for "a module-level logger (logging.getLogger(__name__))", the model used
+    ``logger`` and never wrote it, twice (bench/solve.py: textstats/logging): the definition
+    an editor's quick fix adds is added, and said."""
+    llm_server.queue(NO_PATH_UNDEFINED.replace("audit_log.", "logger."))
+    code, out, err = improve(shop, llm_server, "add logging to apply_discount", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 1
+    assert data["corrected"] == [
+        "corrected invoice.py: defined the module's logger the edit uses: logger"
+    ]
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
 
 
 def test_broken_code_is_never_reported_as_success(shop: Path, llm_server: LLMServer) -> None:
@@ -128,7 +143,7 @@ def test_broken_code_is_never_reported_as_success(shop: Path, llm_server: LLMSer
     # The same answer twice: a third request would only cost time.
     assert len(llm_server.requests) == 2 and "the same answer again" in err
     assert "nothing committed: the edits leave broken code after 2 attempt(s)" in err
-    assert "undefined name 'logger'" in err and "--keep-failing" in err
+    assert "undefined name 'audit_log'" in err and "--keep-failing" in err
     before.assert_unchanged(shop)
     # Kept on request: committed, with an exit code that says it is not a success.
     llm_server.queue(NO_PATH_UNDEFINED)
@@ -138,7 +153,7 @@ def test_broken_code_is_never_reported_as_success(shop: Path, llm_server: LLMSer
     assert code == 1, err
     data = json.loads(out)
     message = git(shop, "log", "-1", "--format=%B", data["branch"])
-    assert "Problems left after the retries:" in message and "'logger'" in message
+    assert "Problems left after the retries:" in message and "'audit_log'" in message
 
 
 def test_a_rename_that_misses_a_caller_in_another_file(
@@ -776,7 +791,7 @@ def test_a_retry_is_fitted_to_the_window_the_user_gives(shop: Path, llm_server: 
     code, _, err = improve(shop, llm_server, "add logging", GPTE_CONTEXT_WINDOW="8192")
     assert code == 0, err
     assert [len(r.body["messages"]) for r in llm_server.requests] == [2, 3]
-    assert "undefined name 'logger'" in llm_server.requests[1].body["messages"][-1]["content"]
+    assert "undefined name 'audit_log'" in llm_server.requests[1].body["messages"][-1]["content"]
     code, _, err = improve(shop, llm_server, "log more", GPTE_CONTEXT_WINDOW="4096")
     assert code == 4  # a configuration error
     assert err.strip().splitlines() == [

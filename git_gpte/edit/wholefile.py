@@ -288,6 +288,87 @@ def import_stdlib(before: str | None, after: str, local: Collection[str] = ()) -
     return Repair(text, "imported what the edit uses and never imported: " + ", ".join(wanted))
 
 
+# What a module-level logger is called, and what is called on one.
+_LOGGER_NAMES = frozenset({"logger", "log", "LOGGER", "LOG", "_logger", "_log"})
+_LOGGER_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+)
+
+
+def define_logger(before: str | None, after: str, local: Collection[str] = ()) -> Repair | None:
+    """``after`` with ``NAME = logging.getLogger(__name__)`` (and ``import logging``) added
+    after its imports, when it calls logging methods on a NAME (``logger.warning(...)``) that
+    nothing defines and that was not undefined before (``before``; None: a new file). It is
+    the module-level logger a request for logging means, and the definition a small model
+    leaves out most: asked for "a module-level logger (logging.getLogger(__name__))" in so
+    many words, it used ``logger`` and never wrote it, twice (textstats). Not when NAME is used
+    any other way, when ``logging`` is bound to something other than the standard module, or
+    when the repository has a ``logging`` module of its own (``local``). None otherwise."""
+    from .pycheck import undefined_names
+
+    now, tree = undefined_names(after), _parses(after)
+    if now is None or tree is None or "logging" in local:
+        return None
+    had = undefined_names(before) if before is not None else set()
+    names = sorted((now - (had or set())) & _LOGGER_NAMES)
+    if len(names) != 1 or not _only_logged_on(tree, names[0]):
+        return None
+    name = names[0]
+    if before is not None and name in _assigned_names(before):
+        return None  # the original's own logger, lost in copying: not ours to invent
+    bound = _imports_of(tree).get("logging")
+    if bound is not None and bound != ("import", "logging"):
+        return None
+    text: str | None = after
+    if bound is None:
+        text = _insert_imports(after, ["import logging"], stdlib=True)
+    text = _after_imports(text, f"{name} = logging.getLogger(__name__)") if text else None
+    left = undefined_names(text) if text is not None else None
+    if text is None or left is None or name in left or left - now:
+        return None
+    return Repair(text, f"defined the module's logger the edit uses: {name}")
+
+
+def _assigned_names(text: str) -> set[str]:
+    """The names a module's text assigns anywhere (empty when it does not parse)."""
+    tree = _parses(text)
+    if tree is None:
+        return set()
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
+
+
+def _only_logged_on(tree: ast.Module, name: str) -> bool:
+    """Whether every use of ``name`` is a logging call on it (``name.warning``)."""
+    called = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr in _LOGGER_METHODS
+    }
+    uses = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == name]
+    return bool(uses) and all(id(node) in called for node in uses)
+
+
+def _after_imports(text: str, statement: str) -> str | None:
+    """``text`` with ``statement`` on its own line, set apart by a blank line, after the
+    imports that open the module (those before its first definition)."""
+    tree = _parses(text)
+    if tree is None:
+        return None
+    at = 0
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            break
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            at = node.end_lineno or node.lineno
+    lines = text.split("\n")
+    lines[at:at] = ["", statement] if at else [statement, ""]
+    return "\n".join(lines)
+
+
 def _imports_stdlib(node: ast.stmt) -> bool:
     """Whether ``node`` is a top-level import of standard-library modules only."""
     names: list[str] = []

@@ -468,26 +468,32 @@ class _Loop:
                     self._correction(path, repair.detail, "whole-file")
 
     def _import_stdlib(self) -> None:
-        """Import the standard-library modules the edits use and never import (see
-        :func:`git_gpte.edit.wholefile.import_stdlib`), each said as a correction."""
-        from ..edit.wholefile import import_stdlib
+        """Define the module logger the edits use and never define, and import the
+        standard-library modules they use and never import (see
+        :func:`git_gpte.edit.wholefile.define_logger` and ``import_stdlib``), each said as a
+        correction."""
+        from ..edit.wholefile import define_logger, import_stdlib
 
         files = self.files
         local: set[str] | None = None
-        for path, text in sorted(files.changes.items()):
-            if text is None or not path.endswith(".py"):
-                continue
-            before = _original(files, path)
-            if import_stdlib(before, text) is None:
-                continue
-            if local is None:
-                # Any file or folder of the repository named like the module may be what a
-                # script's ``import NAME`` finds first (listed only when a module is missing).
-                local = {part.removesuffix(".py") for p in self._paths() for part in p.split("/")}
-            repair = import_stdlib(before, text, local)
-            if repair is not None:
-                files.changes[path] = repair.text
-                self._correction(path, repair.detail, "import")
+        for path in sorted(files.changes):
+            for fix in (define_logger, import_stdlib):
+                text = files.changes[path]
+                if text is None or not path.endswith(".py"):
+                    break
+                before = _original(files, path)
+                if fix(before, text) is None:
+                    continue
+                if local is None:
+                    # Any file or folder of the repository named like the module may be what
+                    # a script's ``import NAME`` finds first (listed only when one is missing).
+                    local = {
+                        part.removesuffix(".py") for p in self._paths() for part in p.split("/")
+                    }
+                repair = fix(before, text, local)
+                if repair is not None:
+                    files.changes[path] = repair.text
+                    self._correction(path, repair.detail, "import")
 
     def _complete_renames(self) -> None:
         """Where the edit renamed a definition but left uses of the old name (in the module or
