@@ -112,15 +112,16 @@ def regressions(baseline: Baseline, result: RunResult) -> list[str] | None:
 
 
 def regression_problem(new: list[str], result: RunResult) -> Problem:
-    """The failure as the model and the user see it: what broke, then pytest's own words."""
+    """The failure as the model and the user see it: what broke (its first line is the
+    refusal's one line), then pytest's own words."""
     shown = ", ".join(new[:5]) + (f" (and {len(new) - 5} more)" if len(new) > 5 else "")
     return Problem(
         "check",
         "",
         None,
-        f"Tests that pass before your edits fail after them: {shown}. "
-        f"Make them pass again (change a test only if the request changes what it checks). "
-        f"The output of `{result.command}`:\n{result.feedback_text()}",
+        f"Tests that pass before your edits fail after them: {shown}.\n"
+        "Make them pass again (change a test only if the request changes what it checks).\n"
+        f"{result.feedback_text()}",
     )
 
 
