@@ -155,7 +155,7 @@ def test_a_result_breaking_a_passing_test_goes_back(stats: Path, llm_server: LLM
     code, out, err = improve(stats, llm_server, "stats.py", "--json")
     assert code == 0, err
     data = json.loads(out)
-    assert data["attempts"] == 2 and data["checked"] is True
+    assert data["attempts"] == 2 and data["checked"] is True and data["check"] == "auto"
     assert git(stats, "show", f"{data['branch']}:stats.py") == RIGHT.split("```python\n")[1][:-4]
     retry = llm_server.requests[1].body["messages"][-1]["content"]
     assert "tests/test_stats.py::test_largest" in retry and "pass before your edits" in retry
@@ -193,9 +193,10 @@ def test_a_test_failing_on_the_base_is_not_the_results_fault(
     failing = TESTS + "\n\ndef test_not_written_yet():\n    assert False\n"
     repo = make_repo(tmp_path / "stats", {"stats.py": STATS, "tests/test_stats.py": failing})
     llm_server.queue(RIGHT)
-    code, _out, err = improve(repo, llm_server, "stats.py")
+    code, out, err = improve(repo, llm_server, "stats.py")
     assert code == 0, err
     assert "no test that passed before fails" in err and len(llm_server.requests) == 1
+    assert "the result breaks none of the project's tests" in out
 
 
 def test_the_checkout_is_imported_not_an_installed_copy(
@@ -223,6 +224,11 @@ def test_without_pytest_the_check_says_it_is_off(stats: Path, llm_server: LLMSer
     done = run_gpte("improve", PROMPT, "stats.py", cwd=stats, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "not checking the result with the project's tests" in done.stderr
+    assert "project's tests" not in done.stdout  # nothing judged it: not said to pass
+    llm_server.queue(WRONG)
+    done = run_gpte("improve", PROMPT, "stats.py", "--json", cwd=stats, env=env, timeout=300)
+    data = json.loads(done.stdout)
+    assert data["checked"] is False and data["check"] == "auto"
 
 
 def _path_without_pytest(where: Path) -> str:

@@ -514,7 +514,10 @@ def _print_result(
             f'git gpte improve --on {result.branch} "..."'
         )
     if result.checked:
-        click.echo("the result passes --check")
+        passed = (
+            "breaks none of the project's tests" if result.check == "auto" else "passes --check"
+        )
+        click.echo(f"the result {passed}")
     click.echo(f"{result.usage.describe()}   run {result.run_id}")
     if not checkout:
         click.echo(f"look:  git diff {base_ref}...{result.branch}")

@@ -35,7 +35,7 @@ from .commit import CommitSpec, commit
 from .edit_loop import Edited, Verify
 from .files import CommitFiles
 from .plan import Plan, dirty_warning, plan
-from .regression import AUTO
+from .regression import AUTO, RegressionCheck, regression_check
 from .selection import DEFAULT_MAX_FILE_BYTES
 from .shown import ContextChoice, resolve_context
 
@@ -107,6 +107,7 @@ class ImproveResult(Spent):
     format_note: str = ""  # why the edit format is not the one configured
     corrected: list[str] = field(default_factory=list)  # hunks placed with a correction
     checked: bool = False  # --check ran on the committed result
+    check: str = ""  # the check that ran: the user's command, or "auto" (the project's tests)
     explanation: str = ""  # the model's words around its edits
 
     def to_json(self) -> dict[str, Any]:
@@ -126,6 +127,7 @@ class ImproveResult(Spent):
             "edit_format_note": self.format_note,
             "corrected": self.corrected,
             "checked": self.checked,
+            "check": self.check,
             **self.usage.to_json(),
             "exit_code": self.exit_code,
             "context": self.context,
@@ -309,14 +311,14 @@ def _improve(
     planned = prepared.plan
     if planned.format_note:
         console.info(f"asking for {planned.edit_format} edits: {planned.format_note}")
-    verify, check = _verifier(repo, session.settings, prepared, request, identity, console)
+    verify, check, label = _verifier(repo, session.settings, prepared, request, identity, console)
     files = CommitFiles(repo, planned.base, planned.selection.files)
 
     def commit_to(message: str, changes: Sequence[FileChange]) -> tuple[str, str]:
         return _commit(repo, prepared, request, changes, message, identity, session.command)
 
     def refusal(edited: Edited) -> GpteError | None:
-        return None if request.keep_failing else broken_result(edited, check)
+        return None if request.keep_failing else broken_result(edited, label)
 
     done = attempt(
         session,
@@ -351,7 +353,8 @@ def _improve(
         edit_format=planned.edit_format,
         format_note=planned.format_note,
         corrected=[r.one_line() for r in edited.corrected],
-        checked=edited.checked and not edited.broken,
+        checked=edited.checked and not edited.broken and _judged(verify),
+        check=check or "",
         explanation=edited.explanation,
     )
 
@@ -363,22 +366,28 @@ def _verifier(
     request: ImproveRequest,
     identity: tuple[str, str],
     console: Console,
-) -> tuple[Verify | None, str | None]:
-    """The check the result must pass (None: none) and how a refusal names it."""
+) -> tuple[Verify | None, str | None, str | None]:
+    """The check the result must pass (None: none), the check's value (a command or
+    ``auto``) and how a refusal names it."""
     planned = prepared.plan
     check = request.check
     if check is None and request.default_check and planned.model.defaults.test_check:
         check = AUTO
     if not check:
-        return None, None
+        return None, None, None
     if check == AUTO:
-        from .regression import regression_check
-
-        verify = regression_check(repo, settings, planned.base, identity, console)
-        return verify, "the project's tests"
+        tests = regression_check(repo, settings, planned.base, identity, console)
+        return tests, check if tests else None, "the project's tests"
     from .verify import check_command
 
-    return check_command(repo, settings, planned.base, check, identity, console), f"`{check}`"
+    command = check_command(repo, settings, planned.base, check, identity, console)
+    return command, check, f"`{check}`"
+
+
+def _judged(verify: Verify | None) -> bool:
+    """Whether the check really judged the result: the project's tests may have turned
+    themselves off on the base (pytest missing, nothing collected)."""
+    return not isinstance(verify, RegressionCheck) or verify.ran
 
 
 def broken_result(edited: Edited, check: str | None) -> GpteError:

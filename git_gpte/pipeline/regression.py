@@ -28,7 +28,6 @@ from ..edit.pycheck import Problem
 from ..git import FileChange, Repository, build_commit, format_message
 from ..run import RunOptions, RunResult, run_commit
 from ..ui import Console
-from .edit_loop import Verify
 
 AUTO = "auto"
 
@@ -125,48 +124,78 @@ def regression_problem(new: list[str], result: RunResult) -> Problem:
     )
 
 
+class RegressionCheck:
+    """A :data:`Verify` failing results that break tests passing on the base. The base runs
+    once, on the first result to check (a reply that fails cheaper checks costs no test run);
+    ``off`` says why the tests could not judge, once the base showed it."""
+
+    def __init__(
+        self,
+        repo: Repository,
+        options: RunOptions,
+        base: str,
+        identity: tuple[str, str],
+        console: Console,
+    ) -> None:
+        self.repo, self.options, self.base = repo, options, base
+        self.identity, self.console = identity, console
+        self.environ = _import_path_first(os.environ)
+        self.baseline: Baseline | None = None
+        self.off: str | None = None
+
+    @property
+    def ran(self) -> bool:
+        """Whether the tests ran on a result (and so judged it)."""
+        return self.baseline is not None
+
+    def __call__(self, changes: list[FileChange]) -> list[Problem]:
+        baseline = self._baseline()
+        if baseline is None:
+            return []
+        message = format_message("git-gpte: the result being checked", "")
+        commit = build_commit(self.repo, self.base, changes, message, identity=self.identity)
+        self.console.info("running the project's tests on the result")
+        result = self._run(commit, baseline.timeout(self.options.timeout))
+        new = regressions(baseline, result)
+        if new is None:
+            self.console.info("no test that passed before fails")
+            return []
+        self.console.info(f"tests that passed before fail: {', '.join(new[:3])}")
+        return [regression_problem(new, result)]
+
+    def _baseline(self) -> Baseline | None:
+        if self.baseline is None and self.off is None:
+            self.console.info(
+                f"running the project's tests on the base: {self.options.command.display}"
+            )
+            found = baseline_of(self._run(self.base, BASE_TIMEOUT))
+            if isinstance(found, str):
+                self.off = found
+                self.console.info(f"not checking the result with the project's tests: {found}")
+            else:
+                self.baseline = found
+        return self.baseline
+
+    def _run(self, commit: str, timeout: float) -> RunResult:
+        timed = replace(self.options, timeout=min(self.options.timeout, timeout))
+        return run_commit(self.repo, commit, timed, environ=self.environ)
+
+
 def regression_check(
     repo: Repository,
     settings: Settings,
     base: str,
     identity: tuple[str, str],
     console: Console,
-) -> Verify | None:
-    """A :data:`Verify` failing results that break tests passing on ``base``; None when the
-    project has no tests git-gpte knows how to run."""
+) -> RegressionCheck | None:
+    """The check of ``base``'s results by the project's own tests; None when the project has
+    no tests git-gpte knows how to run."""
     command = suite_command(entry.path for entry in repo.tree_entries(base))
     if command is None:
         return None
     options = RunOptions.resolve(settings, command=command)
     options.environment().check()
-    environ = _import_path_first(os.environ)
-    known: list[Baseline | str] = []
-
-    def run(commit: str, timeout: float) -> RunResult:
-        timed = replace(options, timeout=min(options.timeout, timeout))
-        return run_commit(repo, commit, timed, environ=environ)
-
-    def verify(changes: list[FileChange]) -> list[Problem]:
-        if not known:
-            console.info(f"running the project's tests on the base: {command}")
-            known.append(baseline_of(run(base, BASE_TIMEOUT)))
-            if isinstance(known[0], str):
-                console.info(f"not checking the result with the project's tests: {known[0]}")
-        baseline = known[0]
-        if isinstance(baseline, str):
-            return []
-        message = format_message("git-gpte: the result being checked", "")
-        commit = build_commit(repo, base, changes, message, identity=identity)
-        console.info("running the project's tests on the result")
-        result = run(commit, baseline.timeout(options.timeout))
-        new = regressions(baseline, result)
-        if new is None:
-            console.info("no test that passed before fails")
-            return []
-        console.info(f"tests that passed before fail: {', '.join(new[:3])}")
-        return [regression_problem(new, result)]
-
-    return verify
+    return RegressionCheck(repo, options, base, identity, console)
 
 
 def _import_path_first(environ: Mapping[str, str]) -> dict[str, str]:
