@@ -147,3 +147,48 @@ def test_a_method_asked_for_must_be_in_the_class_named() -> None:
     assert said("Add a method total_with_tax() to Invoice") == [
         "the request asks to add total_with_tax, and no file defines it"
     ]
+
+
+STORE = """import logging
+
+logger = logging.getLogger(__name__)
+
+
+def load(path):
+    items = read(path)
+    print(f"Loaded {len(items)} items")
+    return items
+
+
+def check(items):
+    for item in items:
+        if item.low:
+            logger.warning("low stock: %s", item)
+
+
+def report(items):
+    print("done")
+"""
+
+
+def test_prints_asked_to_become_logging_must_be_gone_where_named() -> None:
+    from git_gpte.edit.intent import print_problems
+
+    texts = {"inventory/store.py": STORE}
+    asked = (
+        "In inventory/store.py, replace the print() calls with logging on a module-level "
+        "logger: the low-stock warning at WARNING level."
+    )
+    problems = print_problems(asked, texts)
+    assert [(p.path, p.line) for p in problems] == [("inventory/store.py", 8)]
+    assert "still calls print()" in problems[0].text
+    # a function named: only its own prints count
+    assert print_problems("In load, replace the print() call with a log message.", texts)
+    assert not print_problems("In check, replace the print() call with logging.", texts)
+    assert print_problems("Log at INFO instead of printing in report.", texts)
+    # nothing named, something kept, or not a request to log: left alone
+    assert not print_problems("Replace the print() calls with logging.", texts)
+    assert not print_problems(
+        "In inventory/store.py, replace the print() calls with logging, except in report.", texts
+    )
+    assert not print_problems("In load, replace the print() call with a return value.", texts)

@@ -1322,3 +1322,36 @@ def test_rulers_copied_short_are_kept_and_a_module_imported_among_its_kind(
     assert text.startswith("import json\nimport logging\n\nfrom .models import Item\n")
     assert "# --- items ------------------------\n" in text
     assert "    logging.warning('low %s', item)\n" in text
+
+
+def test_a_print_left_where_logging_was_asked_goes_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    """inventory/store-logging: asked to replace a file's print() calls with logging, the
+    model logged the warning and left the "Loaded ... items" print; it goes back, named."""
+    store = (
+        "def load(items):\n"
+        '    print(f"Loaded {len(items)} items")\n'
+        "    for item in items:\n"
+        "        if item < 2:\n"
+        '            print(f"low stock: {item}")\n'
+        "    return items\n"
+    )
+    repo = make_repo(tmp_path / "inv", {"store.py": store})
+    half = store.replace(
+        '            print(f"low stock: {item}")',
+        '            logger.warning("low stock: %s", item)',
+    )
+    done = half.replace(
+        '    print(f"Loaded {len(items)} items")', '    logger.info("Loaded %d items", len(items))'
+    )
+    header = "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n"
+    llm_server.queue(f"```python\n{header}{half}```\n", f"```python\n{header}{done}```\n")
+    prompt = "In store.py, replace the print() calls with logging on a module-level logger."
+    code, out, err = improve(repo, llm_server, prompt, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "store.py:7" in retry and "still calls print()" in retry
+    assert git(repo, "show", f"{data['branch']}:store.py") == header + done

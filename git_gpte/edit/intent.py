@@ -1,11 +1,13 @@
 """What a request literally asks of a named definition, checked on the result.
 
-Two everyday requests can be checked without judging the code: "add a docstring to NAME"
-leaves NAME with a docstring, and "add type hints to A and B" leaves A and B annotated. Small
-models get them wrong in ways every other check passes (a docstring written at the top of the
-module instead, the hints added to a neighbour): the result compiles, the tests pass, the
-request is not done. Only requests of these shapes that name a definition found in the files
-are checked; anything else is left to the model and to the user's check. Pure functions on text.
+Three everyday requests can be checked without judging the code: "add a docstring to NAME"
+leaves NAME with a docstring, "add type hints to A and B" leaves A and B annotated, and "in
+NAME (a function or a file), replace the print() calls with logging" leaves no print() there.
+Small models get them wrong in ways every other check passes (a docstring written at the top of
+the module instead, the hints added to a neighbour, one print of two replaced): the result
+compiles, the tests pass, the request is not done. Only requests of these shapes that name a
+definition (or a file) found in the files are checked; anything else is left to the model and
+to the user's check. Pure functions on text.
 """
 
 from __future__ import annotations
@@ -26,6 +28,21 @@ _HINTS = re.compile(
     r"(?:functions?|methods?)?\s*([^;:!?\n]+?)(?:\.(?:\s|$)|[;:!?\n]|$)",
     re.I,
 )
+# "replace the print() calls with logging", "turn the prints into log messages", "log ...
+# instead of printing": within one sentence.
+_PRINTS_TO_LOGS = re.compile(
+    r"\b(?:replace|swap|turn|convert|change)\b[^.;!?\n]*?\bprints?\b[^.;!?\n]*?"
+    r"\b(?:with|into|to|by)\b[^.;!?\n]*?\blog"
+    r"|\blog\w*\b[^.;!?\n]*?\binstead of\s+(?:the\s+)?print",
+    re.I,
+)
+# Where: "in load_text", "in inventory/store.py" (the sentence's own scope); a request that
+# keeps some ("except the usage line", "keep the one for ...") is left to the model.
+_IN_SCOPE = re.compile(
+    r"\bin\s+(?:the\s+)?(?:function\s+|method\s+|file\s+)?`?([\w./]+?)`?(?:\(\))?[\s,:]",
+    re.I,
+)
+_KEEPING = re.compile(r"\b(?:except|but not|keep|leave|apart from|other than)\b", re.I)
 _LISTED = re.compile(r"`?([A-Za-z_]\w*)(?:\(\))?`?")
 # The sentence must ask for something to be added ("remove the docstring in X" asks the opposite).
 _ADDING = re.compile(r"\b(?:add|write|put|give|include|insert|provide|document)\w*\b", re.I)
@@ -141,7 +158,64 @@ def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
                     "(annotate its parameters and its return value in its def line)",
                 )
             )
+    return problems + print_problems(request, texts)
+
+
+def print_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
+    """A print() call left where the request asks for logging instead: in the function or
+    the file it names (a request naming neither is not checked: a program may print by
+    design)."""
+    if not _PRINTS_TO_LOGS.search(request) or _KEEPING.search(request):
+        return []
+    problems: list[Problem] = []
+    for scope in dict.fromkeys(_IN_SCOPE.findall(request + " ")):
+        for path, node, label in _scopes(texts, scope.rstrip(".")):
+            line = _first_print(node)
+            if line is not None:
+                problems.append(
+                    Problem(
+                        "request",
+                        path,
+                        line,
+                        f"the request asks for logging instead of print() in {label}, and "
+                        f"{label} still calls print() here",
+                    )
+                )
     return problems
+
+
+def _scopes(texts: Mapping[str, str], scope: str) -> Iterator[tuple[str, ast.AST, str]]:
+    """The file ``scope`` names (a path, or a module's file name), else the functions of
+    that name, each parsed, with how to name it."""
+    files = [p for p in sorted(texts) if p == scope or p.endswith("/" + scope)]
+    for path in files:
+        tree = _parse(path, texts[path])
+        if tree is not None:
+            yield path, tree, path
+    if not files and scope.isidentifier():
+        for path, node in _definitions(texts, scope):
+            yield path, node, scope
+
+
+def _first_print(node: ast.AST) -> int | None:
+    """The line of the first ``print(...)`` call under ``node``."""
+    lines = [
+        call.lineno
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "print"
+    ]
+    return min(lines) if lines else None
+
+
+def _parse(path: str, text: str) -> ast.Module | None:
+    if not path.endswith(".py"):
+        return None
+    try:
+        return ast.parse(text, filename=path)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def added_definitions(request: str) -> list[tuple[str, str | None]]:
@@ -212,11 +286,8 @@ def _asks_to_add(request: str, match: re.Match[str]) -> bool:
 def _definitions(texts: Mapping[str, str], name: str) -> Iterator[tuple[str, Definition]]:
     """Every function or class called ``name`` in the Python files, at any depth."""
     for path, text in sorted(texts.items()):
-        if not path.endswith(".py"):
-            continue
-        try:
-            tree = ast.parse(text, filename=path)
-        except (SyntaxError, ValueError):
+        tree = _parse(path, text)
+        if tree is None:
             continue
         for node in ast.walk(tree):
             kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
