@@ -120,3 +120,39 @@ def test_a_rename_to_a_name_of_the_models_own_gets_the_requested_name() -> None:
     assert misnamed_renames(originals, taken, asked) == {}
     # a name that was in the code before is not the model's to give up
     assert misnamed_renames({**originals, "x.py": "get_numeric_cols = 2\n"}, changes, asked) == {}
+
+
+ACCOUNTS = '''from decimal import Decimal
+
+
+def calculate_interest(balance, days):
+    """Simple interest."""
+    return Decimal(balance) * days / 365
+
+
+def read_csv(path):
+    return []
+'''
+
+
+def test_a_renamed_definition_written_beside_the_old_takes_its_place() -> None:
+    from git_gpte.edit.rename import renamed_beside
+
+    added = (
+        "\n\ndef accrued_interest(balance, days):\n"
+        '    """Simple interest.\n    \n    """\n'
+        "    return Decimal(balance) * days / 365\n"
+    )
+    asked = "Rename the function calculate_interest to accrued_interest and update its users."
+    found = renamed_beside(ACCOUNTS, ACCOUNTS + added, asked)
+    assert found is not None
+    text, old, new = found
+    assert (old, new) == ("calculate_interest", "accrued_interest")
+    assert text == ACCOUNTS.replace(
+        'def calculate_interest(balance, days):\n    """Simple interest."""\n',
+        'def accrued_interest(balance, days):\n    """Simple interest.\n    \n    """\n',
+    )
+    # not asked for this rename, or the old one was changed too: not a leftover
+    assert renamed_beside(ACCOUNTS, ACCOUNTS + added, "add accrued_interest") is None
+    changed = ACCOUNTS.replace("/ 365", "/ 360") + added
+    assert renamed_beside(ACCOUNTS, changed, asked) is None

@@ -1355,3 +1355,38 @@ def test_a_print_left_where_logging_was_asked_goes_back(
     retry = llm_server.requests[1].body["messages"][-1]["content"]
     assert "store.py:7" in retry and "still calls print()" in retry
     assert git(repo, "show", f"{data['branch']}:store.py") == header + done
+
+
+def test_a_renamed_function_written_beside_the_old_one_replaces_it(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    """ledger/rename-interest: asked to rename a function, the model wrote it again under the
+    new name and left the old one; the new one takes the old one's place, callers follow."""
+    accounts = (
+        "def calculate_interest(balance, days):\n"
+        "    return balance * days / 365\n\n\n"
+        "def fee(balance):\n"
+        "    return balance / 100\n"
+    )
+    report = (
+        "from accounts import calculate_interest\n\n\n"
+        "def line(balance):\n"
+        "    return calculate_interest(balance, 30)\n"
+    )
+    repo = make_repo(tmp_path / "ledger", {"accounts.py": accounts, "report.py": report})
+    beside = accounts + (
+        "\n\ndef accrued_interest(balance, days):\n    return balance * days / 365\n"
+    )
+    llm_server.queue(f"accounts.py\n```python\n{beside}```\n")
+    prompt = "Rename the function calculate_interest to accrued_interest and update its callers."
+    code, out, err = improve(repo, llm_server, prompt, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    branch = data["branch"]
+    assert git(repo, "show", f"{branch}:accounts.py") == accounts.replace(
+        "calculate_interest", "accrued_interest"
+    )
+    assert git(repo, "show", f"{branch}:report.py") == report.replace(
+        "calculate_interest", "accrued_interest"
+    )
+    assert any("replaces calculate_interest" in c for c in data["corrected"])

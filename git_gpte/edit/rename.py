@@ -14,6 +14,12 @@ definition is renamed to match (:func:`use_renames`), and the rest follows as ab
 callers are in another module, which now imports the new name from a module still defining the
 old one, the request decides (:func:`requested_rename`): it must name both, and the old name
 must be the one definition of that module the importer imported before.
+
+And they write the definition under its new name as a new one, leaving the old one as it was
+(ledger/rename-interest, in the definitions format: ``accrued_interest`` appended, and
+``calculate_interest`` untouched beside it). When the request renames OLD to NEW, the edit added
+NEW and left OLD exactly as it was, the new definition takes the old one's place
+(:func:`renamed_beside`); its callers follow as above.
 """
 
 from __future__ import annotations
@@ -79,6 +85,53 @@ def renames(before: str, after: str, instruction: str = "") -> dict[str, str]:
     if len(named_gone) == 1 and len(named_added) == 1:
         found[named_gone[0]] = named_added[0]
     return found
+
+
+def renamed_beside(before: str, after: str, instruction: str) -> tuple[str, str, str] | None:
+    """(text, old, new): ``after`` with the top-level definition NEW it added moved into the
+    place of OLD, which it left exactly as ``before`` had it, when ``instruction`` renames OLD
+    to NEW (``requested_name``). None when there is no such pair, or more than one."""
+    try:
+        old_tree, new_tree = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    old_defs, new_defs = _definitions(old_tree), _definitions(new_tree)
+    pairs = [
+        (old, new)
+        for old in old_defs
+        if (new := requested_name(instruction, old)) is not None
+        and new in new_defs
+        and new not in old_defs
+        and old in new_defs
+        and ast.dump(new_defs[old]) == ast.dump(old_defs[old])
+    ]
+    if len(pairs) != 1:
+        return None
+    old, new = pairs[0]
+    lines = after.split("\n")
+    (o_start, o_end), (n_start, n_end) = _lines_of(new_defs[old]), _lines_of(new_defs[new])
+    moved = lines[n_start:n_end]
+    while n_start > 0 and not lines[n_start - 1].strip() and n_start > o_end:
+        n_start -= 1  # the blank lines that set the added definition apart go with it
+    if n_start >= o_end:
+        lines[n_start:n_end] = []
+        lines[o_start:o_end] = moved
+    else:
+        lines[o_start:o_end] = moved
+        lines[n_start:n_end] = []
+    text = "\n".join(lines)
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    return text, old, new
+
+
+def _lines_of(node: ast.stmt) -> tuple[int, int]:
+    """The 0-based line span of a top-level definition, decorators included."""
+    decorators = getattr(node, "decorator_list", [])
+    start = min([node.lineno, *(d.lineno for d in decorators)]) - 1
+    return start, node.end_lineno or node.lineno
 
 
 def use_renames(before: str, after: str) -> dict[str, str]:

@@ -504,6 +504,7 @@ class _Loop:
         files = self.files
         originals = _originals(files)
         self._rename_to_requested_names(originals)
+        self._take_old_places(originals)
         for path, text in list(files.changes.items()):
             if text is not None and path in originals and path.endswith(".py"):
                 # Only to a name the request gives: a name the model made up at its call
@@ -586,6 +587,22 @@ class _Loop:
         if any(module in module_names(p) for p in files.entries if p.endswith(".py")):
             return False
         return not files.repo.files_mentioning(files.rev, [module], ())
+
+    def _take_old_places(self, originals: Mapping[str, str]) -> None:
+        """Where the reply wrote the renamed definition as a new one beside the old, which it
+        left as it was, the new one takes the old one's place (see
+        :func:`~git_gpte.edit.rename.renamed_beside`)."""
+        from ..edit.rename import renamed_beside
+
+        files = self.files
+        for path, text in sorted(files.changes.items()):
+            if text is None or path not in originals or not path.endswith(".py"):
+                continue
+            found = renamed_beside(originals[path], text, self.plan.instruction)
+            if found is not None:
+                files.changes[path], old, new = found
+                detail = f"{new} replaces {old}, which the request renames to it"
+                self._correction(path, detail, "rename")
 
     def _rename_to_requested_names(self, originals: Mapping[str, str]) -> None:
         """Where the reply renamed what the request renames but to a name of its own, give it
