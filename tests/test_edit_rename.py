@@ -156,3 +156,23 @@ def test_a_renamed_definition_written_beside_the_old_takes_its_place() -> None:
     assert renamed_beside(ACCOUNTS, ACCOUNTS + added, "add accrued_interest") is None
     changed = ACCOUNTS.replace("/ 365", "/ 360") + added
     assert renamed_beside(ACCOUNTS, changed, asked) is None
+
+
+def test_a_rename_follows_a_package_that_re_exports_the_name() -> None:
+    from git_gpte.edit.rename import complete_renames
+
+    before = {"ledger/accounts.py": ACCOUNTS}
+    after = {"ledger/accounts.py": ACCOUNTS.replace("calculate_interest", "accrued_interest")}
+    others = {
+        "ledger/__init__.py": "from .accounts import calculate_interest\n",
+        "tests/test_accounts.py": (
+            "from ledger import calculate_interest\n\n\n"
+            "def test_interest():\n    assert calculate_interest(365, 1) == 1\n"
+        ),
+    }
+    done = {r.path: r for r in complete_renames(before, after, others)}
+    assert done["ledger/__init__.py"].text == "from .accounts import accrued_interest\n"
+    assert done["tests/test_accounts.py"].text == others["tests/test_accounts.py"].replace(
+        "calculate_interest", "accrued_interest"
+    )
+    assert done["tests/test_accounts.py"].places == 2

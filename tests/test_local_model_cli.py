@@ -1361,7 +1361,8 @@ def test_a_renamed_function_written_beside_the_old_one_replaces_it(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
     """ledger/rename-interest: asked to rename a function, the model wrote it again under the
-    new name and left the old one; the new one takes the old one's place, callers follow."""
+    new name and left the old one; the new one takes the old one's place, callers follow, and
+    so do the modules importing it through the package that re-exports it."""
     accounts = (
         "def calculate_interest(balance, days):\n"
         "    return balance * days / 365\n\n\n"
@@ -1369,23 +1370,29 @@ def test_a_renamed_function_written_beside_the_old_one_replaces_it(
         "    return balance / 100\n"
     )
     report = (
-        "from accounts import calculate_interest\n\n\n"
+        "from ledger import calculate_interest\n\n\n"
         "def line(balance):\n"
         "    return calculate_interest(balance, 30)\n"
     )
-    repo = make_repo(tmp_path / "ledger", {"accounts.py": accounts, "report.py": report})
+    package = "from .accounts import calculate_interest, fee\n"
+    repo = make_repo(
+        tmp_path / "ledger",
+        {"ledger/accounts.py": accounts, "ledger/__init__.py": package, "report.py": report},
+    )
     beside = accounts + (
         "\n\ndef accrued_interest(balance, days):\n    return balance * days / 365\n"
     )
-    llm_server.queue(f"accounts.py\n```python\n{beside}```\n")
+    llm_server.queue(f"ledger/accounts.py\n```python\n{beside}```\n")
     prompt = "Rename the function calculate_interest to accrued_interest and update its callers."
     code, out, err = improve(repo, llm_server, prompt, "--json")
     assert code == 0, err
     data = json.loads(out)
     branch = data["branch"]
-    assert git(repo, "show", f"{branch}:accounts.py") == accounts.replace(
-        "calculate_interest", "accrued_interest"
-    )
+    # the package re-exports it, and the module importing it from the package follows too
+    for path, text in (("ledger/accounts.py", accounts), ("ledger/__init__.py", package)):
+        assert git(repo, "show", f"{branch}:{path}") == text.replace(
+            "calculate_interest", "accrued_interest"
+        )
     assert git(repo, "show", f"{branch}:report.py") == report.replace(
         "calculate_interest", "accrued_interest"
     )

@@ -354,25 +354,35 @@ def complete_renames(
     deleted); ``others``: the other Python files that may use the names (as edited)."""
     out: list[Renamed] = []
     current = {p: t for p, t in {**others, **after}.items() if t is not None}
-    for module, text in after.items():
-        old_text = before.get(module)
-        if text is None or old_text is None or not module.endswith(".py"):
-            continue
-        for old, new in renames(old_text, text, instruction).items():
-            for path in sorted(current):
-                if not path.endswith(".py"):
-                    continue
-                try:
-                    if path == module:
-                        changed, places = _in_module(current[path], old, new)
-                    else:
-                        changed, places = _in_importer(path, current[path], module, old, new)
-                except (SyntaxError, ValueError):
-                    continue
-                if places and changed != current[path]:
-                    changed = _without_repeated_imports(changed)
-                    current[path] = changed
-                    out.append(Renamed(path, changed, old, new, places))
+    # (module, old, new): a module whose name ``old`` is now ``new``. A module importing it
+    # re-exports it (``ledger/__init__.py``: ``from .accounts import ...``), so the importers
+    # of that module follow in turn (``from ledger import calculate_interest`` in the tests).
+    pending = [
+        (module, old, new)
+        for module, text in after.items()
+        if text is not None and module in before and module.endswith(".py")
+        for old, new in renames(before[module], text, instruction).items()
+    ]
+    seen = set(pending)
+    while pending:
+        module, old, new = pending.pop(0)
+        for path in sorted(current):
+            if not path.endswith(".py"):
+                continue
+            try:
+                if path == module:
+                    changed, places = _in_module(current[path], old, new)
+                else:
+                    changed, places = _in_importer(path, current[path], module, old, new)
+            except (SyntaxError, ValueError):
+                continue
+            if places and changed != current[path]:
+                changed = _without_repeated_imports(changed)
+                current[path] = changed
+                out.append(Renamed(path, changed, old, new, places))
+                if path != module and (path, old, new) not in seen:
+                    seen.add((path, old, new))
+                    pending.append((path, old, new))
     return out
 
 
