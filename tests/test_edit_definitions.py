@@ -233,3 +233,43 @@ def test_a_block_under_a_new_path_goes_home_to_the_file_defining_it() -> None:
     both = block + "\n\ndef unrelated():\n    return 2\n"
     assert home_of_definitions("x.py", both, ask, files) is None
     assert home_of_definitions("x.py", "X = 1\n", ask, files) is None
+
+
+LIMITERS = """class Bucket:
+    def __init__(self, capacity):
+        self.capacity = capacity
+
+
+class Window:
+    def __init__(self, limit, window):
+        self.limit = limit
+        self.window = float(window)
+
+    def allow(self):
+        return self.limit > 0
+
+
+def limited(limiter):
+    return limiter
+"""
+
+
+def test_a_new_function_taking_self_goes_into_the_class_that_knows_its_attributes() -> None:
+    from git_gpte.edit.definitions import methods_home
+
+    written = LIMITERS + (
+        '\n\ndef __repr__(self):\n    return f"Window(limit={self.limit}, window={self.window})"\n'
+    )
+    found = methods_home(LIMITERS, written)
+    assert found is not None and found[1] == ["__repr__"]
+    assert found[0] == LIMITERS.replace(
+        "        return self.limit > 0\n",
+        "        return self.limit > 0\n\n"
+        "    def __repr__(self):\n"
+        '        return f"Window(limit={self.limit}, window={self.window})"\n',
+    )
+    # a function of the original, one without self, or one no single class knows: left
+    assert methods_home(written, written) is None
+    assert methods_home(LIMITERS, LIMITERS + "\n\ndef helper(x):\n    return x\n") is None
+    unknown = LIMITERS + "\n\ndef size(self):\n    return self.length\n"
+    assert methods_home(LIMITERS, unknown) is None

@@ -192,3 +192,12 @@ def test_prints_asked_to_become_logging_must_be_gone_where_named() -> None:
         "In inventory/store.py, replace the print() calls with logging, except in report.", texts
     )
     assert not print_problems("In load, replace the print() call with a return value.", texts)
+
+
+def test_a_special_method_asked_for_is_a_method_of_the_class_named() -> None:
+    from git_gpte.edit.intent import added_definitions
+
+    asked = "Add a __repr__ to SlidingWindowLimiter that returns e.g. SlidingWindowLimiter(5)."
+    assert added_definitions(asked) == [("__repr__", "SlidingWindowLimiter")]
+    assert added_definitions("Give Point an `__eq__` method.") == [("__eq__", None)]
+    assert added_definitions("Remove the __repr__ from Point.") == []

@@ -1397,3 +1397,32 @@ def test_a_renamed_function_written_beside_the_old_one_replaces_it(
         "calculate_interest", "accrued_interest"
     )
     assert any("replaces calculate_interest" in c for c in data["corrected"])
+
+
+def test_a_method_written_at_module_level_goes_into_its_class(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    """ratelimit/limiter-repr: asked to add a __repr__ to a class, the model wrote the whole
+    file back with ``def __repr__(self)`` at its end, at module level."""
+    limiter = (
+        "class Window:\n"
+        "    def __init__(self, limit):\n"
+        "        self.limit = limit\n\n\n"
+        "class Bucket:\n"
+        "    def __init__(self, size):\n"
+        "        self.size = size\n\n\n"
+        "def limited(limiter):\n"
+        "    return limiter\n"
+    )
+    repo = make_repo(tmp_path / "limits", {"limits.py": limiter})
+    method = '    def __repr__(self):\n        return f"Window(limit={self.limit})"\n'
+    at_module_level = limiter + "\n\n" + method.replace("\n    ", "\n").removeprefix("    ")
+    llm_server.queue(f"```python\n{at_module_level}```\n")
+    prompt = "Add a __repr__ to Window that returns e.g. Window(limit=5)."
+    code, out, err = improve(repo, llm_server, prompt, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert git(repo, "show", f"{data['branch']}:limits.py") == limiter.replace(
+        "        self.limit = limit\n", "        self.limit = limit\n\n" + method
+    )
+    assert any("moved into its class" in c for c in data["corrected"])

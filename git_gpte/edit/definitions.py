@@ -311,6 +311,47 @@ def _place_definition(
     return [_Edit(at, at, ["", "", *_source(node, block)])]
 
 
+def methods_home(before: str, after: str) -> tuple[str, list[str]] | None:
+    """``after`` with each new top-level function taking ``self`` (one ``before`` did not
+    have) moved into its class (see :func:`_owner_of_method`), and the names moved; None
+    when there is none. A whole file written back with ``def __repr__(self)`` at its end, at
+    module level (ratelimit/limiter-repr): nobody could call it as a method there."""
+    try:
+        old_tree, tree = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    had = {n.name for n in old_tree.body if isinstance(n, _DEF)}
+    lines = after.split("\n")
+    edits: list[_Edit] = []
+    names: list[str] = []
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name in had:
+            continue
+        owner = _owner_of_method(node, tree)
+        if owner is None or node.name in _members(owner):
+            continue
+        indent = _indent_of(lines[_span(owner.body[-1])[0]])
+        try:
+            method = _reindent(_source(node, lines), node, indent)
+        except NotPlaceable:
+            continue
+        home, (start, end) = _span(owner)[1], _span(node)
+        while start > home and not lines[start - 1].strip():
+            start -= 1  # the blank lines that set it apart go with it
+        edits += [_Edit(start, end, []), _Edit(home, home, ["", *method])]
+        names.append(node.name)
+    if not names:
+        return None
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        lines[edit.start : edit.end] = edit.lines
+    moved = "\n".join(lines)
+    try:
+        ast.parse(moved)
+    except (SyntaxError, ValueError):
+        return None
+    return moved, names
+
+
 def _owner_of_method(node: ast.stmt, tree: ast.Module) -> ast.ClassDef | None:
     """The class a new function taking ``self`` first belongs to: the file's only class, or
     the only one whose code knows every ``self.attribute`` the function uses. None for

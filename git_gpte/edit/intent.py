@@ -57,6 +57,8 @@ _TO_CLASS = r"(?:[^.;:!?\n]*?\bto\s+(?:the\s+)?(?:class\s+)?`?([A-Z]\w*)`?)?"
 _ADDED_BEFORE = re.compile(
     rf"\b{_KIND}\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)`?(?:\([^)]*\))?`?" + _TO_CLASS
 )
+# A special method is a method whatever the words around it: "add a __repr__ to Limiter".
+_ADDED_DUNDER = re.compile(r"`?(__[a-z][a-z0-9_]*__)`?(?:\(\))?(?:\s+method)?" + _TO_CLASS)
 _ADDED_AFTER = re.compile(
     rf"(?:`([A-Za-z_]\w*)(?:\([^)]*\))?`|\b([A-Za-z_]\w*)\([^)]*\))\s+{_KIND}\b" + _TO_CLASS
 )
@@ -222,7 +224,8 @@ def added_definitions(request: str) -> list[tuple[str, str | None]]:
     """The functions or methods ``request`` asks to add by name, each with the class it names
     for it (None: none named)."""
     found: list[tuple[str, str | None]] = []
-    for match in (*_ADDED_BEFORE.finditer(request), *_ADDED_AFTER.finditer(request)):
+    matches = (_ADDED_BEFORE, _ADDED_AFTER, _ADDED_DUNDER)
+    for match in (m for pattern in matches for m in pattern.finditer(request)):
         name = next(group for group in match.groups()[:-1] if group)
         if name.lower() in _NOT_NAMES or not _asks_to_add(request, match):
             continue

@@ -466,6 +466,19 @@ class _Loop:
                 if repair is not None:
                     files.changes[path] = repair.text
                     self._correction(path, repair.detail, "whole-file")
+            self._methods_home(path, before)
+
+    def _methods_home(self, path: str, before: str) -> None:
+        """A new function taking ``self`` written at module level goes into its class (see
+        :func:`git_gpte.edit.definitions.methods_home`), said as a correction."""
+        from ..edit.definitions import methods_home
+
+        text = self.files.changes.get(path)
+        found = methods_home(before, text) if text is not None else None
+        if found is not None:
+            self.files.changes[path] = found[0]
+            detail = "moved into its class, as it takes self: " + ", ".join(found[1])
+            self._correction(path, detail, "whole-file")
 
     def _import_stdlib(self) -> None:
         """Define the module logger the edits use and never define, and import the
