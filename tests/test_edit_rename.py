@@ -164,14 +164,20 @@ def test_a_rename_follows_a_package_that_re_exports_the_name() -> None:
     before = {"ledger/accounts.py": ACCOUNTS}
     after = {"ledger/accounts.py": ACCOUNTS.replace("calculate_interest", "accrued_interest")}
     others = {
-        "ledger/__init__.py": "from .accounts import calculate_interest\n",
+        "ledger/__init__.py": (
+            "from .accounts import calculate_interest\n\n"
+            '__all__ = ["Account", "calculate_interest"]\n'
+        ),
         "tests/test_accounts.py": (
             "from ledger import calculate_interest\n\n\n"
             "def test_interest():\n    assert calculate_interest(365, 1) == 1\n"
         ),
     }
     done = {r.path: r for r in complete_renames(before, after, others)}
-    assert done["ledger/__init__.py"].text == "from .accounts import accrued_interest\n"
+    # the package's exports follow too: it no longer binds the old name
+    assert done["ledger/__init__.py"].text == others["ledger/__init__.py"].replace(
+        "calculate_interest", "accrued_interest"
+    )
     assert done["tests/test_accounts.py"].text == others["tests/test_accounts.py"].replace(
         "calculate_interest", "accrued_interest"
     )

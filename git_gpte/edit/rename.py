@@ -284,6 +284,28 @@ def _replace_at(text: str, spots: list[tuple[int, int]], old: str, new: str) -> 
     return "\n".join(lines)
 
 
+def _in_all(text: str, old: str, new: str) -> tuple[str, int]:
+    """``old`` in the module's ``__all__`` (its exports, as strings) to ``new``: a module
+    that no longer binds ``old`` cannot export it (``from ledger import *`` would fail)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return text, 0
+    spots = [
+        (item.lineno, item.col_offset + 1)
+        for node in tree.body
+        if isinstance(node, (ast.Assign, ast.AugAssign))
+        and any(
+            isinstance(t, ast.Name) and t.id == "__all__"
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
+        and isinstance(node.value, (ast.List, ast.Tuple))
+        for item in node.value.elts
+        if isinstance(item, ast.Constant) and item.value == old
+    ]
+    return _replace_at(text, spots, old, new), len(spots)
+
+
 def _in_module(text: str, old: str, new: str) -> tuple[str, int]:
     """The renamed module's own uses of ``old`` (it no longer defines it)."""
     tree = ast.parse(text)
@@ -377,6 +399,8 @@ def complete_renames(
             except (SyntaxError, ValueError):
                 continue
             if places and changed != current[path]:
+                changed, listed = _in_all(changed, old, new)
+                places += listed
                 changed = _without_repeated_imports(changed)
                 current[path] = changed
                 out.append(Renamed(path, changed, old, new, places))
