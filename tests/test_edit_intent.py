@@ -201,3 +201,24 @@ def test_a_special_method_asked_for_is_a_method_of_the_class_named() -> None:
     assert added_definitions(asked) == [("__repr__", "SlidingWindowLimiter")]
     assert added_definitions("Give Point an `__eq__` method.") == [("__eq__", None)]
     assert added_definitions("Remove the __repr__ from Point.") == []
+
+
+def test_a_literal_moved_into_a_constant_everywhere_is_gone_elsewhere() -> None:
+    from git_gpte.edit.intent import literal_problems
+
+    asked = (
+        "The tolerance 1e-9 is written out in several places in geometry.py. Put it in a "
+        "module-level constant named EPSILON and use that constant everywhere."
+    )
+    half = (
+        "EPSILON = 1e-9\n\n\ndef f(x):\n    return x < EPSILON\n\n\n"
+        "def g(x):\n    return x < 1e-09\n"
+    )
+    problems = literal_problems(asked, {"geometry.py": half})
+    assert [(p.path, p.line) for p in problems] == [("geometry.py", 9)]
+    done = half.replace("x < 1e-09", "x < EPSILON")
+    assert literal_problems(asked, {"geometry.py": done}) == []
+    # not "everywhere", two numbers, or no file defining the constant: not checked
+    assert literal_problems(asked.replace(" everywhere", " in f"), {"geometry.py": half}) == []
+    assert literal_problems(asked.replace("1e-9", "1e-9 or 1e-6"), {"geometry.py": half}) == []
+    assert literal_problems(asked, {"geometry.py": half.replace("EPSILON = ", "TOL = ")}) == []

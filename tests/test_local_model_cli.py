@@ -1426,3 +1426,25 @@ def test_a_method_written_at_module_level_goes_into_its_class(
         "        self.limit = limit\n", "        self.limit = limit\n\n" + method
     )
     assert any("moved into its class" in c for c in data["corrected"])
+
+
+def test_a_literal_left_where_a_constant_was_asked_goes_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    """geometry/epsilon-constant: asked to put 1e-9 in a constant EPSILON and use it
+    everywhere, the model replaced two of its three uses."""
+    module = (
+        "def same(a, b):\n    return abs(a - b) < 1e-9\n\n\n"
+        "def zero(a):\n    return abs(a) < 1e-9\n"
+    )
+    repo = make_repo(tmp_path / "geo", {"geometry.py": module})
+    half = "EPSILON = 1e-9\n\n\n" + module.replace("b) < 1e-9", "b) < EPSILON")
+    done = half.replace("abs(a) < 1e-9", "abs(a) < EPSILON")
+    llm_server.queue(f"```python\n{half}```\n", f"```python\n{done}```\n")
+    prompt = "Put the tolerance 1e-9 in a constant named EPSILON and use it everywhere."
+    code, out, err = improve(repo, llm_server, prompt, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert "geometry.py:9" in llm_server.requests[1].body["messages"][-1]["content"]
+    assert git(repo, "show", f"{data['branch']}:geometry.py") == done

@@ -42,6 +42,13 @@ _IN_SCOPE = re.compile(
     r"\bin\s+(?:the\s+)?(?:function\s+|method\s+|file\s+)?`?([\w./]+?)`?(?:\(\))?[\s,:]",
     re.I,
 )
+# "put the tolerance 1e-9 in a module-level constant named EPSILON and use it everywhere":
+# the literal, the constant's name, and a word saying every place.
+_LITERAL = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:[eE]-?\d+)?)(?![\w.])")
+_CONSTANT = re.compile(r"\bconstant\s+(?:named\s+|called\s+)?`?([A-Z][A-Z0-9_]*)`?")
+_EVERYWHERE = re.compile(
+    r"\beverywhere\b|\bevery (?:place|use)|\ball (?:the )?(?:places|uses)", re.I
+)
 _KEEPING = re.compile(r"\b(?:except|but not|keep|leave|apart from|other than)\b", re.I)
 _LISTED = re.compile(r"`?([A-Za-z_]\w*)(?:\(\))?`?")
 # The sentence must ask for something to be added ("remove the docstring in X" asks the opposite).
@@ -160,7 +167,48 @@ def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
                     "(annotate its parameters and its return value in its def line)",
                 )
             )
-    return problems + print_problems(request, texts)
+    return problems + print_problems(request, texts) + literal_problems(request, texts)
+
+
+def literal_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
+    """The literal a request moves into a named constant "everywhere", still written out
+    elsewhere in a file defining that constant (a small model replaced it in two places of
+    three: geometry/epsilon-constant)."""
+    names, literals = _CONSTANT.findall(request), _LITERAL.findall(request)
+    if len(names) != 1 or len(set(literals)) != 1 or not _EVERYWHERE.search(request):
+        return []
+    name, value = names[0], ast.literal_eval(literals[0])
+    problems: list[Problem] = []
+    for path, text in sorted(texts.items()):
+        tree = _parse(path, text)
+        defining = [
+            node
+            for node in (tree.body if tree else [])
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+        ]
+        if tree is None or not defining:
+            continue
+        own = {id(n) for node in defining for n in ast.walk(node)}
+        left = sorted(
+            n.lineno
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant)
+            and type(n.value) in (int, float)
+            and n.value == value
+            and id(n) not in own
+        )
+        if left:
+            problems.append(
+                Problem(
+                    "request",
+                    path,
+                    left[0],
+                    f"the request asks for {name} everywhere instead of the literal "
+                    f"{literals[0]}, and the literal is still written out here",
+                )
+            )
+    return problems
 
 
 def print_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
