@@ -116,18 +116,7 @@ def largest(values):
 ```
 """
 
-RIGHT = """\
-```python
-def mean(values):
-    if not values:
-        return 0
-    return sum(values) / len(values)
-
-
-def largest(values):
-    return max(values)
-```
-"""
+RIGHT = WRONG.replace("min(values)", "max(values)")
 
 PROMPT = "make mean return 0 for an empty list"
 
