@@ -1043,3 +1043,33 @@ def test_exact_counts_fill_the_budget_the_estimates_left_and_never_pass_it(
     monkeypatch.setattr(engine, "o200k_counter", lambda: dense)
     shrunk = select(repo, "HEAD", request, 2000, map_share=0.0)
     assert cost(estimated.picks, texts, dense) > 2000 >= cost(shrunk.picks, texts, dense)
+
+
+def test_a_short_definition_between_two_excerpts_is_sent_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change near two chosen functions often touches the one between them."""
+    from git_gpte.context import pack
+
+    filler = "".join(
+        f"def filler_{n}(value):\n    total = value * {n}\n    return total + {n}\n\n\n"
+        for n in range(120)
+    )
+    text = filler + (
+        "def frobnicate_widget(widget):\n    return widget.frob()\n\n\n"
+        "def helper_between(x):\n    return x + 1\n\n\n"
+        "def unfrobnicate_widget(widget):\n    return widget.unfrob()\n"
+    )
+    repo = _repo(tmp_path, {"widgets.py": text})
+    head = repo.resolve_commit("HEAD")
+    between = text.splitlines().index("def helper_between(x):") + 1
+
+    def sent(gap: int) -> bool:
+        monkeypatch.setattr(pack, "GAP_LINES", gap)
+        sel = select(repo, head, "frobnicate_widget and unfrobnicate_widget", 600, map_share=0.0)
+        pick = next(p for p in sel.picks if p.path == "widgets.py")
+        assert not pick.whole
+        return any(r.start <= between <= r.end for r in pick.ranges)
+
+    assert not sent(0)
+    assert sent(30)

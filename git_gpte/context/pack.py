@@ -20,6 +20,7 @@ on the high side: a selection that overshoots the real count loses its last line
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from .model import LineRange, MapEntry, Pick, Signature
 from .rank import ChunkScore, FileScore, Ranking
@@ -48,6 +49,12 @@ SMALL_SCAN = 10
 SMALL_TOTAL = 0.15
 TOP_SMALL_SHARE = 0.12
 FIRST_ROUND_SHARE = 0.75  # the first round of chunks: this share of the budget
+# After each round of chunks, the chunks lying in a gap of at most GAP_LINES lines between two
+# excerpts of a file are added while they fit: a definition between two chosen ones is a
+# neighbour the change often touches too (click's parser: lines 1-23 and 55-170 sent, the
+# change in 24-54). bench/context_pool.py, 427 tasks of 22 repositories: +0.9 / +0.2 / +0.5 / 0
+# points at 4k / 8k / 16k / 32k, chosen for every repository left out, none over budget.
+GAP_LINES = 30
 # The share of a budget of SLACK_BUDGET tokens the estimates leave unspent; of a larger one,
 # less in proportion to the square of its size. A selection packed to 99 % of a small budget
 # went over it in o200k when a few of its files ran above their language's rate
@@ -104,9 +111,7 @@ class _FilePlan:
         if self.whole:
             return self.file_tokens
         lang = self.fs.record.lang if self.fs.record else None
-        return sum(
-            estimate_tokens(b, p, lang) + EXCERPT_OVERHEAD for _, _, b, p in self.ranges()
-        )
+        return sum(estimate_tokens(b, p, lang) + EXCERPT_OVERHEAD for _, _, b, p in self.ranges())
 
     @property
     def file_tokens(self) -> int:
@@ -211,6 +216,7 @@ def _take_chunks(
     for limit in (int(FIRST_ROUND_SHARE * budget), budget):
         # The first round is the best chunks in order, none skipped.
         spent = _chunk_round(chunks, limit, plans, order, spent, top, in_order=limit < budget)
+        spent = _fill_gaps(plans, order, limit, spent)
         spent = _upgrade(plans, order, budget, spent, WHOLE_SHARE if limit < budget else 1.0)
     return spent
 
@@ -236,6 +242,37 @@ def _chunk_round(
         taken = got is not None and (got.whole or chunk_score.index in got.chunks)
         if in_order and not taken:
             break
+    return spent
+
+
+def _fill_gaps(plans: dict[str, _FilePlan], order: list[str], limit: int, spent: int) -> int:
+    """The chunks between two excerpts of a file at most GAP_LINES apart, best files first,
+    while they fit in ``limit``; returns the spend."""
+    if GAP_LINES <= 0:
+        return spent
+    for path in order:
+        plan = plans[path]
+        if plan.whole or not plan.chunks:
+            continue
+        rec = plan.fs.record
+        assert rec is not None
+        for (_, prev_end, _, _), (next_start, _, _, _) in pairwise(plan.ranges()):
+            if next_start - prev_end - 1 > GAP_LINES:
+                continue
+            inside = {
+                i
+                for i, c in enumerate(rec.chunks)
+                if i not in plan.chunks and c.start >= prev_end - 1 and c.end <= next_start + 1
+            }
+            if not inside:
+                continue
+            before = plan.cost()
+            plan.chunks |= inside
+            cost = plan.cost() - before
+            if spent + cost > limit:
+                plan.chunks -= inside
+            else:
+                spent += cost
     return spent
 
 
