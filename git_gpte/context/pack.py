@@ -6,7 +6,9 @@ among the next best; then the best chunks of further files as excerpts, in two r
 first round takes chunks in rank order up to a share of the budget; then the best files sent in
 part are completed to whole files while the rest of each is cheap against what is left (a top
 file sent densely covers more edits than scattered chunks of lesser files: the ranking of files
-is surer than that of chunks); the second round spends the rest on further chunks, and whatever
+is surer than that of chunks); after each round, short gaps between a file's excerpts are
+filled with the definitions in them (GAP_LINES); the second round spends the rest on further
+chunks, and whatever
 remains completes more files. Each excerpt comes with the declaration line of its enclosing
 class, and the excerpts of a file ranked near the best also with its module header (imports
 change with the code that uses them; the model needs them to read the excerpt). A file whose
@@ -53,7 +55,8 @@ FIRST_ROUND_SHARE = 0.75  # the first round of chunks: this share of the budget
 # excerpts of a file are added while they fit: a definition between two chosen ones is a
 # neighbour the change often touches too (click's parser: lines 1-23 and 55-170 sent, the
 # change in 24-54). bench/context_pool.py, 427 tasks of 22 repositories: +0.9 / +0.2 / +0.5 / 0
-# points at 4k / 8k / 16k / 32k, chosen for every repository left out, none over budget.
+# points at 4k / 8k / 16k / 32k, chosen for every repository left out, none over budget; on
+# locbench's public split one task fewer at 8k (docs/context.md).
 GAP_LINES = 30
 # The share of a budget of SLACK_BUDGET tokens the estimates leave unspent; of a larger one,
 # less in proportion to the square of its size. A selection packed to 99 % of a small budget
