@@ -1003,9 +1003,10 @@ def test_definitions_leave_unasked_tests_as_they_are(tmp_path: Path, llm_server:
     # The real model asked for definitions (minimark): the function fixed, then the test file
     # written back as it was shown, numbered; refused, it was asked to redo the test file and
     # spent five more minutes copying it again.
-    repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP, "tests/test_invoice.py": CHECKED})
+    checked = "import invoice\n\nassert invoice.parse_quantity(' 3 ') == 3, 'three'\n"
+    repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP, "tests/test_invoice.py": checked})
     typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
-    numbered = "".join(f"{n:3} {line}\n" for n, line in enumerate(CHECKED.splitlines(), 1))
+    numbered = "".join(f"{n:3} {line}\n" for n, line in enumerate(checked.splitlines(), 1))
     reply = f"invoice.py\n```python\n{typed}```\n\n"
     reply += f"tests/test_invoice.py\n```python\n{numbered}```\n"
     llm_server.queue(reply)
@@ -1448,3 +1449,29 @@ def test_a_literal_left_where_a_constant_was_asked_goes_back(
     assert data["attempts"] == 2
     assert "geometry.py:9" in llm_server.requests[1].body["messages"][-1]["content"]
     assert git(repo, "show", f"{data['branch']}:geometry.py") == done
+
+
+def test_files_are_shown_best_first_and_strays_left_out_of_file_blocks(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Asked for definitions, the real model answered twice with the 47-token pyproject.toml
+    # shown first (alphabetically) beside the module the request was about, and nothing else
+    # (ratelimit/parse-rate-errors). The module comes first; a file the request hardly concerns
+    # is not shown to a model that writes out what it is shown; a diff reply still gets it, after.
+    project = '[project]\nname = "shop"\nversion = "0.1.0"\n'
+    repo = make_repo(tmp_path / "shop", {"shop.py": SHOP, "pyproject.toml": project})
+    typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
+    llm_server.queue(f"shop.py\n```python\n{typed}```\n")
+    code, _, err = improve(
+        repo, llm_server, "type parse_quantity", "--edit-format", "definitions", "-b", "typed"
+    )
+    assert code == 0, err
+    user = llm_server.requests[0].body["messages"][-1]["content"]
+    assert "File: shop.py" in user and "pyproject.toml" not in user
+    code, out, err = improve(repo, llm_server, "type parse_quantity", "-n", "--json")
+    plan = json.loads(out)
+    assert plan["edit_format"] == "whole" and list(plan["files"]) == ["shop.py"]
+    code, out, err = improve(
+        repo, llm_server, "type parse_quantity", "-n", "--json", "--edit-format", "diff"
+    )
+    assert list(json.loads(out)["files"]) == ["shop.py", "pyproject.toml"]

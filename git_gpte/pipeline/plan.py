@@ -19,7 +19,15 @@ from ..git import Repository
 from ..prompts.context import context_user_message
 from ..prompts.messages import Part, check_prompt, improve_user_message, kept_note
 from .selection import DEFAULT_MAX_FILE_BYTES, Selection, select_files
-from .shown import ContextChoice, Shown, add_pins, shown_from_selection, whole_only
+from .shown import (
+    STRAY_SHARE,
+    ContextChoice,
+    Shown,
+    add_pins,
+    in_rank_order,
+    shown_from_selection,
+    whole_only,
+)
 
 if TYPE_CHECKING:
     from ..llm import ModelInfo
@@ -129,6 +137,8 @@ def plan(
             base=base, system=system, pathspecs=pathspecs, max_file_bytes=max_file_bytes,
             progress=progress,
         )  # fmt: skip
+        files_reply = EDIT_FORMATS[fmt].reader == "files"
+        shown = in_rank_order(shown, STRAY_SHARE if files_reply else 0.0)
         if EDIT_FORMATS[fmt].whole_files:
             shown = whole_only(shown, budget, lambda text: count_text(text, info.name)[0])
         selection = Selection(files=shown.texts, skipped=dict(shown.skipped))

@@ -238,6 +238,35 @@ def by_rank(shown: Shown) -> list[Part]:
     return sorted(parts, key=lambda part: -score.get(part.path, float("-inf")))
 
 
+# A file ranked below this share of the best file's score is a stray for a model answering in
+# file blocks: a small model writes out the files it is shown, and seen, asked to make parse_rate
+# raise ValueError, it answered twice with the 47-token pyproject.toml (score 0.001 against the
+# module's 2.16) shown first beside the module, and nothing else (bench/solve.py,
+# ratelimit/parse-rate-errors). Tests of the module rank near 0.03 and stay.
+STRAY_SHARE = 0.01
+
+
+def in_rank_order(shown: Shown, stray_share: float = 0.0) -> Shown:
+    """``shown`` with its parts best-ranked first (see :func:`by_rank`) and, with
+    ``stray_share``, without the files ranked below that share of the best (a pin, which the
+    ranking did not choose, always stays)."""
+    picks = shown.selection.picks if shown.selection is not None else ()
+    score = {pick.path: pick.score for pick in picks}
+    top = max(score.values(), default=0.0)
+    out = Shown(
+        map_text=shown.map_text, selection=shown.selection, skipped=dict(shown.skipped),
+        everything=shown.everything,
+    )  # fmt: skip
+    for part in by_rank(shown):
+        if part.path in score and top > 0 and score[part.path] < stray_share * top:
+            continue
+        out.add(part)
+    if shown.selection is not None:
+        kept = tuple(p for p in shown.selection.picks if p.path in out.parts)
+        out.selection = replace(shown.selection, picks=kept)
+    return out
+
+
 def whole_only(shown: Shown, budget: int, count: Callable[[str], int]) -> Shown:
     """``shown`` for a model that writes files out whole: every file it sees, it sees whole.
 
