@@ -180,3 +180,29 @@ def test_a_parameter_the_edit_added_and_never_uses_is_a_change_left_half_done() 
     stub = "def hook(event):\n    raise NotImplementedError\n"
     added = stub.replace("(event)", "(event, context)")
     assert python_problems({"h.py": stub}, {"h.py": added}) == []
+
+
+def test_a_logging_call_given_prints_keywords_is_a_type_error_the_edit_made() -> None:
+    # The real model turned print(..., file=sys.stderr) into logger.warning(..., file=...),
+    # committed: the project's tests never ran that branch (textstats/logging).
+    before = "import sys\n\n\ndef load(path):\n    print(f'warning: {path}', file=sys.stderr)\n"
+    after = (
+        "import logging\nimport sys\n\nlog_it = logging.getLogger(__name__)\n\n\n"
+        "def load(path):\n    log_it.warning(f'warning: {path}', file=sys.stderr)\n"
+        "    logging.info('x', end='')\n"
+    )
+    found = [
+        (p.kind, p.line, p.text.split(" (")[0])
+        for p in python_problems({"t.py": before}, {"t.py": after})
+    ]
+    assert found == [
+        ("bad-call", 8, "log_it.warning() takes no 'file' argument"),
+        ("bad-call", 9, "logging.info() takes no 'end' argument"),
+    ]
+    # What logging takes is fine; a call already so before is not blamed on the edit; another
+    # object's method of the same name is not a logger's.
+    fine = after.replace(", file=sys.stderr", ", exc_info=True").replace(", end=''", "")
+    assert python_problems({"t.py": before}, {"t.py": fine}) == []
+    assert python_problems({"t.py": after}, {"t.py": after}) == []
+    other = before + "\n\ndef warn(w):\n    w.warning('x', file=1)\n"
+    assert python_problems({"t.py": before}, {"t.py": other}) == []

@@ -120,6 +120,23 @@ def test_an_undefined_name_goes_back_and_the_fix_is_committed(
     assert "invoice.py:2" in retry[-1]["content"]
 
 
+def test_a_logging_call_with_prints_keywords_goes_back(shop: Path, llm_server: LLMServer) -> None:
+    # Committed before this check: logger.warning(..., file=sys.stderr), a TypeError when the
+    # line runs, in a branch the project's tests never took (textstats/logging).
+    wrong = NO_PATH_RIGHT.replace(
+        'logger.debug("amount=%s percent=%s", amount, percent)',
+        'logger.debug("amount=%s percent=%s", amount, percent, end="")',
+    )
+    llm_server.queue(wrong, NO_PATH_RIGHT)
+    code, out, err = improve(shop, llm_server, "add logging to apply_discount", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+    said = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "invoice.py:7: logger.debug() takes no 'end' argument" in said
+
+
 def test_a_logger_used_and_never_defined_is_defined(shop: Path, llm_server: LLMServer) -> None:
     """Asked for "a module-level logger (logging.getLogger(__name__))", the model used
     ``logger`` and never wrote it, twice (bench/solve.py: textstats/logging): the definition

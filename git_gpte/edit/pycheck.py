@@ -27,11 +27,11 @@ class Problem:
     """Something wrong with the result of the edits, as a value.
 
     ``kind``: ``syntax``, ``undefined-name``, ``removed-name``, ``endless-call``,
-    ``unused-parameter`` (here), and the pipeline's own (``check``: the user's check command
-    failed). Rendered for the model, the user's output, the run log and commit bodies from the
-    same fields. ``related``: another file the fix may be in (the module an import names): a
-    retry shows it too, since a model shown only the importer can only undo the half of a
-    rename it did.
+    ``unused-parameter``, ``bad-call`` (here), and the pipeline's own (``check``: the user's
+    check command failed). Rendered for the model, the user's output, the run log and commit
+    bodies from the same fields. ``related``: another file the fix may be in (the module an
+    import names): a retry shows it too, since a model shown only the importer can only undo
+    the half of a rename it did.
     """
 
     kind: str
@@ -91,6 +91,7 @@ def python_problems(
         old_tree = _parse(path, old)[0] if old is not None else None
         problems += _new_undefined(path, tree, old_tree)
         problems += _new_endless_calls(path, tree, old_tree)
+        problems += _new_bad_log_calls(path, tree, old_tree)
         if old_tree is not None:
             problems += _unused_new_parameters(path, tree, old_tree)
             gone = _defined(old_tree) - _defined(tree)
@@ -122,6 +123,64 @@ def _new_endless_calls(path: str, tree: ast.Module, old_tree: ast.Module | None)
         for name, line in sorted(_endless(tree).items(), key=lambda item: item[1])
         if name not in had
     ]
+
+
+# What a logging call accepts by keyword (Logger._log): any other keyword is a TypeError when
+# the line runs. A small model turning print() into logging keeps print's ``file=sys.stderr``
+# (seen: ``logger.warning(f"...", file=sys.stderr)`` committed; the project's tests never
+# took that branch).
+_LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+)
+_LOG_KEYWORDS = frozenset({"exc_info", "stack_info", "stacklevel", "extra"})
+_LOGGER_NAMES = frozenset({"logger", "log", "_logger", "_log", "LOGGER", "LOG", "logging"})
+
+
+def _new_bad_log_calls(path: str, tree: ast.Module, old_tree: ast.Module | None) -> list[Problem]:
+    """Logging calls given a keyword logging does not take, more of them than before."""
+    had = Counter(key for key, _ in _bad_log_calls(old_tree)) if old_tree is not None else Counter()
+    problems = []
+    for key, line in _bad_log_calls(tree):
+        if had[key] > 0:
+            had[key] -= 1
+            continue
+        call, keyword = key
+        text = (
+            f"{call}() takes no {keyword!r} argument (print's keywords do not carry over to "
+            "logging): a TypeError when this line runs"
+        )
+        problems.append(Problem("bad-call", path, line, text))
+    return problems
+
+
+def _bad_log_calls(tree: ast.Module) -> list[tuple[tuple[str, str], int]]:
+    """((``receiver.method``, keyword), line) of each logging call with a keyword it rejects.
+    A receiver is a logger by its name or by being assigned ``getLogger(...)``."""
+    loggers = set(_LOGGER_NAMES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _is_get_logger(node.value):
+            loggers |= {d for t in node.targets if (d := _dotted(t))}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        receiver = _dotted(node.func.value)
+        short = receiver.rsplit(".", 1)[-1] if receiver else ""
+        if node.func.attr not in _LOG_METHODS or not (receiver in loggers or short in loggers):
+            continue
+        call = f"{receiver}.{node.func.attr}"
+        for keyword in node.keywords:
+            if keyword.arg is not None and keyword.arg not in _LOG_KEYWORDS:
+                found.append(((call, keyword.arg), node.lineno))
+    return found
+
+
+def _is_get_logger(value: ast.expr) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name == "getLogger"
 
 
 def _unused_new_parameters(path: str, tree: ast.Module, old_tree: ast.Module) -> list[Problem]:
