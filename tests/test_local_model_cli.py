@@ -137,6 +137,26 @@ def test_a_logging_call_with_prints_keywords_goes_back(shop: Path, llm_server: L
     assert "invoice.py:7: logger.debug() takes no 'end' argument" in said
 
 
+def test_a_retry_after_whole_files_asks_for_the_functions_only(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # On a slow machine the real model spent ~400 s a time rewriting two whole files to add
+    # the one method it had left out (inventory/categories-command). Asked again, it is asked
+    # for what still needs a change, function by function, and that answer is placed.
+    fixed = WITH_LOGGING.split("\n\n\ndef total")[0] + "\n"
+    llm_server.queue(NO_PATH_UNDEFINED, f"invoice.py\n```python\n{fixed}```\n")
+    code, out, err = improve(shop, llm_server, "add logging to apply_discount", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+    first, retry = (r.body["messages"] for r in llm_server.requests)
+    assert "whole function or class at a time" not in first[0]["content"]
+    assert "whole function or class at a time" in retry[0]["content"]
+    assert retry[1:3] == [first[1], {"role": "assistant", "content": NO_PATH_UNDEFINED}]
+    assert "Write each function or class that still needs a change" in retry[-1]["content"]
+
+
 def test_a_logger_used_and_never_defined_is_defined(shop: Path, llm_server: LLMServer) -> None:
     """Asked for "a module-level logger (logging.getLogger(__name__))", the model used
     ``logger`` and never wrote it, twice (bench/solve.py: textstats/logging): the definition

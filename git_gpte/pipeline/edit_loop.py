@@ -184,7 +184,7 @@ def edit_loop(
         following = loop.focused(messages) or fit(
             plan,
             [
-                *messages,
+                *loop.narrowed(messages),
                 {"role": "assistant", "content": _as_said(text, cut)},
                 {"role": "user", "content": loop.retry_message(feedback, attempt + 1)},
             ],
@@ -344,6 +344,25 @@ class _Loop:
             system = {"role": "system", "content": self.plan.definitions_system}
             self.in_focus = True
         return [system, {"role": "user", "content": text}]
+
+    def narrowed(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
+        """The conversation a retry continues. An answer in whole files, when every file the
+        model may change is Python, is followed by a retry in the definitions format (the
+        functions and classes still to change, whole): on a slow machine the 1.5B model spent
+        ~400 s rewriting two whole files to add one method it had left out, and was stopped
+        while rewriting them a third time (bench/solve.py: inventory/categories-command)."""
+        if self.in_focus or not self._narrows():
+            return messages
+        self.in_focus = True
+        self.console.info("asking for the functions that still need a change, not whole files")
+        return [{"role": "system", "content": self.plan.definitions_system}, *messages[1:]]
+
+    def _narrows(self) -> bool:
+        plan = self.plan
+        if not plan.definitions_system or not EDIT_FORMATS[plan.edit_format].whole_files:
+            return False
+        changeable = [p for p in plan.selection.files if p not in plan.kept]
+        return bool(changeable) and all(p.endswith(".py") for p in changeable)
 
     def _rehome_definitions(self, parsed: ParsedReply) -> None:
         """A Python block under a path that does not exist, holding only definitions one file
