@@ -93,6 +93,8 @@ def capture(
 
 def covered(task: Mapping[str, Any], picks: Sequence[Any]) -> bool:
     """locbench's rule: every gold file sent, every gold line range inside what is sent."""
+    from git_gpte.pipeline.shown import merge_ranges
+
     sent = {p.path: None if p.whole else [(r.start, r.end) for r in p.ranges] for p in picks}
     for path in task["gold"]:
         if path not in sent:
@@ -101,19 +103,9 @@ def covered(task: Mapping[str, Any], picks: Sequence[Any]) -> bool:
         if ranges is None:
             continue
         for start, end in task["gold_lines"].get(path, []):
-            if not any(s <= start and end <= e for s, e in _merged(ranges)):
+            if not any(s <= start and end <= e for s, e in merge_ranges(ranges)):
                 return False
     return True
-
-
-def _merged(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if out and start <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((start, end))
-    return out
 
 
 def rescored(ranking: Any, weights: Mapping[str, float]) -> Any:

@@ -2,37 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.conftest import SHARED
-from tests.helpers.gitrepo import git, make_repo
+from tests.helpers.pool_task import one_task_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 SIM = str(ROOT / "bench/context_pack_sim.py")
 
 
 def test_kept_rankings_are_packed_under_each_variant(tmp_path: Path) -> None:
-    files = {
-        "shop/cart.py": "def add_item(cart, item):\n    cart.append(item)\n    return cart\n",
-        "shop/prices.py": "def discount(price, percent):\n    return price * (1 - percent)\n",
-    }
-    repo = make_repo(tmp_path / "src", files)
-    parent = git(repo, "rev-parse", "HEAD").strip()
-    mirror = tmp_path / "mirrors" / "acme+shop" / "repo"
-    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(mirror)], check=True)
-    task = {
-        "id": "shop-1", "repo": "acme/shop", "commit": parent, "parent": parent,
-        "query": "Round the discount of a price", "gold": ["shop/prices.py"],
-        "gold_lines": {"shop/prices.py": [[2, 2]]}, "language": "python",
-    }  # fmt: skip
-    tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text(json.dumps(task) + "\n")
+    tasks, mirrors = one_task_pool(tmp_path)
     kept = tmp_path / "rankings"
     common = [sys.executable, SIM, "--tasks", str(tasks), "--rankings", str(kept)]
-    capture = [*common, "capture", "--mirror-root", str(tmp_path / "mirrors"),
+    capture = [*common, "capture", "--mirror-root", str(mirrors),
                "--locbench", str(SHARED / "locbench")]  # fmt: skip
     subprocess.run(capture, capture_output=True, text=True, check=True)
     assert [p.name for p in kept.iterdir()] == ["shop-1.pkl"]

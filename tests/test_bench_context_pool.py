@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import SHARED
-from tests.helpers.gitrepo import git, make_repo
+from tests.helpers.pool_task import one_task_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -44,25 +44,10 @@ def test_each_repository_gets_the_variant_best_on_the_others() -> None:
 
 
 def test_a_run_on_a_mirror_scores_both_selectors(tmp_path: Path) -> None:
-    files = {
-        "shop/cart.py": "def add_item(cart, item):\n    cart.append(item)\n    return cart\n",
-        "shop/prices.py": "def discount(price, percent):\n    return price * (1 - percent)\n",
-        "README.md": "# shop\n",
-    }
-    repo = make_repo(tmp_path / "src", files)
-    parent = git(repo, "rev-parse", "HEAD").strip()
-    mirror = tmp_path / "mirrors" / "acme+shop" / "repo"
-    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(mirror)], check=True)
-    task = {
-        "id": "shop-1", "repo": "acme/shop", "commit": parent, "parent": parent,
-        "query": "Round the discount of a price", "gold": ["shop/prices.py"],
-        "gold_lines": {"shop/prices.py": [[2, 2]]}, "language": "python",
-    }  # fmt: skip
-    tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text(json.dumps(task) + "\n")
+    tasks, mirrors = one_task_pool(tmp_path)
     out = tmp_path / "out"
     argv = [sys.executable, str(ROOT / "bench/context_pool.py"), "--mirror-root",
-            str(tmp_path / "mirrors"), "--tasks", str(tasks), "--out", str(out),
+            str(mirrors), "--tasks", str(tasks), "--out", str(out),
             "--locbench", str(SHARED / "locbench"), "--tokenizer", "bytes4",
             "--budgets", "4096"]  # fmt: skip
     shown = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
