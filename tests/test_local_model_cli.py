@@ -151,10 +151,23 @@ def test_a_retry_after_whole_files_asks_for_the_functions_only(
     assert data["attempts"] == 2
     assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
     first, retry = (r.body["messages"] for r in llm_server.requests)
+    # the conversation goes on as it began (a server reuses what it read of it); the retry's
+    # own message says the switch
     assert "whole function or class at a time" not in first[0]["content"]
-    assert "whole function or class at a time" in retry[0]["content"]
-    assert retry[1:3] == [first[1], {"role": "assistant", "content": NO_PATH_UNDEFINED}]
-    assert "Write each function or class that still needs a change" in retry[-1]["content"]
+    assert retry[:3] == [*first, {"role": "assistant", "content": NO_PATH_UNDEFINED}]
+    assert "This time do not write whole files" in retry[-1]["content"]
+
+
+def test_an_empty_reply_is_asked_again(shop: Path, llm_server: LLMServer) -> None:
+    # The real model once ended a retry at once (0 tokens, geometry/epsilon-constant): that is
+    # no answer to show the user, and no reason to stop asking.
+    llm_server.queue("", "invoice.py\n```python\n" + WITH_LOGGING + "```\n")
+    code, out, err = improve(shop, llm_server, "add logging to apply_discount", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+    assert "Your reply was empty" in llm_server.requests[1].body["messages"][-1]["content"]
 
 
 def test_a_logger_used_and_never_defined_is_defined(shop: Path, llm_server: LLMServer) -> None:

@@ -149,7 +149,22 @@ def test_a_result_breaking_a_passing_test_goes_back(stats: Path, llm_server: LLM
     retry = llm_server.requests[1].body["messages"][-1]["content"]
     assert "tests/test_stats.py::test_largest" in retry and "pass before your edits" in retry
     assert "test_mean" not in retry.split("fail after them:")[1].split("\n")[0]
+    # the edit's own diff: the line it removed is what the failing test needs
+    diff = retry.split("```diff\n")[1].split("```")[0]
+    assert "-    return max(values)\n+    return min(values)" in diff
+    assert diff.startswith("--- a/stats.py\n+++ b/stats.py")
     before.assert_unchanged(stats, new_branches=(data["branch"],))
+
+
+def test_the_edits_diff_is_capped() -> None:
+    from git_gpte.prompts.messages import DIFF_LINES, edits_diff
+
+    before = {"a.py": "x = 1\n", "b.py": "".join(f"v{i} = {i}\n" for i in range(200))}
+    after = {"a.py": "x = 1\n", "b.py": "".join(f"v{i} = {i + 1}\n" for i in range(200))}
+    assert edits_diff(before, {"a.py": "x = 1\n"}) == ""
+    lines = edits_diff(before, after).splitlines()
+    assert len(lines) == DIFF_LINES + 1 and lines[0] == "--- a/b.py"
+    assert lines[-1].startswith("... (") and "more line(s) of the diff not shown" in lines[-1]
 
 
 def test_a_result_that_keeps_breaking_tests_is_not_committed(

@@ -28,7 +28,7 @@ from ..edit.render import retry_prompt
 from ..errors import EditError, ReplyTruncated, WindowExceeded
 from ..git import FileChange
 from ..prompts.context import MAX_NEED_ITEMS, need_block, parse_need
-from ..prompts.messages import retry_user_message
+from ..prompts.messages import NARROWED_ASK, retry_user_message
 from ..ui import Console
 from .files import CommitFiles
 from .more_context import MoreContext, retry_parts
@@ -44,6 +44,7 @@ UNCHANGED = (
     "Your answer changes nothing: what you wrote is the code as it already is. The request is "
     "not done yet: write the functions that must change, with the change made."
 )
+EMPTY_REPLY = "Your reply was empty. Write the edits the request asks for."
 # Lines of a cut-off answer the retry's conversation keeps (see _as_said).
 CUT_REPLY_LINES = 40
 
@@ -236,6 +237,7 @@ class _Loop:
         # the conversation is such a retry's (answered in the definitions format from then on).
         self.copied: list[tuple[str, str]] = []
         self.in_focus = False
+        self.switched = False  # ... switched to it under the whole-file system prompt
 
     # ------------------------------------------------------------------ asking
     def ask(self, messages: list[dict[str, str]], *, first: bool) -> tuple[str, str]:
@@ -290,6 +292,11 @@ class _Loop:
             note = "You asked for more context, but no more can be given: write the edits now."
             feedback.append(note)
             self.edited.notes.append("the model asked for more context than can be given")
+        elif not cut and not text.strip():
+            # An empty reply (the 1.5B model, retried after a switch of format it was not told
+            # of, ended its answer at once: geometry/epsilon-constant) is no answer to show.
+            feedback.append(EMPTY_REPLY)
+            self.edited.notes.append("the reply was empty")
         elif not cut and not _has_code(text):
             self.edited.answer = text.strip()
             return []
@@ -342,7 +349,7 @@ class _Loop:
         system = messages[0]
         if self.plan.edit_format != DEFINITIONS:
             system = {"role": "system", "content": self.plan.definitions_system}
-            self.in_focus = True
+            self.in_focus, self.switched = True, False
         return [system, {"role": "user", "content": text}]
 
     def narrowed(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -350,12 +357,16 @@ class _Loop:
         model may change is Python, is followed by a retry in the definitions format (the
         functions and classes still to change, whole): on a slow machine the 1.5B model spent
         ~400 s rewriting two whole files to add one method it had left out, and was stopped
-        while rewriting them a third time (bench/solve.py: inventory/categories-command)."""
+        while rewriting them a third time (bench/solve.py: inventory/categories-command).
+
+        The system prompt stays as it was and the retry's own message says the switch
+        (NARROWED_ASK): a new system prompt made the server read the whole conversation again
+        (csvreport/number-value-error: 200 s for a retry whose new part was 1.4k tokens)."""
         if self.in_focus or not self._narrows():
             return messages
-        self.in_focus = True
+        self.in_focus = self.switched = True
         self.console.info("asking for the functions that still need a change, not whole files")
-        return [{"role": "system", "content": self.plan.definitions_system}, *messages[1:]]
+        return messages
 
     def _narrows(self) -> bool:
         plan = self.plan
@@ -818,7 +829,21 @@ class _Loop:
             [p.render() for p in self.edited.failures],
         )
         fmt = DEFINITIONS if self.in_focus else self.plan.edit_format
-        return retry_user_message(parts, self.plan.instruction, "\n\n".join(feedback), attempt, fmt)
+        ask = NARROWED_ASK if self.switched else ""
+        return retry_user_message(
+            parts, self.plan.instruction, "\n\n".join(feedback), attempt, fmt, self._diff(), ask
+        )
+
+    def _diff(self) -> str:
+        """The edits so far as a diff, when a check that runs code failed on them (see
+        :func:`git_gpte.prompts.messages.edits_diff`): the other problems name their line."""
+        from ..prompts.messages import edits_diff
+
+        if not any(p.kind == "check" for p in self.edited.failures):
+            return ""
+        before = _originals(self.files)
+        after = {path: text for path in before if (text := self._read(path)) is not None}
+        return edits_diff(before, after)
 
 
 def _cut_lines(lines: list[str], start: int, end: int) -> None:

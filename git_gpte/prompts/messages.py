@@ -173,19 +173,61 @@ def focused_retry_message(blocks: Sequence[tuple[str, str]], instruction: str) -
     )
 
 
+# The most lines of the edits' diff a retry shows (see edits_diff).
+DIFF_LINES = 80
+
+
+def edits_diff(before: Mapping[str, str], after: Mapping[str, str]) -> str:
+    """The edits so far as a unified diff of each file in ``after`` against ``before`` (two
+    lines of context), at most DIFF_LINES lines; "" when nothing differs.
+
+    A test that passed before and fails after an edit most often lost a line the edit removed:
+    the 1.5B model, asked to raise ValueError in ``parse_number``, rewrote it without the lines
+    that read ``(40)`` as -40, and given the failing test alone, wrote the same function back
+    (bench/solve.py, csvreport/number-value-error). Its own ``-`` lines say what it dropped."""
+    import difflib
+
+    out: list[str] = []
+    for path in sorted(after):
+        old, new = before.get(path, ""), after[path]
+        if old == new:
+            continue
+        out += difflib.unified_diff(
+            old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", n=2, lineterm=""
+        )
+    if len(out) > DIFF_LINES:
+        cut = len(out) - DIFF_LINES
+        out = [*out[:DIFF_LINES], f"... ({cut} more line(s) of the diff not shown)"]
+    return "\n".join(out)
+
+
+# A retry in the definitions format after whole files: the system prompt stays the one that
+# asked for whole files (the server then reuses what it read of the conversation: ~60 s of
+# reading on 2 cores for a 5k-token prompt), so the switch is said here.
+NARROWED_ASK = (
+    "This time do not write whole files. Write only each function or class that still needs a "
+    "change, complete from its `def` or `class` line to its last line (a method under its "
+    "class line, as in the file), with any import you add: the file's path on a line of its "
+    "own, then those definitions in a fenced code block. What you leave out stays as it is."
+)
+
+
 def retry_user_message(
     files: Mapping[str, str] | Sequence[Part],
     instruction: str,
     problems: str,
     attempt: int,
     edit_format: str = "diff",
+    diff: str = "",
+    ask: str = "",
 ) -> str:
     """A follow-up in the same conversation: what went wrong, and the files that still need
     work as they are now (whole, or the regions around what failed when the model saw the file
     only in part), with every edit that applied already in them.
 
     The model is asked only for the changes still missing or broken, in ``edit_format``: a
-    whole-file format writes those files out whole again.
+    whole-file format writes those files out whole again. ``diff``: the edits so far (see
+    edits_diff); ``ask``: how to answer, when not as ``edit_format`` asks again.
     """
     from ..edit.formats import EDIT_FORMATS
 
@@ -200,10 +242,18 @@ def retry_user_message(
         if rendered
         else ""
     )
-    ask = EDIT_FORMATS[edit_format].ask_again
+    ask = ask or EDIT_FORMATS[edit_format].ask_again
+    changed = (
+        "What your edits changed so far (lines starting with - were removed, + added); a test "
+        "that passed before may need a removed line back:\n"
+        f"```diff\n{diff}\n```\n\n"
+        if diff
+        else ""
+    )
     return (
         f"Your answer could not be used as it is (attempt {attempt}).\n\n"
         f"What went wrong:\n{problems.strip()}\n\n"
+        f"{changed}"
         f"{shown}"
         f"The request was:\n{instruction.strip()}\n\n"
         f"{ask}\n"
