@@ -203,6 +203,26 @@ def test_a_special_method_asked_for_is_a_method_of_the_class_named() -> None:
     assert added_definitions("Remove the __repr__ from Point.") == []
 
 
+def test_the_literal_left_is_replaced_where_the_constant_exists() -> None:
+    from git_gpte.edit.intent import complete_constant
+
+    asked = "Put 0.5 in a constant named HALF and use it everywhere instead of the literal."
+    text = (
+        "def early(x=0.5):\n    return x\n\n\nHALF = 0.5\n\n\n"
+        "def f(x):\n    return -0.5 * x + 0.5 * 2 + len('0.5')  # 0.5\n\n\n"
+        "LATER = (0.5, 5)\n"
+    )
+    done, places = complete_constant(asked, "m.py", text)
+    assert places == 3
+    assert done == text.replace("-0.5 * x + 0.5", "-HALF * x + HALF").replace(
+        "(0.5, 5)", "(HALF, 5)"
+    )
+    # untouched: not asked everywhere, a file without the constant, not Python
+    assert complete_constant(asked.replace("everywhere", "in f"), "m.py", text)[1] == 0
+    assert complete_constant(asked, "m.py", text.replace("HALF = ", "H = "))[1] == 0
+    assert complete_constant(asked, "m.txt", text) == (text, 0)
+
+
 def test_a_literal_moved_into_a_constant_everywhere_is_gone_elsewhere() -> None:
     from git_gpte.edit.intent import literal_problems
 

@@ -174,30 +174,13 @@ def literal_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
     """The literal a request moves into a named constant "everywhere", still written out
     elsewhere in a file defining that constant (a small model replaced it in two places of
     three: geometry/epsilon-constant)."""
-    names, literals = _CONSTANT.findall(request), _LITERAL.findall(request)
-    if len(names) != 1 or len(set(literals)) != 1 or not _EVERYWHERE.search(request):
+    asked = _constant_asked(request)
+    if asked is None:
         return []
-    name, value = names[0], ast.literal_eval(literals[0])
+    name, _, spelled = asked
     problems: list[Problem] = []
     for path, text in sorted(texts.items()):
-        tree = _parse(path, text)
-        defining = [
-            node
-            for node in (tree.body if tree else [])
-            if isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-        ]
-        if tree is None or not defining:
-            continue
-        own = {id(n) for node in defining for n in ast.walk(node)}
-        left = sorted(
-            n.lineno
-            for n in ast.walk(tree)
-            if isinstance(n, ast.Constant)
-            and type(n.value) in (int, float)
-            and n.value == value
-            and id(n) not in own
-        )
+        left = sorted(node.lineno for node in _leftovers(path, text, asked)[0])
         if left:
             problems.append(
                 Problem(
@@ -205,10 +188,77 @@ def literal_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
                     path,
                     left[0],
                     f"the request asks for {name} everywhere instead of the literal "
-                    f"{literals[0]}, and the literal is still written out here",
+                    f"{spelled}, and the literal is still written out here",
                 )
             )
     return problems
+
+
+def complete_constant(request: str, path: str, text: str) -> tuple[str, int]:
+    """``text`` with the literal a request moves into a named constant "everywhere" replaced
+    by the constant's name where the file defines it at module level and still writes the
+    literal out, and how many places were replaced. The 1.5B model, told which line still
+    held it, wrote two unchanged classes back twice (geometry/epsilon-constant): the rest of
+    such a change is mechanical. A place evaluated before the constant is assigned (a default
+    value, a decorator, a class body above it) is left for the check to report."""
+    asked = _constant_asked(request)
+    if asked is None:
+        return text, 0
+    nodes, ready = _leftovers(path, text, asked)
+    places = [n for n in nodes if id(n) in ready and n.lineno == n.end_lineno]
+    lines = text.splitlines(keepends=True)
+    for node in sorted(places, key=lambda n: (n.lineno, n.col_offset), reverse=True):
+        raw = lines[node.lineno - 1].encode("utf-8")
+        end = node.end_col_offset or node.col_offset
+        lines[node.lineno - 1] = (raw[: node.col_offset] + asked[0].encode() + raw[end:]).decode(
+            "utf-8"
+        )
+    return "".join(lines), len(places)
+
+
+def _constant_asked(request: str) -> tuple[str, object, str] | None:
+    """(name, value, the literal as the request spells it) when ``request`` asks to put one
+    literal in a named constant and use it everywhere."""
+    names, literals = _CONSTANT.findall(request), _LITERAL.findall(request)
+    if len(names) != 1 or len(set(literals)) != 1 or not _EVERYWHERE.search(request):
+        return None
+    return names[0], ast.literal_eval(literals[0]), literals[0]
+
+
+def _leftovers(
+    path: str, text: str, asked: tuple[str, object, str]
+) -> tuple[list[ast.Constant], set[int]]:
+    """The numbers equal to the asked literal outside the constant's module-level assignment
+    in a file that has one, and the ids of those a name can stand for (evaluated after the
+    assignment: below it, or in a function's body)."""
+    name, value, _ = asked
+    tree = _parse(path, text)
+    defining = [
+        node
+        for node in (tree.body if tree else [])
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    ]
+    if tree is None or not defining:
+        return [], set()
+    own = {id(n) for node in defining for n in ast.walk(node)}
+    nodes = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant)
+        and type(n.value) in (int, float)
+        and n.value == value
+        and id(n) not in own
+    ]
+    assigned = min(node.end_lineno or node.lineno for node in defining)
+    later = {
+        id(n)
+        for function in ast.walk(tree)
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for statement in (function.body if isinstance(function.body, list) else [function.body])
+        for n in ast.walk(statement)
+    }
+    return nodes, {id(n) for n in nodes if id(n) in later or n.lineno > assigned}
 
 
 def print_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:

@@ -432,6 +432,7 @@ class _Loop:
         self._keep_what_was_copied(rewritten)
         self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
         self._complete_renames()
+        self._complete_constant()
         self._drop_dead_imports()
         self._import_stdlib()
         for path in {r.path for r in result.reports if r.status != "refused"}:
@@ -577,6 +578,21 @@ class _Loop:
             files.changes[done.path] = done.text
             said = f"completed the rename of {done.old} to {done.new} ({done.places} place(s))"
             self._correction(done.path, said, "rename")
+
+    def _complete_constant(self) -> None:
+        """Where the edit assigned the constant the request names and left its literal written
+        out elsewhere in that file, the name replaces it (see
+        :func:`git_gpte.edit.intent.complete_constant`), said as a correction."""
+        from ..edit.intent import complete_constant
+
+        for path, text in list(self.files.changes.items()):
+            if text is None or not path.endswith(".py"):
+                continue
+            done, places = complete_constant(self.plan.instruction, path, text)
+            if places:
+                self.files.changes[path] = done
+                detail = f"the constant used for the literal in {places} more place(s), as asked"
+                self._correction(path, detail, "constant")
 
     def _drop_dead_imports(self) -> None:
         """Take out the imports the edit added that nothing uses and the request does not name,
