@@ -260,6 +260,78 @@ def test_a_long_statement_holding_definitions_is_chunked_by_them() -> None:
     assert {"win_width", "win_height"} <= c_names
 
 
+def _long_method_module() -> str:
+    """A class whose ``load`` runs to 130 lines; ``retry_limit`` is set deep inside it."""
+    steps = "".join(
+        f"        step_{i} = source.read({i})\n        if step_{i}:\n            seen.append(step_{i})\n"
+        for i in range(40)
+    )
+    return (
+        'import json\n\n\nclass Loader:\n    """Reads settings."""\n\n'
+        "    def __init__(self):\n        self.seen = []\n\n"
+        '    def load(self, source):\n        """Every step of loading."""\n'
+        "        seen = self.seen\n"
+        f"{steps}        retry_limit = 3\n        seen.append(retry_limit)\n{steps}"
+        "        return json.dumps(seen)\n"
+    )
+
+
+def test_a_long_method_is_cut_into_parts_under_its_signature() -> None:
+    text = _long_method_module()
+    record = parse_file("loader.py", text)
+    starts = [c.start for c in record.chunks]
+    ends = [c.end for c in record.chunks]
+    assert starts[0] == 1 and ends[-1] == record.lines
+    assert all(s == e + 1 for s, e in zip(starts[1:], ends[:-1], strict=True))
+    head_index = next(i for i, c in enumerate(record.chunks) if c.name == "Loader.load")
+    head = record.chunks[head_index]
+    parts = [c for c in record.chunks if c.kind == "part"]
+    assert len(parts) >= 3 and all(c.parent == head_index for c in parts)
+    assert all(c.end - c.start < 60 and not c.name for c in parts)
+    # the class's header is the head's parent; the name stays with the head
+    assert record.chunks[head.parent or 0].name == "Loader"
+    assert dict(record.defs)["load"] == head_index
+    # short definitions stay whole
+    assert next(c for c in record.chunks if c.name == "Loader.__init__").kind == "method"
+
+
+def test_a_change_deep_in_a_long_method_is_sent_as_its_part(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"app/loader.py": _long_method_module(), **PY_FILES})
+    lines = _long_method_module().split("\n")
+    target = lines.index("        retry_limit = 3") + 1
+    res = run_gpte(
+        "context",
+        "raise retry_limit to 5",
+        "--format",
+        "lines",
+        "--tokens",
+        "500",
+        cwd=repo.root,
+    )
+    assert res.returncode == 0, res.stderr
+    spans = [
+        (int(a), int(b))
+        for path, a, b in re.findall(r"^(\S+?):(\d+)-(\d+)$", res.stdout, re.M)
+        if path == "app/loader.py"
+    ]
+    assert any(a <= target <= b for a, b in spans), res.stdout
+    sent = {n for a, b in spans for n in range(a, b + 1)}
+    # with the method's and the class's first lines, not the whole 250-line method
+    assert lines.index("    def load(self, source):") + 1 in sent
+    assert lines.index("class Loader:") + 1 in sent
+    assert len(sent) < 120
+
+
+def test_locate_gives_a_long_function_all_its_parts(tmp_path: Path) -> None:
+    from git_gpte.context import locate
+
+    repo = _repo(tmp_path, {"app/loader.py": _long_method_module()})
+    (hit,) = locate(repo, repo.resolve_commit("HEAD"), ["Loader.load"])["Loader.load"]
+    lines = _long_method_module().split("\n")
+    assert hit.start <= lines.index("    def load(self, source):") + 1
+    assert hit.end == len(lines) - 1  # the last line of its last part
+
+
 def test_definitions_nested_deeper_in_a_compat_block_are_chunks_of_their_own() -> None:
     # if WIN: / try: import colorama / except ImportError: pass / else: def ... (click's _compat)
     filler = "".join(f"            value_{i} = {i}\n" for i in range(30))

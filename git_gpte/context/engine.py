@@ -17,7 +17,7 @@ from .exact import fill, o200k_counter
 from .index import ensure_indexed, list_candidates
 from .model import ContextSelection, Pick, SymbolLocation
 from .pack import pack
-from .parse import FileRecord
+from .parse import FileRecord, definition_end
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .rules import DEFAULT_MAX_FILE_BYTES, secret_reason_for
@@ -209,8 +209,9 @@ def run_locate(
                     qualified == name or qualified.endswith("." + name) or name == short
                 ):
                     continue
+                end = definition_end(record, index)
                 hits.append(
-                    SymbolLocation(qualified, by_key[key].path, chunk.start, chunk.end, chunk.kind)
+                    SymbolLocation(qualified, by_key[key].path, chunk.start, end, chunk.kind)
                 )
         hits.sort(key=lambda h: (h.name != name, h.path, h.start))
         found[name] = hits

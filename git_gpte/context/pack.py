@@ -336,8 +336,10 @@ def _add_chunk(
     assert rec is not None
     chunk = rec.chunks[cs.index]
     trial.chunks.add(cs.index)
-    if chunk.parent is not None:
-        trial.lines.add(rec.chunks[chunk.parent].line)
+    parent = chunk.parent
+    while parent is not None:  # a method's class line; a part's function's and its class's
+        trial.lines.add(rec.chunks[parent].line)
+        parent = rec.chunks[parent].parent
     cost = trial.cost() - before
     if spent + cost > budget:
         trial.chunks, trial.lines = saved
@@ -355,7 +357,9 @@ def _add_chunk(
         else:
             cost = with_header
     spent += cost
-    label = rec.chunks[cs.index].name or rec.chunks[cs.index].kind
+    label = chunk.name or chunk.kind
+    if chunk.kind == "part" and chunk.parent is not None:
+        label = f"part of {rec.chunks[chunk.parent].name}"
     trial.reasons.append(f"{label}: {'; '.join(cs.reasons) or 'in a relevant file'}")
     if new:
         plans[cs.file.cand.path] = trial

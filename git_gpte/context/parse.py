@@ -40,6 +40,12 @@ BLOCK_LINES = 40
 # ``else:`` / ``def`` is five levels of the syntax tree (at 3, such functions were left in one
 # chunk with whatever came before the next definition found).
 NESTED_DEPTH = 6
+# A function or method longer than this is cut into parts at its body's statements: its head
+# (decorators, signature, docstring, the first statements) and blocks of about BLOCK_LINES
+# lines, each sent with the head's signature line. Taken whole or not at all, a 2-13 kB
+# function did not fit a small budget beside the rest, or took a third of it for a change of
+# three lines (bench/context_pack_sim.py: the near misses of the pool at 4k and 8k).
+SPLIT_DEFINITION_LINES = 80
 # Paragraph chunks of text files.
 TEXT_CHUNK_LINES = 40
 # Larger files are chunked as text: parsing them buys little and costs time.
@@ -161,6 +167,9 @@ class _Unit:
     signature: str
     line: int
     members: list[_Unit]
+    # Line spans of the body's statements, for a long definition cut into parts (see
+    # SPLIT_DEFINITION_LINES); empty for any other.
+    parts: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _node_name(node: Node, spec: LanguageSpec) -> str:
@@ -272,7 +281,21 @@ def _unit(node: Node, spec: LanguageSpec, lines: list[str], floor: int, top: boo
                     sub.kind = "method"
                 members.append(sub)
                 prev_end = sub.end
-    return _Unit(start, end, kind, name, _first_line(lines, sig_line), sig_line, members)
+    parts = [] if members or end - start + 1 <= SPLIT_DEFINITION_LINES else _body_spans(inner)
+    return _Unit(start, end, kind, name, _first_line(lines, sig_line), sig_line, members, parts)
+
+
+def _body_spans(node: Node) -> list[tuple[int, int]]:
+    """The line spans of the statements of a definition's body (an arrow function's, for
+    ``const f = () => {...}``), those starting after the definition's first line."""
+    holder = node
+    if node.type == "variable_declarator":
+        holder = node.child_by_field_name("value") or node
+    body = holder.child_by_field_name("body")
+    if body is None:
+        return []
+    first = node.start_point[0] + 1
+    return [span for span in map(_line_span, body.named_children) if span[0] > first]
 
 
 def _nested_definitions(node: Node, spec: LanguageSpec, depth: int = 0) -> list[Node]:
@@ -443,11 +466,12 @@ def _gap_chunks(
 
 
 def _unit_chunks(lines: list[str], unit: _Unit, first: int, last: int, index: int) -> list[Chunk]:
-    """One definition's chunks over lines ``first`` to ``last``: one chunk, or for a container
-    split in members its header chunk (at position ``index`` of the file's chunks, which the
-    members name as their parent) and one chunk per member, the last reaching ``last``."""
+    """One definition's chunks over lines ``first`` to ``last``: one chunk (or a long one's
+    parts), or for a container split in members its header chunk (at position ``index`` of the
+    file's chunks, which the members name as their parent) and each member's, the last
+    reaching ``last``."""
     if not unit.members:
-        return [_chunk(lines, first, last, unit.kind, unit.name, None, unit.signature, unit.line)]
+        return _definition_chunks(lines, unit, first, last, unit.name, None, index)
     header_end = unit.members[0].start - 1
     chunks = [
         _chunk(lines, first, header_end, unit.kind, unit.name, None, unit.signature, unit.line)
@@ -456,13 +480,48 @@ def _unit_chunks(lines: list[str], unit: _Unit, first: int, last: int, index: in
     for number, member in enumerate(unit.members):
         member_end = last if number == len(unit.members) - 1 else member.end
         name = f"{unit.name}.{member.name}" if unit.name else member.name
-        chunks.append(
-            _chunk(
-                lines, cursor, member_end, member.kind, name, index, member.signature, member.line
-            )
+        chunks += _definition_chunks(
+            lines, member, cursor, member_end, name, index, index + len(chunks)
         )
         cursor = member_end + 1
     return chunks
+
+
+def _definition_chunks(
+    lines: list[str],
+    unit: _Unit,
+    first: int,
+    last: int,
+    name: str,
+    parent: int | None,
+    index: int,
+) -> list[Chunk]:
+    """A definition over lines ``first`` to ``last`` as one chunk, or, cut into parts (see
+    SPLIT_DEFINITION_LINES), its head (at position ``index``, holding the name) and blocks of
+    its body's statements of kind "part" whose parent is the head, the last reaching
+    ``last``."""
+    blocks = _statement_blocks(lines, unit.parts)
+    if len(blocks) < 2:
+        return [_chunk(lines, first, last, unit.kind, name, parent, unit.signature, unit.line)]
+    head_end = blocks[0][1]
+    chunks = [_chunk(lines, first, head_end, unit.kind, name, parent, unit.signature, unit.line)]
+    cursor = head_end + 1
+    for number, (start, end) in enumerate(blocks[1:], 2):
+        part_end = last if number == len(blocks) else end
+        chunks.append(_chunk(lines, cursor, part_end, "part", "", index, _first_line(lines, start)))
+        cursor = part_end + 1
+    return chunks
+
+
+def definition_end(record: FileRecord, index: int) -> int:
+    """The last line of the definition whose chunk is ``index``: its last part's, when it was
+    cut into parts."""
+    end = record.chunks[index].end
+    for chunk in record.chunks[index + 1 :]:
+        if chunk.kind != "part" or chunk.parent != index:
+            break
+        end = chunk.end
+    return end
 
 
 def _tree_chunks(lines: list[str], root: Node, spec: LanguageSpec) -> list[Chunk]:

@@ -30,7 +30,7 @@ from .parse import FileRecord
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 FILENAME = "context.sqlite"
 # How long one write waits for another run's write before saying so, and in all.
 BUSY_NOTICE_S = 2.0
