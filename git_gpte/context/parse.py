@@ -5,7 +5,9 @@ definition in half: a module header (docstring, imports, constants before the fi
 definition), each top-level function or class, and for a large class or impl block its own
 header (the declaration, docstring and attributes) and each member; a long top-level statement
 holding definitions (``if PY2:``, ``try:`` ... ``except ImportError:``, ``#ifdef``) likewise
-(its opening lines, then each definition). Blank lines and comments
+(its opening lines, then each definition); a long function or method likewise (its head:
+decorators, signature, docstring and first statements; then blocks of its body's statements,
+"parts" whose parent is the head). Blank lines and comments
 above a definition belong to it (an insertion just before a function lands in that function's
 chunk). Statements between definitions join the next definition when short, or form blocks of
 their own. Languages without a tree-sitter grammar here are cut into paragraphs.
