@@ -263,7 +263,8 @@ def test_a_long_statement_holding_definitions_is_chunked_by_them() -> None:
 def _long_method_module() -> str:
     """A class whose ``load`` runs to 130 lines; ``retry_limit`` is set deep inside it."""
     steps = "".join(
-        f"        step_{i} = source.read({i})\n        if step_{i}:\n            seen.append(step_{i})\n"
+        f"        step_{i} = source.read({i})\n"
+        f"        if step_{i}:\n            seen.append(step_{i})\n"
         for i in range(40)
     )
     return (
