@@ -56,6 +56,29 @@ def test_what_the_request_names_moves_or_removes_stays_out() -> None:
     assert repair is not None and repair.text == MODULE
 
 
+def test_a_dropped_constant_still_used_goes_back_where_it_was() -> None:
+    # A real whole-file reply to "an item at its reorder level counts as low": the module's
+    # ``FORMAT_VERSION = 1`` left out, still used by save() and load().
+    before = (
+        "import json\n\nFORMAT_VERSION = 1\nLIMIT = 3\n\n\nclass Store:\n"
+        "    def save(self):\n        return json.dumps({'version': FORMAT_VERSION})\n\n"
+        "    def is_low(self, n):\n        return n < LIMIT\n"
+    )
+    after = before.replace("FORMAT_VERSION = 1\n", "").replace("n < LIMIT", "n <= LIMIT")
+    repair = restore_dropped(before, after, "an item at its limit counts as low")
+    assert repair is not None
+    assert repair.text == before.replace("n < LIMIT", "n <= LIMIT")
+    assert repair.detail.endswith("left out: FORMAT_VERSION")
+    # A constant the reply no longer uses, or now imports, was taken away on purpose.
+    unused = after.replace("{'version': FORMAT_VERSION}", "{}")
+    assert restore_dropped(before, unused, "an item at its limit counts as low") is None
+    imported = "from .config import FORMAT_VERSION\n" + after
+    assert restore_dropped(before, imported, "an item at its limit counts as low") is None
+    # A name assigned twice at top level is not a constant git-gpte can put back.
+    twice = before.replace("LIMIT = 3\n", "LIMIT = 3\nFORMAT_VERSION = 2\n")
+    assert restore_dropped(twice, after, "an item at its limit counts as low") is None
+
+
 def test_a_renamed_definition_is_not_put_back_under_its_old_name() -> None:
     after = MODULE.replace("def perimeter(r)", "def circumference(r)")
     assert restore_dropped(MODULE, after, "fix area") is None

@@ -8,7 +8,8 @@ change by comparing with the file the model was shown:
 
 - top-level definitions of the original that are missing from the reply, that the request does
   not name, that no other edited file now defines (a move), and that the request does not ask
-  to remove, are put back where they were;
+  to remove, are put back where they were; so is a module-level constant (a name assigned
+  once, ``FORMAT_VERSION = 1``) that the reply dropped and still uses;
 - when the reply does not parse and the original did, a few lines copied nearly verbatim but
   damaged (a changed or a lost line) are taken back from the original, if that alone makes the
   file parse; the same when it parses but uses names it never defines on such lines
@@ -81,6 +82,39 @@ def _keyed(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
     return [(k, n) for n in tree.body if (k := _key(n)) is not None]
 
 
+def _assigned(node: ast.stmt) -> str | None:
+    """The name a top-level ``NAME = ...`` (or ``NAME: T = ...``) statement assigns."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        return target.id if isinstance(target, ast.Name) else None
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return node.target.id if isinstance(node.target, ast.Name) else None
+    return None
+
+
+def _keyed_with_constants(tree: ast.Module) -> list[tuple[str, ast.stmt]]:
+    """Top-level definitions and the names assigned exactly once at top level, in order."""
+    assigned = [name for n in tree.body if (name := _assigned(n)) is not None]
+    once = {name for name in assigned if assigned.count(name) == 1}
+    keyed: list[tuple[str, ast.stmt]] = []
+    for node in tree.body:
+        key = _key(node)
+        if key is None and (name := _assigned(node)) in once:
+            key = name
+        if key is not None:
+            keyed.append((key, node))
+    return keyed
+
+
+def _undefined_constants(old_keyed: list[tuple[str, ast.stmt]], after: str) -> set[str]:
+    """The original's module constants that ``after`` uses and no longer defines."""
+    if all(_key(n) is not None for _, n in old_keyed):
+        return set()
+    from .pycheck import undefined_names
+
+    return undefined_names(after) or set()
+
+
 def defined_names(text: str) -> set[str]:
     """The top-level definitions of a module's text (empty when it does not parse)."""
     tree = _parses(text)
@@ -99,14 +133,16 @@ def restore_dropped(
         return None
     from .rename import renames
 
-    old_keyed = _keyed(old_tree)
+    old_keyed = _keyed_with_constants(old_tree)
     new_keys = {k for k, _ in _keyed(new_tree)}
     renamed = renames(before, after, request)
     words = set(re.findall(r"\w+", request))
+    undefined = _undefined_constants(old_keyed, after)
     lost = [
         (k, n)
         for k, n in old_keyed
         if k not in new_keys
+        and (_key(n) is not None or k in undefined)
         and k not in renamed
         and k not in words
         and k not in defined_elsewhere
@@ -131,15 +167,16 @@ def _put_back(
     """``after`` with each lost definition's original lines inserted after the nearest
     definition before it that the reply kept (or before the first it kept after it)."""
     old_lines = before.split("\n")
-    new_ends = {k: n.end_lineno or n.lineno for k, n in _keyed(new_tree)}
-    new_starts = {k: _first_line(n) for k, n in _keyed(new_tree)}
+    new_keyed = _keyed_with_constants(new_tree)
+    new_ends = {k: n.end_lineno or n.lineno for k, n in new_keyed}
+    new_starts = {k: _first_line(n) for k, n in new_keyed}
     inserts: dict[int, list[str]] = {}  # after-line index (0-based, insert before) -> lines
     anchor: int | None = None
-    pending: list[list[str]] = []
+    pending: list[tuple[list[str], int, int]] = []
     for key, node in old_keyed:
         if key in lost:
-            segment = old_lines[_first_line(node) - 1 : node.end_lineno or node.lineno]
-            pending.append(segment)
+            start, end = _first_line(node) - 1, node.end_lineno or node.lineno
+            pending.append((old_lines[start:end], *_gaps(old_lines, start, end)))
             continue
         if key in new_ends:
             if pending and anchor is None:  # lost before the first kept one: insert above it
@@ -163,15 +200,26 @@ def _put_back(
     return text
 
 
-def _joined(segments: list[list[str]], *, above: bool = False) -> list[str]:
-    """Segments as top-level statements: two blank lines between (and around) them."""
+def _gaps(lines: list[str], start: int, end: int) -> tuple[int, int]:
+    """The blank lines above ``lines[start:end]`` and below it (at most two each)."""
+    above = below = 0
+    while above < min(start, 2) and not lines[start - above - 1].strip():
+        above += 1
+    while below < min(len(lines) - end, 2) and not lines[end + below].strip():
+        below += 1
+    return above, below
+
+
+def _joined(segments: list[tuple[list[str], int, int]], *, above: bool = False) -> list[str]:
+    """Segments as top-level statements, each with the blank lines it had in the original
+    above it (below it when they go above what the reply kept)."""
     out: list[str] = []
-    for segment in segments:
+    for segment, gap_above, gap_below in segments:
         if not above:
-            out += ["", ""]
+            out += [""] * gap_above
         out += segment
         if above:
-            out += ["", ""]
+            out += [""] * gap_below
     return out
 
 
