@@ -235,6 +235,21 @@ def test_a_block_under_a_new_path_goes_home_to_the_file_defining_it() -> None:
     assert home_of_definitions("x.py", "X = 1\n", ask, files) is None
 
 
+def test_a_block_under_a_module_that_only_imports_it_goes_to_its_definer() -> None:
+    from git_gpte.edit.definitions import home_of_imported
+
+    package = "from shapes import helper, Square\n\n__all__ = ['helper']\n"
+    files = {"pkg/__init__.py": package, "shapes.py": MODULE}
+    block = "def helper(x):\n    return str(x)\n"
+    assert home_of_imported("pkg/__init__.py", block, package, files) == "shapes.py"
+    # a module that defines it, or does not import it, is where the block goes
+    assert home_of_imported("pkg/__init__.py", block, package + block, files) is None
+    assert home_of_imported("pkg/__init__.py", block, "import os\n", files) is None
+    # more than definitions (the whole module written out), or an import of the name itself
+    assert home_of_imported("pkg/__init__.py", package + "\n" + block, package, files) is None
+    assert home_of_imported("pkg/__init__.py", "X = 1\n" + block, package, files) is None
+
+
 LIMITERS = """class Bucket:
     def __init__(self, capacity):
         self.capacity = capacity

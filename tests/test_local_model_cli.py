@@ -1353,6 +1353,30 @@ def test_a_function_written_under_a_file_of_its_own_name_goes_to_its_file(
     assert any("placed in invoice.py" in c for c in data["corrected"])
 
 
+def test_a_function_written_under_the_package_that_re_exports_it_goes_to_its_module(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ledger/csv-path): ``export_csv`` of ledger/accounts.py, fixed right, answered
+    # under ledger/__init__.py, which imports it from there.
+    package = "from pkg.invoice import apply_discount\n\n__all__ = ['apply_discount']\n"
+    repo = make_repo(tmp_path / "r", {"pkg/__init__.py": package, "pkg/invoice.py": INVOICE})
+    fixed = (
+        "def apply_discount(amount, percent):\n    return amount * (1 - min(percent, 100) / 100)\n"
+    )
+    llm_server.queue(f"File: pkg/__init__.py\n```python\n{fixed}```\n")
+    code, out, err = improve(
+        repo, llm_server, "cap the discount of apply_discount at 100%", "--json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["files_changed"] == ["pkg/invoice.py"]
+    text = git(repo, "show", f"{data['branch']}:pkg/invoice.py")
+    assert text == INVOICE.replace(
+        "amount * (1 - percent / 100)", "amount * (1 - min(percent, 100) / 100)"
+    )
+    assert any("placed in pkg/invoice.py" in c for c in data["corrected"])
+
+
 def test_rulers_copied_short_are_kept_and_a_module_imported_among_its_kind(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

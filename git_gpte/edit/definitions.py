@@ -559,11 +559,43 @@ def home_of_definitions(path: str, block: str, request: str, files: dict[str, st
     except (SyntaxError, ValueError):
         return None
     names = {node.name for node in tree.body if isinstance(node, _DEF)}
-    if not names:
+    return _single_home(names, files, path) if names else None
+
+
+def home_of_imported(path: str, block: str, current: str, files: dict[str, str]) -> str | None:
+    """The one other file of ``files`` that defines every function and class of ``block``, a
+    block of definitions (and imports) the reply put under ``path``, an existing module whose
+    text ``current`` imports each of those names and defines none: written there, they would
+    shadow the import, which no request means. Seen: ``export_csv`` of ``ledger/accounts.py``
+    written, right, under ``ledger/__init__.py``, which re-exports it."""
+    try:
+        tree, here = ast.parse(textwrap.dedent(block)), ast.parse(current)
+    except (SyntaxError, ValueError):
         return None
+    if not all(isinstance(n, (*_DEF, ast.Import, ast.ImportFrom)) for n in tree.body):
+        return None
+    names = {node.name for node in tree.body if isinstance(node, _DEF)}
+    defined = {node.name for node in here.body if isinstance(node, _DEF)}
+    if not names or not names <= _imported(here) or names & (defined | _imported(tree)):
+        return None
+    return _single_home(names, files, path)
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    """The names a module's top-level ``from ... import`` statements bind."""
+    return {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+def _single_home(names: set[str], files: dict[str, str], path: str) -> str | None:
+    """The one Python file of ``files`` other than ``path`` that defines all ``names``."""
     homes = []
     for other, text in sorted(files.items()):
-        if not other.endswith(".py"):
+        if not other.endswith(".py") or other == path:
             continue
         try:
             defined = {node.name for node in ast.parse(text).body if isinstance(node, _DEF)}

@@ -378,19 +378,27 @@ class _Loop:
     def _rehome_definitions(self, parsed: ParsedReply) -> None:
         """A Python block under a path that does not exist, holding only definitions one file
         the model was shown has, goes to that file by its definitions (see
-        :func:`git_gpte.edit.definitions.home_of_definitions`), said as a correction."""
-        from ..edit.definitions import home_of_definitions
+        :func:`git_gpte.edit.definitions.home_of_definitions`); so does a block of
+        definitions under a module that only imports them (``home_of_imported``). Each is said
+        as a correction."""
+        from ..edit.definitions import home_of_definitions, home_of_imported
 
         files = self.files
         texts: dict[str, str] | None = None
         for edit in parsed.edits:
+            if edit.kind not in ("whole-file", "new") or not edit.content:
+                continue
             new = edit.path not in files.entries and edit.path not in files.changes
-            if not new or edit.kind not in ("whole-file", "new") or not edit.content:
+            current = None if new or not edit.path.endswith(".py") else self._read(edit.path)
+            if not new and current is None:
                 continue
             if texts is None:
                 shown = {p: self._read(p) for p in self.plan.selection.files if p.endswith(".py")}
                 texts = {p: t for p, t in shown.items() if t is not None}
-            home = home_of_definitions(edit.path, edit.content, self.plan.instruction, texts)
+            if new:
+                home = home_of_definitions(edit.path, edit.content, self.plan.instruction, texts)
+            else:
+                home = home_of_imported(edit.path, edit.content, current or "", texts)
             if home is None:
                 continue
             detail = f"placed in {home}, which defines what the reply wrote under {edit.path}"
