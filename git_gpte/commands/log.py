@@ -249,6 +249,8 @@ def _edit_lines(edits: dict[str, Any]) -> list[str]:
     """What became of the edits (the run log's ``meta.edits``): each hunk applied, corrected
     (and how) or refused (and why), in every attempt, and the problems left."""
     lines = [f"edits: {edits.get('format', '?')} format, {edits.get('attempts', '?')} attempt(s)"]
+    if edits.get("started_over"):
+        lines[0] += f", started over {edits['started_over']} time(s)"
     lines += [f"  {line}" for line in edits.get("hunks") or []]
     for problem in edits.get("problems") or []:
         lines.append(f"  problem left: {str(problem).splitlines()[0] if problem else ''}")

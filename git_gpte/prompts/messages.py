@@ -212,6 +212,20 @@ NARROWED_ASK = (
 )
 
 
+START_OVER = (
+    "An earlier answer to this request was tried and failed this check:\n\n{failures}\n\n"
+    "That answer is gone: the files are as shown above. Write the change again, thinking "
+    "afresh about what the request needs and what the check expects."
+)
+
+
+def start_over_message(first: str, failures: list[str]) -> str:
+    """The first request again, with what the given-up answer failed (see
+    ``_Loop.starts_over`` in pipeline/edit_loop.py): the same beginning, so a server that
+    keeps what it read reads only the note."""
+    return first.rstrip("\n") + "\n\n" + START_OVER.format(failures="\n\n".join(failures))
+
+
 def retry_user_message(
     files: Mapping[str, str] | Sequence[Part],
     instruction: str,
