@@ -242,3 +242,29 @@ def test_a_literal_moved_into_a_constant_everywhere_is_gone_elsewhere() -> None:
     assert literal_problems(asked.replace(" everywhere", " in f"), {"geometry.py": half}) == []
     assert literal_problems(asked.replace("1e-9", "1e-9 or 1e-6"), {"geometry.py": half}) == []
     assert literal_problems(asked, {"geometry.py": half.replace("EPSILON = ", "TOL = ")}) == []
+
+
+def test_every_definition_a_request_lists_as_made_to_change_is_changed() -> None:
+    from git_gpte.edit.intent import listed_unchanged
+
+    before = (
+        "def mean(xs):\n    return sum(xs) / len(xs)\n\n\n"
+        "def spread(xs):\n    return max(xs) - min(xs)\n\n\n"
+        "def ratio(xs):\n    return xs[0] / xs[-1]\n"
+    )
+    after = before.replace("/ len(xs)", "/ len(xs) if xs else 0.0").replace(
+        "max(xs) - min(xs)", "max(xs) - min(xs) if xs else 0.0"
+    )
+    ask = "Empty input crashes. Make mean, spread and ratio() return 0.0 for an empty list."
+    problems = listed_unchanged(ask, {"s.py": before}, {"s.py": after})
+    assert [(p.kind, p.path, p.line) for p in problems] == [("request", "s.py", 9)]
+    assert "ratio to change too" in problems[0].text
+    done = after.replace("xs[0] / xs[-1]", "xs[0] / xs[-1] if xs else 0.0")
+    assert listed_unchanged(ask, {"s.py": before}, {"s.py": done}) == []
+    # None of them changed is another check's business; one name is no list; nor is a name
+    # the files do not define once, nor "make" followed by anything but the names.
+    assert listed_unchanged(ask, {"s.py": before}, {"s.py": before}) == []
+    assert listed_unchanged("Make mean return 0.0", {"s.py": before}, {"s.py": after}) == []
+    assert listed_unchanged("Make mean and median safe", {"s.py": before}, {"s.py": after}) == []
+    use = "Make the report use mean and ratio"
+    assert listed_unchanged(use, {"s.py": before}, {"s.py": after}) == []

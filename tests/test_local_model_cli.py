@@ -1554,3 +1554,30 @@ def test_files_are_shown_best_first_and_strays_left_out_of_file_blocks(
         repo, llm_server, "type parse_quantity", "-n", "--json", "--edit-format", "diff"
     )
     assert list(json.loads(out)["files"]) == ["shop.py", "pyproject.toml"]
+
+
+def test_a_function_the_request_lists_left_as_it_was_goes_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (textstats/empty-text): asked to make three functions return 0.0 on an empty text,
+    # the model changed two; the tests passed, and the third still divided by zero.
+    stats = (
+        "def mean(xs):\n    return sum(xs) / len(xs)\n\n\n"
+        "def spread(xs):\n    return max(xs) - min(xs)\n\n\n"
+        "def ratio(xs):\n    return xs[0] / xs[-1]\n"
+    )
+    repo = make_repo(tmp_path / "r", {"stats.py": stats})
+    two = stats.replace("/ len(xs)", "/ len(xs) if xs else 0.0").replace(
+        "max(xs) - min(xs)", "max(xs) - min(xs) if xs else 0.0"
+    )
+    third = "def ratio(xs):\n    return xs[0] / xs[-1] if xs else 0.0\n"
+    llm_server.queue(f"stats.py\n```python\n{two}```\n", f"stats.py\n```python\n{third}```\n")
+    request = "Make mean, spread and ratio return 0.0 for an empty list."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "ratio to change too" in retry
+    text = git(repo, "show", f"{data['branch']}:stats.py")
+    assert text == two.replace("xs[0] / xs[-1]", "xs[0] / xs[-1] if xs else 0.0")

@@ -133,6 +133,47 @@ def code_unchanged(
     return [Problem("request", path, None, said) for path in sorted(changes)]
 
 
+# "Make average_word_length, average_sentence_length and flesch_reading_ease return 0.0 ...":
+# the definitions a request lists (two or more) as what it makes do something.
+_MAKE_LISTED = re.compile(
+    r"\b(?:make|have|let)\s+(?:the\s+)?(?:functions?\s+|methods?\s+)?"
+    r"((?:`?[A-Za-z_]\w*(?:\(\))?`?(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+))+"
+    r"`?[A-Za-z_]\w*(?:\(\))?`?)",
+    re.I,
+)
+
+
+def listed_unchanged(
+    request: str, originals: Mapping[str, str], texts: Mapping[str, str]
+) -> list[Problem]:
+    """The definitions a request lists as what it makes do something ("make A, B and C
+    return 0.0 when ..."), each defined once in the files, that the result left as they were
+    while it changed another of them. Seen: the 1.5B model asked to make three functions
+    return 0.0 on an empty text changed two, and the tests passed (textstats/empty-text)."""
+    problems: list[Problem] = []
+    for match in _MAKE_LISTED.finditer(request):
+        names = [n for n in _LISTED.findall(match.group(1)) if n.lower() not in _FILLER]
+        found = {name: list(_definitions(texts, name)) for name in names}
+        if len(names) < 2 or any(len(defs) != 1 for defs in found.values()):
+            continue
+        was = {name: list(_definitions(originals, name)) for name in names}
+        same = [
+            name
+            for name in names
+            if len(was[name]) == 1 and ast.dump(was[name][0][1]) == ast.dump(found[name][0][1])
+        ]
+        if not same or len(same) == len(names):
+            continue
+        for name in same:
+            path, node = found[name][0]
+            said = (
+                f"the request asks for {name} to change too, and {name} is as it was: "
+                f"make the change the request asks of it as well"
+            )
+            problems.append(Problem("request", path, node.lineno, said))
+    return problems
+
+
 def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
     """What the result (``texts``: path -> Python source as edited) leaves undone of what
     ``request`` names: a definition still without the docstring or the type hints it asks for."""

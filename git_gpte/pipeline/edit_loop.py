@@ -773,7 +773,12 @@ class _Loop:
         """Broken Python first (cheap, and the user's check would only fail on it), what the
         request names left undone (see edit/intent.py); then the user's check, on a result
         that changes something."""
-        from ..edit.intent import code_unchanged, missing_definitions, request_problems
+        from ..edit.intent import (
+            code_unchanged,
+            listed_unchanged,
+            missing_definitions,
+            request_problems,
+        )
 
         files = self.files
         problems = python_problems(
@@ -784,6 +789,7 @@ class _Loop:
             problems = code_unchanged(instruction, _originals(files), files.changes)
             texts = self._python_texts()
             problems = problems or request_problems(instruction, texts)
+            problems = problems or listed_unchanged(instruction, self._as_was(texts), texts)
             problems = problems or missing_definitions(instruction, self._defining(texts))
         self.edited.checked = False
         if problems or self.verify is None or not files.file_changes():
@@ -792,6 +798,14 @@ class _Loop:
             return problems  # the result is not complete yet: check it once it is
         self.edited.checked = True
         return self.verify(files.file_changes())
+
+    def _as_was(self, texts: Mapping[str, str]) -> dict[str, str]:
+        """The base text of each of ``texts``' files that had one."""
+        originals = _originals(self.files)
+        changed = self.files.changes
+        return {
+            p: originals.get(p, t) for p, t in texts.items() if p not in changed or p in originals
+        }
 
     def _python_texts(self) -> dict[str, str]:
         """The Python files sent or edited, as they are now (deleted ones left out)."""
