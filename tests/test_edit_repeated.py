@@ -73,3 +73,19 @@ def test_a_block_copying_the_prompts_numbered_lines_is_cut_before_its_heading() 
     assert numbered_copy(block("t.py", table)) is None
     assert numbered_copy(shown + "\n") is None
     assert numbered_copy(block("a.py", BODY)) is None
+
+
+def test_a_retry_copying_a_file_it_did_not_ask_about_is_cut_there() -> None:
+    from git_gpte.edit.repeated import copied_unasked
+
+    files = {"store.py": BODY, "cli.py": BODY.replace("line_", "cli_")}
+    judge = copied_unasked(files.get, frozenset({"store.py"}))
+    fixed = block("store.py", BODY.replace("line_3 = 3", "line_3 = 4"))
+    cli = files["cli.py"]
+    found = judge(fixed + "File: cli.py\n```python\n" + cli[: len(cli) * 3 // 4])
+    assert found is not None and found[0] == len(fixed)
+    assert "cli.py out as it is" in found[1]
+    # A file it changes, a new file, or an unasked file written first stream on.
+    assert judge(fixed + block("cli.py", cli.replace("cli_0 = 0", "cli_0 = 9"))) is None
+    assert judge(fixed + block("new.py", BODY)) is None
+    assert judge(block("cli.py", cli)) is None

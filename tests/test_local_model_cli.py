@@ -1581,3 +1581,28 @@ def test_a_function_the_request_lists_left_as_it_was_goes_back(
     assert "ratio to change too" in retry
     text = git(repo, "show", f"{data['branch']}:stats.py")
     assert text == two.replace("xs[0] / xs[-1]", "xs[0] / xs[-1] if xs else 0.0")
+
+
+def test_a_retry_copying_a_file_it_was_not_asked_about_is_cut_there(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (inventory/store-logging): asked again about one print() left in store.py, the
+    # model wrote store.py, then four other files out as they were (564 s on a small machine).
+    helpers = "".join(f"\n\ndef helper_{n}(x):\n    return x + {n}\n" for n in range(8))
+    store = "def load(path):\n    print('loading', path)\n    print('loaded', path)\n" + helpers
+    cli = "import store\n" + helpers.replace("helper_", "command_")
+    repo = make_repo(tmp_path / "r", {"store.py": store, "cli.py": cli})
+    logged = "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n" + store
+    half = logged.replace("print('loading', path)", "logger.info('loading %s', path)")
+    done = half.replace("print('loaded', path)", "logger.info('loaded %s', path)")
+    tail = "\n\nThat is all.\n" + "Padding the reply so the stream goes on. " * 40
+    llm_server.queue(
+        f"store.py\n```python\n{half}```\n",
+        f"store.py\n```python\n{done}```\n\ncli.py\n```python\n{cli}```\n{tail}",
+    )
+    request = "In store.py, replace the print() calls with logging."
+    code, _out, err = improve(repo, llm_server, request, "-b", "logged")
+    assert code == 0, err
+    assert git(repo, "diff", "--name-only", "HEAD", "logged").split() == ["store.py"]
+    assert git(repo, "show", "logged:store.py") == done
+    assert "cli.py out as it is, which the retry did not ask about; stopped it there" in err

@@ -248,6 +248,7 @@ class _Loop:
         self.in_focus = False
         self.switched = False  # ... switched to it under the whole-file system prompt
         self.base_changes = dict(files.changes)  # what starting over goes back to
+        self.asked: frozenset[str] = frozenset()  # the files the last retry message showed
         self.fresh = False  # the next ask is the request again (see starts_over)
 
     # ------------------------------------------------------------------ asking
@@ -259,12 +260,20 @@ class _Loop:
         heat = None
         if not first and self.plan.model.self_hosted:
             heat = max(self.llm.temperature, RETRY_TEMPERATURE)
-        from ..edit.repeated import first_cut, kept_file, numbered_copy, repeated_file
+        from ..edit.repeated import (
+            copied_unasked,
+            first_cut,
+            kept_file,
+            numbered_copy,
+            repeated_file,
+        )
 
         # Formats answered in file blocks (whole files, definitions) can repeat a block: a
         # small model wrote the same three blocks over and over to its output cap (ledger).
         blocks = EDIT_FORMATS[self.plan.edit_format].reader == "files"
-        judges = (repeated_file, kept_file(self.plan.kept), numbered_copy)
+        judges = [repeated_file, kept_file(self.plan.kept), numbered_copy]
+        if not first and self.asked:
+            judges.append(copied_unasked(self._read, self.asked))
         enough = first_cut(*judges) if blocks else None
         images = self.plan.images if first or self.fresh else ()
         self.fresh = False
@@ -307,7 +316,7 @@ class _Loop:
         edited.reports, edited.failures, edited.notes = [], [], []
         edited.started_over += 1
         self.copied, self.in_focus, self.switched = [], False, False
-        self.fresh = True
+        self.fresh, self.asked = True, frozenset()
         return messages
 
     # ------------------------------------------------------------------ one answer
@@ -388,6 +397,7 @@ class _Loop:
             return None
         self.console.info("the answer changed nothing: asking again with only what it chose")
         text = focused_retry_message(self.copied, self.plan.instruction)
+        self.asked = frozenset(path for path, _ in self.copied)
         system = messages[0]
         if self.plan.edit_format != DEFINITIONS:
             system = {"role": "system", "content": self.plan.definitions_system}
@@ -901,6 +911,7 @@ class _Loop:
         failed = sorted(
             p for p in set(self.outstanding) | broken if p in files and files.readable(p)
         )
+        self.asked = frozenset(failed)
         parts = retry_parts(
             [p for p in failed if _may_show(p, files, self.sent)],
             files,
