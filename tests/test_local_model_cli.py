@@ -1606,3 +1606,25 @@ def test_a_retry_copying_a_file_it_was_not_asked_about_is_cut_there(
     assert git(repo, "diff", "--name-only", "HEAD", "logged").split() == ["store.py"]
     assert git(repo, "show", "logged:store.py") == done
     assert "cli.py out as it is, which the retry did not ask about; stopped it there" in err
+
+
+def test_an_empty_answer_to_a_retry_starts_over(tmp_path: Path, llm_server: LLMServer) -> None:
+    # Seen four times of four (inventory/store-logging, inventory/categories-command,
+    # geometry): asked for definitions after whole files, the model answered nothing, and
+    # told so, nothing again. The request is asked again from the start, with what was wrong.
+    store = "def load(path):\n    print('loading', path)\n    print('loaded', path)\n"
+    repo = make_repo(tmp_path / "r", {"store.py": store})
+    logged = "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n" + store
+    half = logged.replace("print('loading', path)", "logger.info('loading %s', path)")
+    done = half.replace("print('loaded', path)", "logger.info('loaded %s', path)")
+    llm_server.queue(f"store.py\n```python\n{half}```\n", "", f"store.py\n```python\n{done}```\n")
+    request = "In store.py, replace the print() calls with logging."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 3
+    assert git(repo, "show", f"{data['branch']}:store.py") == done
+    first, again = (llm_server.requests[i].body["messages"] for i in (0, 2))
+    assert [m["role"] for m in again] == ["system", "user"]
+    assert again[1]["content"].startswith(first[1]["content"].rstrip("\n"))
+    assert "still calls print()" in again[1]["content"]

@@ -185,7 +185,7 @@ def edit_loop(
             console.info("the model gave the same answer again; not asking once more")
             break
         answers.append(text.strip())
-        again = loop.starts_over()
+        again = loop.starts_over(empty=attempt > 0 and EMPTY_REPLY in feedback)
         if again is not None:
             console.info("the result fails the check: asking the request again, from the start")
             messages = again
@@ -290,7 +290,7 @@ class _Loop:
         self.conversation, reply = self.asking.answer_needs(messages, reply)
         return reply.text, ""
 
-    def starts_over(self) -> list[dict[str, str]] | None:
+    def starts_over(self, *, empty: bool = False) -> list[dict[str, str]] | None:
         """The messages of an attempt that asks the request again from the start, on the
         files as they were (which they then are), with what failed; None to go on with the
         conversation. For a self-hosted model whose result fails only the check that runs
@@ -298,13 +298,15 @@ class _Loop:
         1.5B model never mended its own logic (10 runs of 10 in bench/solve.py ended refused,
         most retries writing its answer back unchanged), while the same request asked again
         gives another answer (invoice/value-error: right in 4 samples of 6). The server reads
-        the same beginning from its cache."""
+        the same beginning from its cache. Also when it answered a retry with nothing
+        (``empty``): four times of four after a retry asking for definitions instead of
+        whole files, and told so, it answered nothing again."""
         from ..prompts.messages import start_over_message
 
         edited = self.edited
         if not self.plan.model.self_hosted or self.outstanding or not edited.failures:
             return None
-        if any(p.kind != "check" for p in edited.failures):
+        if not empty and any(p.kind != "check" for p in edited.failures):
             return None
         messages = [dict(m) for m in self.plan.messages]
         messages[-1]["content"] = start_over_message(

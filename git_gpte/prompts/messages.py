@@ -213,9 +213,10 @@ NARROWED_ASK = (
 
 
 START_OVER = (
-    "An earlier answer to this request was tried and failed this check:\n\n{failures}\n\n"
+    "An earlier answer to this request was tried, and this is what was wrong with its "
+    "result:\n\n{failures}\n\n"
     "That answer is gone: the files are as shown above. Write the change again, thinking "
-    "afresh about what the request needs and what the check expects."
+    "afresh about what the request needs and what went wrong."
 )
 
 
