@@ -1628,3 +1628,27 @@ def test_an_empty_answer_to_a_retry_starts_over(tmp_path: Path, llm_server: LLMS
     assert [m["role"] for m in again] == ["system", "user"]
     assert again[1]["content"].startswith(first[1]["content"].rstrip("\n"))
     assert "still calls print()" in again[1]["content"]
+
+
+def test_a_reply_cut_before_any_edit_is_told_why_and_a_retry_so_cut_starts_over(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (minimark/escape-href, inventory/store-logging): the reply began at once with a
+    # file copied as shown, numbered; cut there, nothing was left, and "your reply was empty"
+    # was all the model heard.
+    from git_gpte.prompts.messages import numbered
+
+    repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP})
+    copy = "invoice.py\n```python\n" + numbered(SHOP * 3) + "\n```\n"
+    typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
+    llm_server.queue(copy, copy, f"invoice.py\n```python\n{typed}```\n")
+    asked = "type parse_quantity"
+    code, out, err = improve(repo, llm_server, asked, "--edit-format", "definitions", "--json")
+    assert code == 0, err
+    assert json.loads(out)["attempts"] == 3
+    told = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "Your reply held no edit: the reply began copying a file as it was shown" in told
+    assert "without the line numbers" in told
+    again = llm_server.requests[2].body["messages"]
+    assert [m["role"] for m in again] == ["system", "user"]
+    assert "Your reply held no edit" in again[1]["content"]

@@ -88,6 +88,8 @@ class Reply:
     usage_exact: bool = True  # False when the API sent no usage and tokens were estimated
     attempts: int = 1
     elapsed: float = 0.0
+    # Why the reply was cut short by the caller's ``enough`` (see LLM.ask), "" when it was not.
+    stopped: str = ""
 
     @property
     def usage(self) -> Usage:
@@ -205,6 +207,8 @@ class LLM:
         if completion.finish_reason != "loop" and not stopped:
             completion, stopped = _judged(completion, enough)  # a reply that was not streamed
         reply = self._reply(completion, call.sent, streaming.attempts, call.started)
+        if stopped:
+            reply = replace(reply, stopped=stopped)
         self.console.end_stream(
             f"received {len(reply.text):,} characters: {reply.usage.describe()}"
         )

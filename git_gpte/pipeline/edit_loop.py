@@ -45,6 +45,11 @@ UNCHANGED = (
     "not done yet: write the functions that must change, with the change made."
 )
 EMPTY_REPLY = "Your reply was empty. Write the edits the request asks for."
+# A reply whose every line a judge of edit/repeated.py cut (the model copying a file as shown).
+STOPPED_REPLY = (
+    "Your reply held no edit: {note}. Write only the code that changes, in the format asked "
+    "for, without the line numbers the files are shown with."
+)
 # Lines of a cut-off answer the retry's conversation keeps (see _as_said).
 CUT_REPLY_LINES = 40
 
@@ -180,12 +185,12 @@ def edit_loop(
         feedback = loop.take(text, cut)
         if not feedback or loop.edited.answer or attempt == max_retries:
             break
-        if text.strip() in answers:
+        if text.strip() and text.strip() in answers:
             # The same answer again: another retry would cost as much and give it a third time.
             console.info("the model gave the same answer again; not asking once more")
             break
         answers.append(text.strip())
-        again = loop.starts_over(empty=attempt > 0 and EMPTY_REPLY in feedback)
+        again = loop.starts_over(feedback if attempt > 0 and loop.nothing else None)
         if again is not None:
             console.info("the result fails the check: asking the request again, from the start")
             messages = again
@@ -249,6 +254,8 @@ class _Loop:
         self.switched = False  # ... switched to it under the whole-file system prompt
         self.base_changes = dict(files.changes)  # what starting over goes back to
         self.asked: frozenset[str] = frozenset()  # the files the last retry message showed
+        self.stopped = ""  # why the last reply was cut short by a judge (see ask)
+        self.nothing = False  # the last reply held nothing: empty, or cut before any edit
         self.fresh = False  # the next ask is the request again (see starts_over)
 
     # ------------------------------------------------------------------ asking
@@ -287,10 +294,11 @@ class _Loop:
         except ReplyTruncated as exc:
             self.conversation = messages
             return exc.partial, _cut_note(exc)
+        self.stopped = reply.stopped
         self.conversation, reply = self.asking.answer_needs(messages, reply)
         return reply.text, ""
 
-    def starts_over(self, *, empty: bool = False) -> list[dict[str, str]] | None:
+    def starts_over(self, empty: list[str] | None = None) -> list[dict[str, str]] | None:
         """The messages of an attempt that asks the request again from the start, on the
         files as they were (which they then are), with what failed; None to go on with the
         conversation. For a self-hosted model whose result fails only the check that runs
@@ -298,20 +306,21 @@ class _Loop:
         1.5B model never mended its own logic (10 runs of 10 in bench/solve.py ended refused,
         most retries writing its answer back unchanged), while the same request asked again
         gives another answer (invoice/value-error: right in 4 samples of 6). The server reads
-        the same beginning from its cache. Also when it answered a retry with nothing
-        (``empty``): four times of four after a retry asking for definitions instead of
-        whole files, and told so, it answered nothing again."""
+        the same beginning from its cache. Also when its answer to a retry held nothing
+        (``empty``: what it was told then): after a retry showing the files numbered, it
+        began copying them, numbers and all, four times of four, and again when told so."""
         from ..prompts.messages import start_over_message
 
         edited = self.edited
-        if not self.plan.model.self_hosted or self.outstanding or not edited.failures:
+        if not self.plan.model.self_hosted or self.outstanding:
             return None
-        if not empty and any(p.kind != "check" for p in edited.failures):
+        if empty is None and (
+            not edited.failures or any(p.kind != "check" for p in edited.failures)
+        ):
             return None
+        wrong = [p.render() for p in edited.failures] or empty or []
         messages = [dict(m) for m in self.plan.messages]
-        messages[-1]["content"] = start_over_message(
-            messages[-1]["content"], [p.render() for p in edited.failures]
-        )
+        messages[-1]["content"] = start_over_message(messages[-1]["content"], wrong)
         self.files.changes.clear()
         self.files.changes.update(self.base_changes)
         edited.discarded += [f"{r.one_line()} (then started over)" for r in edited.reports]
@@ -335,6 +344,7 @@ class _Loop:
                     edit.fmt = DEFINITIONS
         feedback = [cut] if cut else []
         self.edited.notes = []
+        self.nothing = False
         self.copied = []
         self._drop_kept(parsed)
         self._rehome_definitions(parsed)
@@ -345,11 +355,19 @@ class _Loop:
             note = "You asked for more context, but no more can be given: write the edits now."
             feedback.append(note)
             self.edited.notes.append("the model asked for more context than can be given")
+        elif not cut and not text.strip() and self.stopped:
+            # Cut before its first edit: the 1.5B model began copying a file as the prompt
+            # showed it, numbers and all (minimark/escape-href, inventory/store-logging).
+            feedback.append(
+                STOPPED_REPLY.format(note=self.stopped.removesuffix("; stopped it there"))
+            )
+            self.edited.notes.append(f"the reply held no edit: {self.stopped}")
+            self.nothing = True
         elif not cut and not text.strip():
-            # An empty reply (the 1.5B model, retried after a switch of format it was not told
-            # of, ended its answer at once: geometry/epsilon-constant) is no answer to show.
+            # An empty reply is no answer to show.
             feedback.append(EMPTY_REPLY)
             self.edited.notes.append("the reply was empty")
+            self.nothing = True
         elif not cut and not _has_code(text):
             self.edited.answer = text.strip()
             return []
