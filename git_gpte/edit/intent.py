@@ -30,10 +30,12 @@ _HINTS = re.compile(
 )
 # "replace the print() calls with logging", "turn the prints into log messages", "log ...
 # instead of printing": within one sentence.
+# (Within a sentence: a dot inside a word, ``todo/storage.py``, does not end it.)
+_IN_SENTENCE = r"(?:[^.;!?\n]|\.(?=\w))*?"
 _PRINTS_TO_LOGS = re.compile(
-    r"\b(?:replace|swap|turn|convert|change)\b[^.;!?\n]*?\bprints?\b[^.;!?\n]*?"
-    r"\b(?:with|into|to|by)\b[^.;!?\n]*?\blog"
-    r"|\blog\w*\b[^.;!?\n]*?\binstead of\s+(?:the\s+)?print",
+    rf"\b(?:replace|swap|turn|convert|change)\b{_IN_SENTENCE}\bprints?\b{_IN_SENTENCE}"
+    rf"\b(?:with|into|to|by)\b{_IN_SENTENCE}\blog"
+    rf"|\blog\w*\b{_IN_SENTENCE}\binstead of\s+(?:the\s+)?print",
     re.I,
 )
 # Where: "in load_text", "in inventory/store.py" (the sentence's own scope); a request that
