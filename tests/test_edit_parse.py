@@ -165,6 +165,12 @@ def test_git_c_quoted_header_paths() -> None:
         ("Add this to `main.py`:", None),
         ("Here is the updated function in `a.py`:", None),
         ("The new `a.py` and `b.py`:", None),
+        # the paragraph's last sentence names the file (the 1.5B model, inventory/store-logging)
+        (
+            "Replace `print()` in `a.b.py` with logging. Here's the corrected version of `a/b.py`:",
+            "a/b.py",
+        ),
+        ("Here it is. Add this to `main.py`:", None),
     ],
 )
 def test_path_lines_before_a_whole_file_block(line: str, path: str | None) -> None:

@@ -465,7 +465,9 @@ def _path_from_prose(line: str) -> str | None:
     part of a file (a function, a snippet, lines to add): writing a part as the whole file would
     delete the rest.
     """
-    text = line.strip().rstrip("*").strip()
+    # The paragraph's last sentence: "... in `a.store.py` with logging. Here's the corrected
+    # version of `a/store.py`:" (the 1.5B model) names its file there.
+    text = re.split(r"(?<=[.!?])\s+(?=[A-Z])", line.strip().rstrip("*").strip())[-1]
     if not text.endswith(":") or len(text) > 300:
         return None
     names = [_path_from_line(span, explicit=True) for span in re.findall(r"`([^`]+)`", text)]
