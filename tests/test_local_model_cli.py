@@ -1628,6 +1628,9 @@ def test_an_empty_answer_to_a_retry_starts_over(tmp_path: Path, llm_server: LLMS
     assert [m["role"] for m in again] == ["system", "user"]
     assert again[1]["content"].startswith(first[1]["content"].rstrip("\n"))
     assert "still calls print()" in again[1]["content"]
+    shown = run_gpte("log", "show", data["run_id"], cwd=repo, env=local_env(llm_server))
+    assert "3 attempt(s), started over 1 time(s)" in shown.stdout
+    assert "(then started over)" in shown.stdout
 
 
 def test_a_reply_cut_before_any_edit_is_told_why_and_a_retry_so_cut_starts_over(

@@ -300,23 +300,20 @@ class _Loop:
 
     def starts_over(self, empty: list[str] | None = None) -> list[dict[str, str]] | None:
         """The messages of an attempt that asks the request again from the start, on the
-        files as they were (which they then are), with what failed; None to go on with the
-        conversation. For a self-hosted model whose result fails only the check that runs
-        code (the project's tests, ``--check``): shown the failing tests and the diff, the
-        1.5B model never mended its own logic (10 runs of 10 in bench/solve.py ended refused,
-        most retries writing its answer back unchanged), while the same request asked again
-        gives another answer (invoice/value-error: right in 4 samples of 6). The server reads
-        the same beginning from its cache. Also when its answer to a retry held nothing
-        (``empty``: what it was told then): after a retry showing the files numbered, it
-        began copying them, numbers and all, four times of four, and again when told so."""
+        files as they were (which they then are), with what was wrong; None to go on with the
+        conversation. For a self-hosted model whose answer to a retry held nothing (``empty``:
+        what it was told then): after a retry showing the files numbered, the 1.5B model began
+        copying them, numbers and all, four times of four, and again when told so; the first
+        request it had answered. The server reads the same beginning from its cache.
+
+        Not for a result failing the project's tests: asked again from the start, the model
+        gave its usual answer, once one the tests passed and that was wrong
+        (ratelimit/parse-rate-errors), and solved none of five (bench/solve.py); shown the
+        failure and its diff, it solved none either, but broke nothing."""
         from ..prompts.messages import start_over_message
 
         edited = self.edited
-        if not self.plan.model.self_hosted or self.outstanding:
-            return None
-        if empty is None and (
-            not edited.failures or any(p.kind != "check" for p in edited.failures)
-        ):
+        if not self.plan.model.self_hosted or self.outstanding or empty is None:
             return None
         wrong = [p.render() for p in edited.failures] or empty or []
         messages = [dict(m) for m in self.plan.messages]
