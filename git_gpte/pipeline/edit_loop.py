@@ -192,7 +192,7 @@ def edit_loop(
         answers.append(text.strip())
         again = loop.starts_over(feedback if attempt > 0 and loop.nothing else None)
         if again is not None:
-            console.info("the result fails the check: asking the request again, from the start")
+            console.info("the answer held nothing: asking the request again, from the start")
             messages = again
             continue
         following = loop.focused(messages) or fit(
