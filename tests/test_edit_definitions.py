@@ -288,3 +288,13 @@ def test_a_new_function_taking_self_goes_into_the_class_that_knows_its_attribute
     assert methods_home(LIMITERS, LIMITERS + "\n\ndef helper(x):\n    return x\n") is None
     unknown = LIMITERS + "\n\ndef size(self):\n    return self.length\n"
     assert methods_home(LIMITERS, unknown) is None
+
+
+def test_a_block_with_no_path_goes_to_the_one_file_defining_all_it_holds() -> None:
+    from git_gpte.edit.definitions import home_of_block
+
+    files = {"shapes.py": MODULE, "other.py": "def unrelated():\n    return 1\n"}
+    assert home_of_block("def helper(x):\n    return x\n", files) == "shapes.py"
+    assert home_of_block("def nowhere():\n    pass\n", files) is None
+    assert home_of_block("X = 1\n\ndef helper(x):\n    return x\n", files) is None
+    assert home_of_block("def helper(:\n", files) is None

@@ -1655,3 +1655,31 @@ def test_a_reply_cut_before_any_edit_is_told_why_and_a_retry_so_cut_starts_over(
     again = llm_server.requests[2].body["messages"]
     assert [m["role"] for m in again] == ["system", "user"]
     assert "Your reply held no edit" in again[1]["content"]
+
+
+def test_a_block_with_no_path_goes_to_the_one_file_defining_it(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ratelimit/window-boundary): the fixed class under "### New Code", no path line,
+    # beside other files sent: no usable edit, though one file defines the class.
+    limiter = (
+        "class Limiter:\n    def __init__(self, limit):\n        self.limit = limit\n\n"
+        "    def allow(self, used):\n        return used < self.limit - 1\n"
+    )
+    cli = "from limiter import Limiter\n\n\ndef main():\n    return Limiter(3).allow(0)\n"
+    repo = make_repo(tmp_path / "r", {"limiter.py": limiter, "cli.py": cli})
+    fixed = "class Limiter:\n    def allow(self, used):\n        return used < self.limit\n"
+    llm_server.queue(f"### New Code\n\n```python\n{fixed}```\n\nThis fixes the boundary.\n")
+    request = "Limiter.allow refuses the last call the limit allows; fix the boundary."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["files_changed"] == ["limiter.py"]
+    text = git(repo, "show", f"{data['branch']}:limiter.py")
+    assert text == limiter.replace("used < self.limit - 1", "used < self.limit")
+    assert any("placed in limiter.py" in c for c in data["corrected"])
+    # Two blocks, or one that defines what no file does: nothing is guessed.
+    other = "def helper():\n    return 1\n"
+    llm_server.queue(f"```python\n{other}```\n", f"```python\n{other}```\n")
+    code, _, err = improve(repo, llm_server, request, "--max-retries", "1")
+    assert code == 6, err

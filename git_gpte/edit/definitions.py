@@ -581,6 +581,21 @@ def home_of_imported(path: str, block: str, current: str, files: dict[str, str])
     return _single_home(names, files, path)
 
 
+def home_of_block(block: str, files: dict[str, str]) -> str | None:
+    """The one file of ``files`` that defines every function and class of ``block``, a block
+    of definitions (and imports) written with no path at all, beside several files shown.
+    Seen: ``class SlidingWindowLimiter`` fixed under "### New Code" (ratelimit/window-boundary),
+    no usable edit though one file defines it."""
+    try:
+        tree = ast.parse(textwrap.dedent(block))
+    except (SyntaxError, ValueError):
+        return None
+    if not all(isinstance(n, (*_DEF, ast.Import, ast.ImportFrom)) for n in tree.body):
+        return None
+    names = {node.name for node in tree.body if isinstance(node, _DEF)}
+    return _single_home(names, files, "") if names else None
+
+
 def _imported(tree: ast.Module) -> set[str]:
     """The names a module's top-level ``from ... import`` statements bind."""
     return {

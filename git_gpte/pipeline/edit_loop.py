@@ -50,6 +50,8 @@ STOPPED_REPLY = (
     "Your reply held no edit: {note}. Write only the code that changes, in the format asked "
     "for, without the line numbers the files are shown with."
 )
+# A fenced Python block (see _Loop._unnamed_block).
+_UNNAMED_BLOCK = re.compile(r"^```(?:python|py)?[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 # Lines of a cut-off answer the retry's conversation keeps (see _as_said).
 CUT_REPLY_LINES = 40
 
@@ -335,6 +337,8 @@ class _Loop:
 
         usable = drop_unclosed(text) if cut else text
         parsed = parse_reply(usable, "auto", sole=self.sole)
+        if not parsed.edits:
+            parsed = self._unnamed_block(usable) or parsed
         if self.plan.edit_format == DEFINITIONS or self.in_focus:
             for edit in parsed.edits:
                 if edit.kind == "whole-file":
@@ -473,6 +477,28 @@ class _Loop:
             detail = f"placed in {home}, which defines what the reply wrote under {edit.path}"
             edit.path, edit.kind, edit.fmt = home, "whole-file", DEFINITIONS
             self._correction(home, detail, "rehomed")
+
+    def _unnamed_block(self, text: str) -> ParsedReply | None:
+        """The reply's one fenced Python block, written with no path, read as definitions of
+        the one file shown that defines all it holds (see
+        :func:`git_gpte.edit.definitions.home_of_block`), said as a correction; None when
+        there is no such block or file."""
+        from ..edit import parse_reply
+        from ..edit.definitions import home_of_block
+
+        blocks = _UNNAMED_BLOCK.findall(text)
+        if len(blocks) != 1:
+            return None
+        shown = {p: self._read(p) for p in self.plan.selection.files if p.endswith(".py")}
+        home = home_of_block(blocks[0], {p: t for p, t in shown.items() if t is not None})
+        if home is None:
+            return None
+        parsed = parse_reply(f"{home}\n```python\n{blocks[0]}```\n", "files")
+        for edit in parsed.edits:
+            edit.fmt = DEFINITIONS
+        detail = f"placed in {home}, which defines what the reply wrote with no path"
+        self._correction(home, detail, "rehomed")
+        return parsed
 
     def _drop_kept(self, parsed: ParsedReply) -> None:
         """Leave the files that stay as they are (tests the request does not ask to change: the
