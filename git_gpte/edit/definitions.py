@@ -568,11 +568,12 @@ def home_of_imported(path: str, block: str, current: str, files: dict[str, str])
     text ``current`` imports each of those names and defines none: written there, they would
     shadow the import, which no request means. Seen: ``export_csv`` of ``ledger/accounts.py``
     written, right, under ``ledger/__init__.py``, which re-exports it."""
+    tree = _definitions_only(block)
     try:
-        tree, here = ast.parse(textwrap.dedent(block)), ast.parse(current)
+        here = ast.parse(current)
     except (SyntaxError, ValueError):
         return None
-    if not all(isinstance(n, (*_DEF, ast.Import, ast.ImportFrom)) for n in tree.body):
+    if tree is None:
         return None
     names = {node.name for node in tree.body if isinstance(node, _DEF)}
     defined = {node.name for node in here.body if isinstance(node, _DEF)}
@@ -586,14 +587,19 @@ def home_of_block(block: str, files: dict[str, str]) -> str | None:
     of definitions (and imports) written with no path at all, beside several files shown.
     Seen: ``class SlidingWindowLimiter`` fixed under "### New Code" (ratelimit/window-boundary),
     no usable edit though one file defines it."""
+    tree = _definitions_only(block)
+    names = {node.name for node in tree.body if isinstance(node, _DEF)} if tree else set()
+    return _single_home(names, files, "") if names else None
+
+
+def _definitions_only(block: str) -> ast.Module | None:
+    """``block`` parsed, when it holds only functions, classes and imports."""
     try:
         tree = ast.parse(textwrap.dedent(block))
     except (SyntaxError, ValueError):
         return None
-    if not all(isinstance(n, (*_DEF, ast.Import, ast.ImportFrom)) for n in tree.body):
-        return None
-    names = {node.name for node in tree.body if isinstance(node, _DEF)}
-    return _single_home(names, files, "") if names else None
+    kinds = (*_DEF, ast.Import, ast.ImportFrom)
+    return tree if all(isinstance(n, kinds) for n in tree.body) else None
 
 
 def _imported(tree: ast.Module) -> set[str]:
