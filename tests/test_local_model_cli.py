@@ -1657,6 +1657,32 @@ def test_a_reply_cut_before_any_edit_is_told_why_and_a_retry_so_cut_starts_over(
     assert "Your reply held no edit" in again[1]["content"]
 
 
+def test_a_retry_cut_after_its_lead_in_holds_nothing_and_starts_over(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (inventory/store-logging): the retries' replies were a line of lead-in, then the
+    # file copied as shown, numbered; cut there, the lead-in alone was taken for an answer.
+    from git_gpte.prompts.messages import numbered
+
+    store = "def load(path):\n    print('loading', path)\n    print('loaded', path)\n"
+    repo = make_repo(tmp_path / "r", {"store.py": store})
+    logged = "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n" + store
+    half = logged.replace("print('loading', path)", "logger.info('loading %s', path)")
+    done = half.replace("print('loaded', path)", "logger.info('loaded %s', path)")
+    lead = "Here is the updated code with logging:\n\n"
+    copy = lead + "store.py\n```python\n" + numbered(store * 6) + "\n```\n"
+    llm_server.queue(f"store.py\n```python\n{half}```\n", copy, f"store.py\n```python\n{done}```\n")
+    request = "In store.py, replace the print() calls with logging."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 3
+    assert git(repo, "show", f"{data['branch']}:store.py") == done
+    again = llm_server.requests[2].body["messages"]
+    assert [m["role"] for m in again] == ["system", "user"]
+    assert "still calls print()" in again[1]["content"]
+
+
 def test_a_block_with_no_path_goes_to_the_one_file_defining_it(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -356,9 +356,11 @@ class _Loop:
             note = "You asked for more context, but no more can be given: write the edits now."
             feedback.append(note)
             self.edited.notes.append("the model asked for more context than can be given")
-        elif not cut and not text.strip() and self.stopped:
+        elif not cut and self.stopped:
             # Cut before its first edit: the 1.5B model began copying a file as the prompt
-            # showed it, numbers and all (minimark/escape-href, inventory/store-logging).
+            # showed it, numbers and all (minimark/escape-href, inventory/store-logging). What
+            # came before the copy (a line of lead-in: "Here is the updated store.py:") is
+            # not an answer either.
             feedback.append(
                 STOPPED_REPLY.format(note=self.stopped.removesuffix("; stopped it there"))
             )
