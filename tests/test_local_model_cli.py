@@ -1132,6 +1132,30 @@ def test_a_whole_file_copied_back_unchanged_is_asked_again_for_the_named_definit
     assert "3.14" not in shown and "def signed" not in shown
 
 
+def test_a_copied_function_under_an_import_the_module_has_changes_nothing(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ledger/statement-end-date): the function to fix copied as it was, under an import
+    # of a name the module already imports; the import alone was committed as the fix.
+    period = (
+        "from dataclasses import dataclass, field\n\n\n"
+        "def in_period(day, start, end):\n    return start <= day < end\n"
+    )
+    repo = make_repo(tmp_path / "r", {"period.py": period})
+    copied = "from dataclasses import dataclass\n\n\n" + period.split("\n\n\n", 1)[1]
+    fixed = "def in_period(day, start, end):\n    return start <= day <= end\n"
+    llm_server.queue(f"period.py\n```python\n{copied}```\n", f"period.py\n```python\n{fixed}```\n")
+    request = "in_period leaves out the last day: the period should include its end date."
+    code, out, err = improve(repo, llm_server, request, "--edit-format", "definitions", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert git(repo, "show", f"{data['branch']}:period.py") == period.replace("< end", "<= end")
+    retry = llm_server.requests[1].body["messages"]  # the short retry of what it copied
+    assert [m["role"] for m in retry] == ["system", "user"]
+    assert "File: period.py (only these definitions of it" in retry[1]["content"]
+
+
 def test_a_parameter_added_and_never_used_goes_back_as_a_change_not_finished(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -139,13 +139,30 @@ def _copied(node: ast.stmt, block: list[str], tree: ast.Module, lines: list[str]
     in trailing white space (a copied docstring's blank line gained the indentation: minimark;
     replacing the function for that would be a change nobody asked for)."""
     dump = ast.dump(node)
-    if any(ast.dump(n) == dump for n in tree.body):
+    if any(ast.dump(n) == dump for n in tree.body) or _already_imported(node, tree):
         return True
     text = [line.rstrip() for line in _source(node, block)]
     return any(
         type(n) is type(node) and [line.rstrip() for line in _source(n, lines)] == text
         for n in tree.body
     )
+
+
+def _already_imported(node: ast.stmt, tree: ast.Module) -> bool:
+    """Whether ``node`` is an import of names the module's own imports already bind, from the
+    same place: ``from dataclasses import dataclass`` over ``from dataclasses import
+    dataclass, field``. Written above a copied excerpt, it was taken for the whole change,
+    and an unchanged module was committed as the fix (ledger/statement-end-date)."""
+
+    def bound(n: ast.stmt) -> set[tuple[str, int, str, str]]:
+        if isinstance(n, ast.ImportFrom):
+            return {(n.module or "", n.level, a.name, a.asname or a.name) for a in n.names}
+        if isinstance(n, ast.Import):
+            return {("", -1, a.name, a.asname or a.name) for a in n.names}
+        return set()
+
+    names = bound(node)
+    return bool(names) and names <= set().union(*(bound(n) for n in tree.body))
 
 
 def _all_copied(block: _Block, tree: ast.Module, lines: list[str]) -> bool:
@@ -664,4 +681,45 @@ def requested_definitions(text: str, request: str) -> str:
                 blocks.append(header + "\n" + "\n\n".join(source(m) for m in methods))
             elif node.name in words:
                 blocks.append(source(node))
+    return "\n\n\n".join(blocks)
+
+
+def changed_definitions(before: str, after: str) -> str:
+    """The definitions of ``after`` that differ from ``before`` (a method under its class
+    line; a class whose change is outside its methods, whole), as one block the definitions
+    reader places; "" when no definition changed or ``after`` does not parse.
+
+    What a retry in the definitions format shows of the edits so far: shown them as a diff,
+    the 1.5B model copied the diff's ``+`` and ``@@`` lines into its block (ledger/csv-path),
+    which then parsed as nothing."""
+    import difflib
+
+    try:
+        tree = ast.parse(after)
+    except (SyntaxError, ValueError):
+        return ""
+    lines = after.split("\n")
+    touched: set[int] = set()  # 0-based lines of ``after`` the edits wrote or stand next to
+    matcher = difflib.SequenceMatcher(None, before.split("\n"), lines, autojunk=False)
+    for tag, _, _, start, end in matcher.get_opcodes():
+        if tag != "equal":
+            touched.update(range(start, max(end, start + 1)))
+
+    def hit(node: ast.stmt) -> bool:
+        start, end = _span(node)
+        return any(start <= line < end for line in touched)
+
+    blocks = []
+    for node in tree.body:
+        if not isinstance(node, _DEF) or not hit(node):
+            continue
+        methods = [m for m in node.body if isinstance(m, _DEF[:2]) and hit(m)]
+        others = [m for m in node.body if not isinstance(m, _DEF[:2]) and hit(m)]
+        if isinstance(node, ast.ClassDef) and methods and not others:
+            header = "\n".join(lines[_span(node)[0] : node.body[0].lineno - 1]).rstrip()
+            blocks.append(
+                header + "\n" + "\n\n".join("\n".join(_source(m, lines)) for m in methods)
+            )
+        else:
+            blocks.append("\n".join(_source(node, lines)))
     return "\n\n\n".join(blocks)
