@@ -89,3 +89,23 @@ def test_a_retry_copying_a_file_it_did_not_ask_about_is_cut_there() -> None:
     assert judge(fixed + block("cli.py", cli.replace("cli_0 = 0", "cli_0 = 9"))) is None
     assert judge(fixed + block("new.py", BODY)) is None
     assert judge(block("cli.py", cli)) is None
+
+
+def test_a_block_copying_an_excerpt_as_shown_is_cut_before_its_heading() -> None:
+    from git_gpte.edit.repeated import excerpt_copy
+
+    # The real model (ledger/transfer-same-account): the method it changed, then the
+    # excerpt's other parts under the prompt's own heading, to its output cap.
+    fixed = block("ledger/accounts.py", "class Ledger:\n    def f(self):\n        return 1\n")
+    heading = "File: ledger/accounts.py (excerpt: lines 134-181 not shown)\n"
+    text = fixed + heading + "```python\nclass Account:\n"
+    found = excerpt_copy(text)
+    assert found is not None and found[0] == len(fixed)
+    assert "copying an excerpt" in found[1]
+    # Under a plain path line, the lines the prompt marks as not shown give it away.
+    gap = "ledger/accounts.py\n```python\nclass Account:\n    x = 1\n⋮ (lines 134-181 not shown)\n"
+    assert excerpt_copy(fixed + gap) == (len(fixed), found[1])
+    # An answer of code, a heading still being written, or the mark outside a block: not cut.
+    assert excerpt_copy(fixed + block("b.py", BODY)) is None
+    assert excerpt_copy(fixed + "File: ledger/accounts.py (excerpt: lines") is None
+    assert excerpt_copy("⋮ (lines 1-3 not shown)\n") is None

@@ -1156,6 +1156,25 @@ def test_a_copied_function_under_an_import_the_module_has_changes_nothing(
     assert "File: period.py (only these definitions of it" in retry[1]["content"]
 
 
+def test_a_reply_going_on_to_copy_an_excerpt_is_cut_there(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ledger/transfer-same-account): the changed method, then the excerpt's other parts
+    # under the prompt's heading, 4,075 tokens to the output cap in 538 s.
+    period = "def in_period(day, start, end):\n    return start <= day < end\n"
+    period += "".join(f"\n\ndef helper_{n}(x):\n    return x + {n}\n" for n in range(30))
+    repo = make_repo(tmp_path / "r", {"period.py": period})
+    fixed = "def in_period(day, start, end):\n    return start <= day <= end\n"
+    copy = "File: period.py (excerpt: lines 4-60 not shown)\n```python\n" + period * 3 + "```\n"
+    llm_server.queue(f"period.py\n```python\n{fixed}```\n\n{copy}")
+    request = "in_period leaves out the last day: the period should include its end date."
+    code, _out, err = improve(repo, llm_server, request, "--edit-format", "definitions", "-b", "f")
+    assert code == 0, err
+    assert len(llm_server.requests) == 1
+    assert git(repo, "show", "f:period.py") == period.replace("< end", "<= end")
+    assert "the reply began copying an excerpt as it was shown; stopped it there" in err
+
+
 def test_a_parameter_added_and_never_used_goes_back_as_a_change_not_finished(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -139,6 +139,40 @@ def numbered_copy(text: str) -> tuple[int, str] | None:
     return None
 
 
+# How the prompt heads an excerpt, and marks the lines it leaves out (prompts/messages.py).
+_EXCERPT_HEADING = re.compile(r"^(?:File:\s*)?\S+ \(excerpt: lines ")
+_NOT_SHOWN = re.compile(r"^⋮ \(lines \d+-\d+ not shown\)")
+
+
+def excerpt_copy(text: str) -> tuple[int, str] | None:
+    """Where to cut ``text`` when it has begun writing out an excerpt as the prompt shows it:
+    under the prompt's own excerpt heading, or with the lines the prompt marks as not shown.
+    What follows is the file as it was (the 1.5B model, shown an excerpt without numbers,
+    wrote the method it changed, then the excerpt's other parts to its output cap: 4,075
+    tokens in 538 s on two cores, ledger/transfer-same-account). Cut before the block's
+    heading line (or its fence, when it has none)."""
+    lines = text.split("\n")
+    starts = _line_starts(lines)
+    fence_at: int | None = None
+    for index in range(len(lines) - 1):
+        line = lines[index]
+        if _FENCE.match(line):
+            fence_at = None if fence_at is not None else index
+            continue
+        if fence_at is None and _EXCERPT_HEADING.match(line.strip()):
+            cut = index
+        elif fence_at is not None and _NOT_SHOWN.match(line.strip()):
+            heading = fence_at - 1
+            cut = heading if heading >= 0 and lines[heading].strip() else fence_at
+        else:
+            continue
+        return (
+            starts[cut],
+            "the reply began copying an excerpt as it was shown; stopped it there",
+        )
+    return None
+
+
 def first_cut(*judges: Judge) -> Judge:
     """The judges together: the earliest cut any of them finds."""
 

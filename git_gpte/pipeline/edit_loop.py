@@ -271,6 +271,7 @@ class _Loop:
             heat = max(self.llm.temperature, RETRY_TEMPERATURE)
         from ..edit.repeated import (
             copied_unasked,
+            excerpt_copy,
             first_cut,
             kept_file,
             numbered_copy,
@@ -280,7 +281,7 @@ class _Loop:
         # Formats answered in file blocks (whole files, definitions) can repeat a block: a
         # small model wrote the same three blocks over and over to its output cap (ledger).
         blocks = EDIT_FORMATS[self.plan.edit_format].reader == "files"
-        judges = [repeated_file, kept_file(self.plan.kept), numbered_copy]
+        judges = [repeated_file, kept_file(self.plan.kept), numbered_copy, excerpt_copy]
         if not first and self.asked:
             judges.append(copied_unasked(self._read, self.asked))
         enough = first_cut(*judges) if blocks else None
