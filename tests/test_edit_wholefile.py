@@ -172,6 +172,24 @@ def test_lines_changed_only_in_trailing_white_space_are_given_back() -> None:
     assert keep_trailing_space(before, before, "anything") is None
 
 
+def test_continued_lines_copied_with_other_indentation_are_given_back() -> None:
+    from git_gpte.edit.wholefile import keep_continuation_indent
+
+    before = (
+        'def f(a, b):\n    x = g(a,\n          b)\n    s = """doc\n      kept"""\n    return x\n'
+    )
+    after = before.replace("          b)", " b)").replace("return x", "return x + 1")
+    repair = keep_continuation_indent(before, after, "make f add one")
+    assert repair is not None and repair.text == before.replace("return x", "return x + 1")
+    assert repair.detail == "kept the file's own indentation of 1 continued line(s)"
+    # a string's lines and a statement's indentation are the model's to change
+    assert keep_continuation_indent(before, before.replace("      kept", "kept"), "x") is None
+    moved = before.replace("    return x", "    if x:\n        return x")
+    assert keep_continuation_indent(before, moved, "x") is None
+    assert keep_continuation_indent(before, after, "fix the indentation") is None
+    assert keep_continuation_indent(before, "def f(:\n", "x") is None
+
+
 def test_docstrings_dropped_in_rewriting_are_put_back() -> None:
     from git_gpte.edit.wholefile import keep_docstrings
 

@@ -1175,6 +1175,27 @@ def test_a_reply_going_on_to_copy_an_excerpt_is_cut_there(
     assert "the reply began copying an excerpt as it was shown; stopped it there" in err
 
 
+def test_a_continued_line_copied_out_of_alignment_keeps_the_files_own(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ledger/statement-end-date): a call's second line, aligned under its bracket,
+    # written back with one space: valid, and noise in the diff.
+    period = (
+        "def lines_in(rows, start, end):\n    picked = [row for row in rows\n"
+        "              if row]\n    return [row for row in picked if start <= row < end]\n"
+    )
+    repo = make_repo(tmp_path / "r", {"period.py": period})
+    fixed = period.replace("              if row]", " if row]").replace("< end", "<= end")
+    llm_server.queue(f"period.py\n```python\n{fixed}```\n")
+    request = "lines_in leaves out the last day: the period should include its end date."
+    code, _out, err = improve(repo, llm_server, request, "--edit-format", "definitions", "-b", "f")
+    assert code == 0, err
+    assert git(repo, "show", "f:period.py") == period.replace("< end", "<= end")
+    run_id = git(repo, "log", "-1", "--format=%(trailers:key=Gpte-Run,valueonly)", "f").strip()
+    shown = run_gpte("log", "show", run_id, cwd=repo, env=local_env(llm_server)).stdout
+    assert "kept the file's own indentation of 1 continued line(s)" in shown
+
+
 def test_a_parameter_added_and_never_used_goes_back_as_a_change_not_finished(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -498,6 +498,60 @@ def keep_trailing_space(before: str, after: str, request: str = "") -> Repair | 
     return Repair("\n".join(lines), f"kept the file's own trailing white space on {kept} line(s)")
 
 
+def keep_continuation_indent(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with each line that continues a bracketed expression, changed only in its
+    leading white space, given back as it was, unless the request is about white space or
+    layout. The 1.5B model copied a function with the second line of a call, aligned under
+    its opening bracket, as `` transaction.amount, running))`` (ledger): valid Python, noise in
+    the diff that nobody asked for. Only lines inside brackets in both texts, where indentation
+    means nothing to Python. None when there is no such line, or a text does not tokenize."""
+    if _ABOUT_SPACE.search(request):
+        return None
+    old_inside, new_inside = _bracketed_lines(before), _bracketed_lines(after)
+    if not old_inside or not new_inside:
+        return None
+    old, new = before.split("\n"), after.split("\n")
+    matcher = difflib.SequenceMatcher(
+        None, [line.strip() for line in old], [line.strip() for line in new], autojunk=False
+    )
+    lines, kept = list(new), 0
+    for block in matcher.get_matching_blocks():
+        for offset in range(block.size):
+            a, b = block.a + offset, block.b + offset
+            if old[a] != new[b] and a in old_inside and b in new_inside:
+                lines[b] = old[a]
+                kept += 1
+    if not kept:
+        return None
+    return Repair("\n".join(lines), f"kept the file's own indentation of {kept} continued line(s)")
+
+
+def _bracketed_lines(text: str) -> set[int]:
+    """The 0-based lines of ``text`` that begin inside brackets (a call's second argument line),
+    not inside a string; empty when it does not tokenize."""
+    import io
+    import tokenize
+
+    inside: set[int] = set()
+    depth, last = 0, 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            row = token.start[0]
+            code = token.type not in (tokenize.NL, tokenize.COMMENT, tokenize.STRING)
+            # a string spanning lines: its own lines' white space is its content
+            one_line = token.type == tokenize.STRING and row == token.end[0]
+            if depth > 0 and row > last and (code or one_line):
+                inside.add(row - 1)
+            last = max(last, token.end[0])
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(0, depth - 1)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return set()
+    return inside
+
+
 _ABOUT_DOCS = re.compile(r"doc|comment", re.IGNORECASE)
 
 

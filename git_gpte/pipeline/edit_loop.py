@@ -560,7 +560,12 @@ class _Loop:
         white space, and the docstrings of Python definitions (see
         :func:`git_gpte.edit.wholefile.keep_trailing_space` and ``keep_docstrings``), each
         said as a correction."""
-        from ..edit.wholefile import keep_comment_rulers, keep_docstrings, keep_trailing_space
+        from ..edit.wholefile import (
+            keep_comment_rulers,
+            keep_continuation_indent,
+            keep_docstrings,
+            keep_trailing_space,
+        )
 
         files = self.files
         for path in sorted(paths):
@@ -569,7 +574,7 @@ class _Loop:
                 continue
             repairs = [keep_trailing_space]
             if path.endswith(".py"):
-                repairs += [keep_docstrings, keep_comment_rulers]
+                repairs += [keep_docstrings, keep_comment_rulers, keep_continuation_indent]
             for repair_with in repairs:
                 text = files.changes.get(path)
                 repair = repair_with(before, text, self.plan.instruction) if text else None
