@@ -149,29 +149,11 @@ def test_a_result_breaking_a_passing_test_goes_back(stats: Path, llm_server: LLM
     retry = llm_server.requests[1].body["messages"][-1]["content"]
     assert "tests/test_stats.py::test_largest" in retry and "pass before your edits" in retry
     assert "test_mean" not in retry.split("fail after them:")[1].split("\n")[0]
-    # asked now for definitions: the changed ones as they are, and the line the edit removed,
-    # which is what the failing test needs (as a diff, the model copied its + lines: ledger)
-    shown = retry.split("these definitions, as they are now:\n\n")[1]
-    assert shown.startswith("stats.py\n```python\ndef mean(values):\n    if not values:")
-    assert "def largest(values):\n    return min(values)\n```" in shown
-    removed = retry.split("Lines your edits removed")[1].split("```")[1]
-    assert removed == "\n    return max(values)\n"
-    assert "```diff" not in retry
-    before.assert_unchanged(stats, new_branches=(data["branch"],))
-
-
-def test_a_retry_asked_for_diffs_is_shown_the_edits_as_a_diff(
-    stats: Path, llm_server: LLMServer
-) -> None:
-    wrong = "```diff\n--- stats.py\n+++ stats.py\n@@ -5,2 +5,2 @@\n def largest(values):\n"
-    wrong += "-    return max(values)\n+    return min(values)\n```\n"
-    llm_server.queue(wrong, wrong)
-    code, _out, _err = improve(stats, llm_server, "stats.py", "--edit-format", "diff")
-    assert code != 0
-    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    # the edit's own diff: the line it removed is what the failing test needs
     diff = retry.split("```diff\n")[1].split("```")[0]
     assert "-    return max(values)\n+    return min(values)" in diff
     assert diff.startswith("--- a/stats.py\n+++ b/stats.py")
+    before.assert_unchanged(stats, new_branches=(data["branch"],))
 
 
 def test_the_edits_diff_is_capped() -> None:

@@ -973,25 +973,19 @@ class _Loop:
         fmt = DEFINITIONS if self.in_focus else self.plan.edit_format
         ask = NARROWED_ASK if self.switched else ""
         return retry_user_message(
-            parts,
-            self.plan.instruction,
-            "\n\n".join(feedback),
-            attempt,
-            fmt,
-            self._changed(fmt),
-            ask,
+            parts, self.plan.instruction, "\n\n".join(feedback), attempt, fmt, self._diff(), ask
         )
 
-    def _changed(self, fmt: str) -> str:
-        """The edits so far, when a check that runs code failed on them (see
-        :func:`git_gpte.prompts.messages.edits_section`): the other problems name their line."""
-        from ..prompts.messages import edits_section
+    def _diff(self) -> str:
+        """The edits so far as a diff, when a check that runs code failed on them (see
+        :func:`git_gpte.prompts.messages.edits_diff`): the other problems name their line."""
+        from ..prompts.messages import edits_diff
 
         if not any(p.kind == "check" for p in self.edited.failures):
             return ""
         before = _originals(self.files)
         after = {path: text for path in before if (text := self._read(path)) is not None}
-        return edits_section(before, after, numbered=EDIT_FORMATS[fmt].numbered)
+        return edits_diff(before, after)
 
 
 def _cut_lines(lines: list[str], start: int, end: int) -> None:

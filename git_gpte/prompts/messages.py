@@ -204,71 +204,6 @@ def edits_diff(before: Mapping[str, str], after: Mapping[str, str]) -> str:
     return "\n".join(out)
 
 
-def edits_section(before: Mapping[str, str], after: Mapping[str, str], *, numbered: bool) -> str:
-    """What a retry shows of the edits so far, when a check that runs code failed on them; ""
-    when nothing differs.
-
-    As a diff (:func:`edits_diff`) to a format that works on line numbers. To one that
-    writes code out by name, as what it would write: each Python file's changed definitions as
-    they are now (:func:`git_gpte.edit.definitions.changed_definitions`), with the lines the
-    edits removed listed apart (the 1.5B model, shown the diff, copied its ``+`` and ``@@``
-    lines into its answer: ledger/csv-path); other files keep the diff."""
-    from ..edit.definitions import changed_definitions
-
-    if numbered:
-        diff = edits_diff(before, after)
-        return (
-            "What your edits changed so far (lines starting with - were removed, + added); a "
-            f"test that passed before may need a removed line back:\n```diff\n{diff}\n```"
-            if diff
-            else ""
-        )
-    blocks, removed, rest = [], [], {}
-    for path in sorted(after):
-        old, new = before.get(path, ""), after[path]
-        if old == new:
-            continue
-        block = changed_definitions(old, new) if path.endswith(".py") and old else ""
-        if not block:
-            rest[path] = new
-            continue
-        fence = fence_for(block)
-        blocks.append(f"{path}\n{fence}python\n{block}\n{fence}")
-        removed += _removed_lines(old, new)
-    out = []
-    if blocks:
-        out.append(
-            "What your edits changed so far: these definitions, as they are now:\n\n"
-            + "\n\n".join(blocks)
-        )
-    if removed:
-        shown = "\n".join(removed[:DIFF_LINES])
-        fence = fence_for(shown)
-        out.append(
-            "Lines your edits removed (a test that passed before may need one back):\n"
-            f"{fence}\n{shown}\n{fence}"
-        )
-    if rest:
-        out.append(edits_section({p: before.get(p, "") for p in rest}, rest, numbered=True))
-    return "\n\n".join(out)
-
-
-def _removed_lines(old: str, new: str) -> list[str]:
-    """The non-blank lines of ``old`` an edit deleted or replaced that ``new`` has nowhere."""
-    import difflib
-
-    before, after = old.split("\n"), new.split("\n")
-    kept = set(after)
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    return [
-        line
-        for tag, start, end, _, _ in matcher.get_opcodes()
-        if tag in ("delete", "replace")
-        for line in before[start:end]
-        if line.strip() and line not in kept
-    ]
-
-
 # A retry in the definitions format after whole files: the system prompt stays the one that
 # asked for whole files (the server then reuses what it read of the conversation: ~60 s of
 # reading on 2 cores for a 5k-token prompt), so the switch is said here.
@@ -301,7 +236,7 @@ def retry_user_message(
     problems: str,
     attempt: int,
     edit_format: str = "diff",
-    changed: str = "",
+    diff: str = "",
     ask: str = "",
 ) -> str:
     """A follow-up in the same conversation: what went wrong, and the files that still need
@@ -309,8 +244,8 @@ def retry_user_message(
     only in part), with every edit that applied already in them.
 
     The model is asked only for the changes still missing or broken, in ``edit_format``: a
-    whole-file format writes those files out whole again. ``changed``: the edits so far (see
-    edits_section); ``ask``: how to answer, when not as ``edit_format`` asks again.
+    whole-file format writes those files out whole again. ``diff``: the edits so far (see
+    edits_diff); ``ask``: how to answer, when not as ``edit_format`` asks again.
     """
     from ..edit.formats import EDIT_FORMATS
 
@@ -326,10 +261,17 @@ def retry_user_message(
         else ""
     )
     ask = ask or EDIT_FORMATS[edit_format].ask_again
+    changed = (
+        "What your edits changed so far (lines starting with - were removed, + added); a test "
+        "that passed before may need a removed line back:\n"
+        f"```diff\n{diff}\n```\n\n"
+        if diff
+        else ""
+    )
     return (
         f"Your answer could not be used as it is (attempt {attempt}).\n\n"
         f"What went wrong:\n{problems.strip()}\n\n"
-        f"{changed + chr(10) + chr(10) if changed else ''}"
+        f"{changed}"
         f"{shown}"
         f"The request was:\n{instruction.strip()}\n\n"
         f"{ask}\n"
