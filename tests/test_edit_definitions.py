@@ -300,29 +300,6 @@ def test_a_block_with_no_path_goes_to_the_one_file_defining_all_it_holds() -> No
     assert home_of_block("def helper(:\n", files) is None
 
 
-def test_the_changed_definitions_are_what_a_definitions_answer_would_hold() -> None:
-    from git_gpte.edit.definitions import changed_definitions, place_definitions
-
-    before = (
-        "import os\n\n\nclass Store:\n    limit = 3\n\n    def load(self, path):\n"
-        "        return path\n\n    def size(self):\n        return self.limit\n\n\n"
-        "def helper(x):\n    return x\n\n\ndef other(y):\n    return y\n"
-    )
-    after = before.replace("        return path\n", "        return str(path)\n")
-    after = after.replace("    return x\n", "    return x + 1\n")
-    block = changed_definitions(before, after)
-    assert block == (
-        "class Store:\n    def load(self, path):\n        return str(path)\n\n\n"
-        "def helper(x):\n    return x + 1"
-    )
-    assert place_definitions(before, block).text == after  # the reader puts it where it was
-    # a change to the class outside its methods shows the class whole; nothing changed: ""
-    fields = before.replace("limit = 3", "limit = 4")
-    assert changed_definitions(before, fields).startswith("class Store:\n    limit = 4\n")
-    assert changed_definitions(before, before) == ""
-    assert changed_definitions(before, before + "def broken(:\n") == ""
-
-
 def test_an_import_the_module_already_has_is_no_change() -> None:
     # Seen (ledger/statement-end-date): a copied excerpt under `from dataclasses import
     # dataclass`, which the module imports with `field`: committed as the fix.
