@@ -107,30 +107,6 @@ def test_an_edit_to_an_excerpted_file_is_placed_in_the_whole_file(
     assert git(shop, "show", "fix:shop/billing.py") == fixed_billing()
 
 
-def test_an_excerpt_asked_for_definitions_is_shown_without_line_numbers(
-    shop: Path, llm_server: LLMServer
-) -> None:
-    # A format that names what it changes does not need the numbers, and the 1.5B model,
-    # shown them, copied the excerpt numbers and all (minimark/escape-href).
-    fixed = (
-        "def compute_invoice_total(items, tax_rate):\n"
-        '    """The invoice total: the sum of the item prices plus tax."""\n'
-        "    subtotal = sum(price for _, price in items)\n"
-        "    total = subtotal + subtotal * tax_rate\n"
-        "    return round(total, 2)\n"
-    )
-    llm_server.queue(f"shop/billing.py\n```python\n{fixed}```\n")
-    args = ("--context-tokens", "600", "--edit-format", "definitions")
-    code, _, err = improve(shop, llm_server, REQUEST, *args)
-    assert code == 0, err
-    sent = user_text(llm_server, 0)
-    heading = re.search(r"File: shop/billing\.py \(excerpt: lines [\d, -]+ of \d+\)\n", sent)
-    assert heading is not None
-    assert "\n    return total\n" in sent and f"{RETURN_LINE} " not in sent
-    assert "⋮ (lines " in sent
-    assert git(shop, "show", "fix:shop/billing.py") == fixed_billing()
-
-
 def test_a_refused_hunk_in_an_excerpted_file_is_retried_with_the_region_around_it(
     shop: Path, llm_server: LLMServer
 ) -> None:

@@ -21,10 +21,6 @@ class EditFormat:
     reader: str  # what ``parse_reply`` and ``git gpte apply --format`` call its blocks
     write_as: str  # "Write them as ...": a reply held no edit in this format
     ask_again: str  # how a retry asks for what is still missing or broken
-    # The files are shown with line numbers: the format refers to them (a diff's hunk headers,
-    # a SEARCH block's place). A format that writes code out by name goes without: numbers it
-    # does not need are numbers a small model copies (see prompts/messages.render_part).
-    numbered: bool = True
 
 
 def reply_formats() -> tuple[str, ...]:
@@ -69,7 +65,6 @@ EDIT_FORMATS: dict[str, EditFormat] = {
             "Write each file that still needs a change out whole again, corrected, in the same "
             "format as before: its path on a line of its own, then every line of the file in a "
             "fenced code block.",
-            numbered=False,
         ),
         EditFormat(
             "definitions",
@@ -82,7 +77,6 @@ EDIT_FORMATS: dict[str, EditFormat] = {
             "Write each function or class that still needs a change out whole again, corrected, "
             "in the same format as before: the file's path on a line of its own, then the "
             "complete functions (a method under its class line) in a fenced code block.",
-            numbered=False,
         ),
     )
 }

@@ -109,7 +109,6 @@ class MoreContext:
                     ranges = merge_ranges(old.ranges + part.ranges)
                     wanted[part.path] = Part(part.path, part.text, ranges)
         whole = EDIT_FORMATS[self.plan.edit_format].whole_files
-        numbers = EDIT_FORMATS[self.plan.edit_format].numbered
         if whole:
             # A model writing whole files is given whole files (see shown.whole_only).
             wanted = {path: Part(path, part.text) for path, part in wanted.items()}
@@ -125,7 +124,7 @@ class MoreContext:
         given: list[Part] = []
         for part in wanted.values():
             cost, _ = estimate_tokens(
-                [{"role": "user", "content": more_user_message([part], [], 0, numbers=numbers)}],
+                [{"role": "user", "content": more_user_message([part], [], 0, numbers=not whole)}],
                 self.plan.model.name,
             )
             if cost > room:
@@ -143,7 +142,7 @@ class MoreContext:
             self.shown.add(part)
             given.append(part)
             record.given.append(_label(part))
-        text = more_user_message(given, record.not_given, rounds_left, numbers=numbers)
+        text = more_user_message(given, record.not_given, rounds_left, numbers=not whole)
         return text, record
 
     def _room(self, used: int) -> int:

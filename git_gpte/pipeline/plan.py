@@ -325,7 +325,7 @@ def build_messages(
     from ..prompts import load, system_prompt
 
     system = system_prompt(kind, repo.root, edit_format=fmt)
-    numbers = EDIT_FORMATS[fmt].numbered
+    numbers = not EDIT_FORMATS[fmt].whole_files
     if shown.everything:
         user = improve_user_message(files, instruction, numbers=numbers)
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]

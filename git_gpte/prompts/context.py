@@ -46,22 +46,20 @@ def context_user_message(
     numbers: bool = True,
 ) -> str:
     """What the model has (whole files, excerpts, the map), then the request, last.
-    ``numbers=False``: the lines as they are, excerpts too (see :func:`render_part`)."""
+    ``numbers=False``: whole files as they are (see :func:`render_part`)."""
     whole = [p for p in parts if p.whole]
     excerpts = [p for p in parts if not p.whole]
     numbered = " Each line starts with its line number in the file, which is not part of the file."
-    shown = (
-        "numbered as in the file, so write diffs against them exactly as for a whole file"
-        if numbers
-        else 'a line starting with "⋮" stands for lines not shown'
-    )
-    out = ["Here is what you have of the repository." + (numbered if numbers else "")]
+    if not numbers:
+        numbered = " Excerpts' lines start with their line number in the file." if excerpts else ""
+    out = ["Here is what you have of the repository." + numbered]
     if whole:
         out += [f"Whole files ({len(whole)}):", *[render_part(p, numbers=numbers) for p in whole]]
     if excerpts:
         out += [
-            f"Excerpts of {len(excerpts)} more file(s): only the lines shown, {shown}:",
-            *[render_part(p, numbers=numbers) for p in excerpts],
+            f"Excerpts of {len(excerpts)} more file(s): only the lines shown, numbered as in the "
+            "file, so write diffs against them exactly as for a whole file:",
+            *[render_part(p) for p in excerpts],
         ]
     if map_text.strip():
         ask = " (ask for any you need)" if can_ask else ""

@@ -74,11 +74,9 @@ class Part:
 def render_part(part: Part, *, numbers: bool = True) -> str:
     """The file (or its ranges) with the file's own line numbers, in a fence nothing closes.
 
-    ``numbers=False`` shows the lines as they are, for a format that names what it changes
-    (whole files, definitions): numbers it does not need are numbers a small model copies into
-    its answer. An excerpt's heading and its "not shown" lines then say which lines are
-    shown (the 1.5B model, shown a numbered excerpt, began copying it at once, numbers and
-    all, every time: minimark/escape-href)."""
+    ``numbers=False`` shows a whole file as it is, for a model that writes files out whole:
+    numbers it does not need are numbers a small model copies into the file. Excerpts always
+    carry them (they say which lines are shown)."""
     lines = file_lines(part.text)
     width = len(str(len(lines))) if lines else 1
     if part.whole:
@@ -97,16 +95,15 @@ def render_part(part: Part, *, numbers: bool = True) -> str:
                 continue
             if start > last + 1:
                 body_lines.append(f"⋮ (lines {last + 1}-{start - 1} not shown)")
-            body_lines += [
-                f"{i:>{width}} {lines[i - 1]}" if numbers else lines[i - 1]
-                for i in range(start, end + 1)
-            ]
+            body_lines += [f"{i:>{width}} {lines[i - 1]}" for i in range(start, end + 1)]
             shown.append(f"{start}-{end}")
             last = end
         if last < len(lines):
             body_lines.append(f"⋮ (lines {last + 1}-{len(lines)} not shown)")
-        own = "; the numbers are the file's own" if numbers else ""
-        heading = f"File: {part.path} (excerpt: lines {', '.join(shown)} of {len(lines)}{own})"
+        heading = (
+            f"File: {part.path} (excerpt: lines {', '.join(shown)} of {len(lines)}; "
+            "the numbers are the file's own)"
+        )
     body = "\n".join(body_lines)
     fence = fence_for(body)
     return f"{heading}\n{fence}\n{body}\n{fence}"
@@ -249,11 +246,11 @@ def retry_user_message(
     """
     from ..edit.formats import EDIT_FORMATS
 
-    numbers = EDIT_FORMATS[edit_format].numbered
+    whole = EDIT_FORMATS[edit_format].whole_files
     if isinstance(files, Mapping):
         files = [Part(path, text) for path, text in files.items()]
-    rendered = "\n\n".join(render_part(part, numbers=numbers) for part in files)
-    numbered = " (line numbers are not part of the files)" if numbers else ""
+    rendered = "\n\n".join(render_part(part, numbers=not whole) for part in files)
+    numbered = "" if whole else " (line numbers are not part of the files)"
     shown = (
         "The files concerned, as they are now, with every edit that did apply already in "
         f"them{numbered}:\n\n{rendered}\n\n"
