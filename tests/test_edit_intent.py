@@ -271,3 +271,27 @@ def test_every_definition_a_request_lists_as_made_to_change_is_changed() -> None
     assert listed_unchanged("Make mean and median safe", {"s.py": before}, {"s.py": after}) == []
     use = "Make the report use mean and ratio"
     assert listed_unchanged(use, {"s.py": before}, {"s.py": after}) == []
+
+
+def test_prints_asked_to_go_with_no_place_named_must_be_fewer() -> None:
+    from git_gpte.edit.intent import prints_kept
+
+    base = {"m.py": "def parse(t):\n    if not t:\n        print('unclosed')\n    return t\n"}
+    logged = "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n" + base["m.py"]
+    request = (
+        "When a block is never closed, the parser prints a warning to stderr. Log it instead "
+        "at WARNING level on a module-level logger and remove the print."
+    )
+    found = prints_kept(request, base, {"m.py": logged})
+    assert [(p.path, p.line) for p in found] == [("m.py", 8)]
+    assert "print() calls to go" in found[0].render()
+    done = logged.replace("print('unclosed')", "logger.warning('unclosed')")
+    assert prints_kept(request, base, {"m.py": done}) == []
+    assert prints_kept("Replace the prints with logging.", base, {"m.py": logged}) != []
+    # not asked, negated, or some kept: left to the model
+    for other in (
+        "Add a logger to m.py.",
+        "Log the warning too, but do not remove the print.",
+        "Replace the prints with logging, except the one for the usage line.",
+    ):
+        assert prints_kept(other, base, {"m.py": logged}) == []

@@ -1196,6 +1196,31 @@ def test_a_continued_line_copied_out_of_alignment_keeps_the_files_own(
     assert "kept the file's own indentation of 1 continued line(s)" in shown
 
 
+def test_a_print_asked_to_go_with_no_place_named_goes_back_when_kept(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (minimark/log-unclosed-fence): a logger added, the print left, committed as the fix.
+    parser = "import sys\n\n\ndef close(block):\n    if not block:\n"
+    parser += "        print('unclosed block', file=sys.stderr)\n    return block\n"
+    repo = make_repo(tmp_path / "r", {"parser.py": parser})
+    logged = "import logging\nimport sys\n\nlogger = logging.getLogger(__name__)\n\n\n"
+    logged += parser.split("\n\n\n", 1)[1]
+    done = logged.replace(
+        "print('unclosed block', file=sys.stderr)", "logger.warning('unclosed block')"
+    )
+    llm_server.queue(f"parser.py\n```python\n{logged}```\n", f"parser.py\n```python\n{done}```\n")
+    request = (
+        "When a block is never closed, the parser prints a warning to stderr. Log it instead "
+        "at WARNING level on a module-level logger and remove the print."
+    )
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert "print(" not in git(repo, "show", f"{data['branch']}:parser.py")
+    assert "print() calls to go" in llm_server.requests[1].body["messages"][-1]["content"]
+
+
 def test_a_parameter_added_and_never_used_goes_back_as_a_change_not_finished(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

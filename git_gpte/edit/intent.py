@@ -340,15 +340,61 @@ def _scopes(texts: Mapping[str, str], scope: str) -> Iterator[tuple[str, ast.AST
             yield path, node, scope
 
 
-def _first_print(node: ast.AST) -> int | None:
-    """The line of the first ``print(...)`` call under ``node``."""
-    lines = [
+# "... and remove the print", "drop the print() calls": within one sentence, not negated.
+_PRINTS_GO = re.compile(
+    rf"\b(?:remove|drop|delete|get rid of)\b{_IN_SENTENCE}\bprint(?:s\b|\(\)|\b)", re.I
+)
+_NEGATED = re.compile(r"\bnot\b|n't\b|\bnever\b", re.I)
+
+
+def prints_kept(request: str, before: Mapping[str, str], after: Mapping[str, str]) -> list[Problem]:
+    """The request asks for print() calls to go (removed, or replaced with logging) without
+    saying where, and the files sent and edited call print() as often as before. Seen
+    (minimark/log-unclosed-fence): "… the block parser prints a warning to stderr. Log it
+    instead at WARNING level on a module-level logger and remove the print": a logger added,
+    the print left, and the result committed as the fix. Where the request says where, see
+    :func:`print_problems`; a request keeping some prints is left to the model."""
+    found = [*_PRINTS_GO.finditer(request), *_PRINTS_TO_LOGS.finditer(request)]
+    # each ask from the start of its sentence: "do not remove the print" asks the opposite
+    asks = [request[request.rfind(".", 0, m.start()) + 1 : m.end()] for m in found]
+    if not asks or any(_NEGATED.search(ask) for ask in asks) or _KEEPING.search(request):
+        return []
+    lines = {path: _print_lines(path, text) for path, text in after.items()}
+    was = sum(len(_print_lines(path, text)) for path, text in before.items())
+    now = sum(len(found) for found in lines.values())
+    if not now or now < was:
+        return []
+    path = next(p for p, found in sorted(lines.items()) if found)
+    return [
+        Problem(
+            "request",
+            path,
+            lines[path][0],
+            "the request asks for print() calls to go, and the files call print() as often "
+            "as before: this one is still here",
+        )
+    ]
+
+
+def _print_lines(path: str, text: str) -> list[int]:
+    tree = _parse(path, text)
+    return sorted(_print_calls(tree)) if tree is not None else []
+
+
+def _print_calls(node: ast.AST) -> list[int]:
+    """The lines of the ``print(...)`` calls under ``node``."""
+    return [
         call.lineno
         for call in ast.walk(node)
         if isinstance(call, ast.Call)
         and isinstance(call.func, ast.Name)
         and call.func.id == "print"
     ]
+
+
+def _first_print(node: ast.AST) -> int | None:
+    """The line of the first ``print(...)`` call under ``node``."""
+    lines = _print_calls(node)
     return min(lines) if lines else None
 
 

@@ -838,6 +838,7 @@ class _Loop:
             code_unchanged,
             listed_unchanged,
             missing_definitions,
+            prints_kept,
             request_problems,
         )
 
@@ -850,6 +851,7 @@ class _Loop:
             problems = code_unchanged(instruction, _originals(files), files.changes)
             texts = self._python_texts()
             problems = problems or request_problems(instruction, texts)
+            problems = problems or prints_kept(instruction, self._as_was(texts), texts)
             problems = problems or listed_unchanged(instruction, self._as_was(texts), texts)
             problems = problems or missing_definitions(instruction, self._defining(texts))
         self.edited.checked = False
