@@ -1341,7 +1341,7 @@ def test_a_reply_copying_the_prompts_numbered_file_is_stopped_and_asked_again(
     test_text += "    assert parse_quantity('2') == 2\n"
     repo = make_repo(tmp_path / "shop", {"invoice.py": SHOP, "tests/test_invoice.py": test_text})
     copied = f"tests/test_invoice.py\n```python\n{test_text}```\n\n"
-    copied += "File: invoice.py (excerpt: lines 1-20)\n```python\n" + numbered(SHOP * 3) + "\n```\n"
+    copied += "invoice.py\n```python\n" + numbered(SHOP * 3) + "\n```\n"
     typed = "def parse_quantity(text: str) -> int:\n    return int(text.strip())\n"
     llm_server.queue(copied, f"invoice.py\n```python\n{typed}```\n")
     code, out, err = improve(
@@ -1353,7 +1353,7 @@ def test_a_reply_copying_the_prompts_numbered_file_is_stopped_and_asked_again(
     assert "def parse_quantity(text: str) -> int:" in git(repo, "show", "typed:invoice.py")
     # The retry carries the reply only up to where it was stopped.
     said = llm_server.requests[1].body["messages"][-2]["content"]
-    assert "File: invoice.py (excerpt" not in said
+    assert "\ninvoice.py\n```" not in said and numbered(SHOP).split("\n")[0] not in said
 
 
 STORE = "class Store:\n    def __init__(self, items):\n        self.items = items\n"
