@@ -682,4 +682,3 @@ def requested_definitions(text: str, request: str) -> str:
             elif node.name in words:
                 blocks.append(source(node))
     return "\n\n\n".join(blocks)
-

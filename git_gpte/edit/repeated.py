@@ -147,10 +147,10 @@ _NOT_SHOWN = re.compile(r"^⋮ \(lines \d+-\d+ not shown\)")
 def excerpt_copy(text: str) -> tuple[int, str] | None:
     """Where to cut ``text`` when it has begun writing out an excerpt as the prompt shows it:
     under the prompt's own excerpt heading, or with the lines the prompt marks as not shown.
-    What follows is the file as it was (the 1.5B model, shown an excerpt without numbers,
-    wrote the method it changed, then the excerpt's other parts to its output cap: 4,075
-    tokens in 538 s on two cores, ledger/transfer-same-account). Cut before the block's
-    heading line (or its fence, when it has none)."""
+    What follows is the file as it was (the 1.5B model wrote the method it changed, then the
+    excerpt's other parts to its output cap: 4,075 tokens in 538 s on two cores,
+    ledger/transfer-same-account; before a dozen numbered lines, the heading says it). Cut
+    before the block's heading line (or its fence, when it has none)."""
     lines = text.split("\n")
     starts = _line_starts(lines)
     fence_at: int | None = None

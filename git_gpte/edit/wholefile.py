@@ -29,7 +29,7 @@ import ast
 import difflib
 import re
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 # The standard library's top-level modules (Python 3.10+ lists them).
@@ -482,20 +482,30 @@ def keep_trailing_space(before: str, after: str, request: str = "") -> Repair | 
     the diff that nobody asked for. None when there is no such line."""
     if _ABOUT_SPACE.search(request):
         return None
+    lines, kept = _give_back(before, after, str.rstrip, lambda a, b: True)
+    if not kept:
+        return None
+    return Repair("\n".join(lines), f"kept the file's own trailing white space on {kept} line(s)")
+
+
+def _give_back(
+    before: str, after: str, key: Callable[[str], str], may: Callable[[int, int], bool]
+) -> tuple[list[str], int]:
+    """``after``'s lines with each that matches a line of ``before`` by ``key``, and differs
+    from it, given back as it was where ``may(line of before, line of after)`` (0-based); and
+    how many were."""
     old, new = before.split("\n"), after.split("\n")
     matcher = difflib.SequenceMatcher(
-        None, [line.rstrip() for line in old], [line.rstrip() for line in new], autojunk=False
+        None, [key(line) for line in old], [key(line) for line in new], autojunk=False
     )
     lines, kept = list(new), 0
     for block in matcher.get_matching_blocks():
         for offset in range(block.size):
-            was, now = old[block.a + offset], new[block.b + offset]
-            if was != now:
-                lines[block.b + offset] = was
+            a, b = block.a + offset, block.b + offset
+            if old[a] != new[b] and may(a, b):
+                lines[b] = old[a]
                 kept += 1
-    if not kept:
-        return None
-    return Repair("\n".join(lines), f"kept the file's own trailing white space on {kept} line(s)")
+    return lines, kept
 
 
 def keep_continuation_indent(before: str, after: str, request: str = "") -> Repair | None:
@@ -510,17 +520,9 @@ def keep_continuation_indent(before: str, after: str, request: str = "") -> Repa
     old_inside, new_inside = _bracketed_lines(before), _bracketed_lines(after)
     if not old_inside or not new_inside:
         return None
-    old, new = before.split("\n"), after.split("\n")
-    matcher = difflib.SequenceMatcher(
-        None, [line.strip() for line in old], [line.strip() for line in new], autojunk=False
+    lines, kept = _give_back(
+        before, after, str.strip, lambda a, b: a in old_inside and b in new_inside
     )
-    lines, kept = list(new), 0
-    for block in matcher.get_matching_blocks():
-        for offset in range(block.size):
-            a, b = block.a + offset, block.b + offset
-            if old[a] != new[b] and a in old_inside and b in new_inside:
-                lines[b] = old[a]
-                kept += 1
     if not kept:
         return None
     return Repair("\n".join(lines), f"kept the file's own indentation of {kept} continued line(s)")
