@@ -318,3 +318,21 @@ def test_an_import_the_module_already_has_is_no_change() -> None:
     for new in ("from dataclasses import asdict\n", "from attr import dataclass\n"):
         placed = place_definitions(current, new + fixed)
         assert new.strip() in placed.text and "start <= end" in placed.text
+
+
+def test_a_method_written_alone_under_a_module_with_no_class_for_it_goes_to_its_class() -> None:
+    # Seen (ledger/transfer-same-account): `def transfer(self, …)` under ledger/__init__.py.
+    from git_gpte.edit.definitions import home_of_methods
+
+    init = "from pkg.accounts import Ledger\n\n__all__ = ['Ledger']\n"
+    accounts = "class Ledger:\n    def transfer(self, a, b):\n        return a, b\n"
+    files = {"pkg/__init__.py": init, "pkg/accounts.py": accounts}
+    method = "def transfer(self, a, b):\n    if a == b:\n        raise ValueError(a)\n"
+    assert home_of_methods("pkg/__init__.py", method, init, files) == "pkg/accounts.py"
+    # not a method, a name the module has, or two classes with it: stays where it was written
+    plain = "def transfer(a, b):\n    return a\n"
+    assert home_of_methods("pkg/__init__.py", plain, init, files) is None
+    has_it = init + "\n\ndef transfer(self, a, b):\n    return a\n"
+    assert home_of_methods("pkg/__init__.py", method, has_it, files) is None
+    twice = {**files, "pkg/other.py": accounts.replace("Ledger", "Book")}
+    assert home_of_methods("pkg/__init__.py", method, init, twice) is None

@@ -1221,6 +1221,37 @@ def test_a_print_asked_to_go_with_no_place_named_goes_back_when_kept(
     assert "print() calls to go" in llm_server.requests[1].body["messages"][-1]["content"]
 
 
+def test_a_method_written_under_the_package_init_goes_to_its_class(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ledger/transfer-same-account): the fixed method as `def transfer(self, …)` under
+    # ledger/__init__.py, which only imports Ledger: `self` and its helpers undefined there.
+    init = '"""A ledger."""\n\nfrom pkg.accounts import Ledger\n\n__all__ = ["Ledger"]\n'
+    accounts = (
+        "class Ledger:\n    def __init__(self):\n        self.moves = []\n\n"
+        "    def transfer(self, source, target):\n"
+        "        self.moves.append((source, target))\n        return source, target\n"
+    )
+    repo = make_repo(tmp_path / "r", {"pkg/__init__.py": init, "pkg/accounts.py": accounts})
+    method = (
+        "def transfer(self, source, target):\n        if source == target:\n"
+        "            raise ValueError(source)\n"
+        "        self.moves.append((source, target))\n        return source, target\n"
+    )
+    method = method.replace("\n        ", "\n    ")
+    llm_server.queue(f"pkg/__init__.py\n```python\n{method}```\n")
+    request = "Ledger.transfer should raise ValueError when the source and the target are the same."
+    code, _out, err = improve(repo, llm_server, request, "--edit-format", "definitions", "-b", "f")
+    assert code == 0, err
+    assert git(repo, "diff", "--name-only", "HEAD", "f").split() == ["pkg/accounts.py"]
+    expected = accounts.replace(
+        "    def transfer(self, source, target):\n",
+        "    def transfer(self, source, target):\n        if source == target:\n"
+        "            raise ValueError(source)\n",
+    )
+    assert git(repo, "show", "f:pkg/accounts.py") == expected
+
+
 def test_a_parameter_added_and_never_used_goes_back_as_a_change_not_finished(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

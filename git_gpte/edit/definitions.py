@@ -609,6 +609,49 @@ def home_of_block(block: str, files: dict[str, str]) -> str | None:
     return _single_home(names, files, "") if names else None
 
 
+def home_of_methods(path: str, block: str, current: str, files: dict[str, str]) -> str | None:
+    """The one other file of ``files`` whose one class has every function of ``block`` as a
+    method, when the block, put under ``path`` (whose text is ``current``), holds only
+    functions taking ``self`` that ``path`` neither defines nor has a class for. Seen:
+    ``Ledger.transfer`` written as ``def transfer(self, …)`` under ``ledger/__init__.py``, which
+    only imports ``Ledger``; there, ``self`` and its helpers were undefined."""
+    tree = _definitions_only(block)
+    try:
+        here = ast.parse(current)
+    except (SyntaxError, ValueError):
+        return None
+    if tree is None or not tree.body:
+        return None
+    functions = [n for n in tree.body if isinstance(n, _DEF[:2])]
+    if len(functions) != len(tree.body) or not all(_takes_self(f) for f in functions):
+        return None
+    names = {f.name for f in functions}
+    if names & (_top_level_names(here) | _method_names(here)):
+        return None
+    homes = []
+    for other, text in sorted(files.items()):
+        if other == path or not other.endswith(".py"):
+            continue
+        try:
+            classes = [n for n in ast.parse(text).body if isinstance(n, ast.ClassDef)]
+        except (SyntaxError, ValueError):
+            continue
+        homes += [other for c in classes if names <= _members(c)]
+    return homes[0] if len(homes) == 1 else None
+
+
+def _takes_self(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return bool(node.args.args) and node.args.args[0].arg == "self"
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    return {n.name for n in tree.body if isinstance(n, _DEF)} | _imported(tree)
+
+
+def _method_names(tree: ast.Module) -> set[str]:
+    return {name for n in tree.body if isinstance(n, ast.ClassDef) for name in _members(n)}
+
+
 def _definitions_only(block: str) -> ast.Module | None:
     """``block`` parsed, when it holds only functions, classes and imports."""
     try:

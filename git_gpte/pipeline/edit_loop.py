@@ -455,9 +455,10 @@ class _Loop:
         """A Python block under a path that does not exist, holding only definitions one file
         the model was shown has, goes to that file by its definitions (see
         :func:`git_gpte.edit.definitions.home_of_definitions`); so does a block of
-        definitions under a module that only imports them (``home_of_imported``). Each is said
-        as a correction."""
-        from ..edit.definitions import home_of_definitions, home_of_imported
+        definitions under a module that only imports them (``home_of_imported``), and of
+        methods written alone under a module with no class for them (``home_of_methods``).
+        Each is said as a correction."""
+        from ..edit.definitions import home_of_definitions, home_of_imported, home_of_methods
 
         files = self.files
         texts: dict[str, str] | None = None
@@ -474,7 +475,9 @@ class _Loop:
             if new:
                 home = home_of_definitions(edit.path, edit.content, self.plan.instruction, texts)
             else:
-                home = home_of_imported(edit.path, edit.content, current or "", texts)
+                home = home_of_imported(
+                    edit.path, edit.content, current or "", texts
+                ) or home_of_methods(edit.path, edit.content, current or "", texts)
             if home is None:
                 continue
             detail = f"placed in {home}, which defines what the reply wrote under {edit.path}"
