@@ -1703,18 +1703,27 @@ def test_a_function_the_request_lists_left_as_it_was_goes_back(
     assert text == two.replace("xs[0] / xs[-1]", "xs[0] / xs[-1] if xs else 0.0")
 
 
+# inventory/store-logging in small: a loader printing twice, asked to log instead.
+LOADER = "def load(path):\n    print('loading', path)\n    print('loaded', path)\n"
+
+
+def _logged_halfway_and_done(store: str) -> tuple[str, str]:
+    """``store`` with a logger and its first print replaced, and with both."""
+    logged = "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n" + store
+    half = logged.replace("print('loading', path)", "logger.info('loading %s', path)")
+    return half, half.replace("print('loaded', path)", "logger.info('loaded %s', path)")
+
+
 def test_a_retry_copying_a_file_it_was_not_asked_about_is_cut_there(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
     # Seen (inventory/store-logging): asked again about one print() left in store.py, the
     # model wrote store.py, then four other files out as they were (564 s on a small machine).
     helpers = "".join(f"\n\ndef helper_{n}(x):\n    return x + {n}\n" for n in range(8))
-    store = "def load(path):\n    print('loading', path)\n    print('loaded', path)\n" + helpers
+    store = LOADER + helpers
     cli = "import store\n" + helpers.replace("helper_", "command_")
     repo = make_repo(tmp_path / "r", {"store.py": store, "cli.py": cli})
-    logged = "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n" + store
-    half = logged.replace("print('loading', path)", "logger.info('loading %s', path)")
-    done = half.replace("print('loaded', path)", "logger.info('loaded %s', path)")
+    half, done = _logged_halfway_and_done(store)
     tail = "\n\nThat is all.\n" + "Padding the reply so the stream goes on. " * 40
     llm_server.queue(
         f"store.py\n```python\n{half}```\n",
@@ -1732,11 +1741,9 @@ def test_an_empty_answer_to_a_retry_starts_over(tmp_path: Path, llm_server: LLMS
     # Seen four times of four (inventory/store-logging, inventory/categories-command,
     # geometry): asked for definitions after whole files, the model answered nothing, and
     # told so, nothing again. The request is asked again from the start, with what was wrong.
-    store = "def load(path):\n    print('loading', path)\n    print('loaded', path)\n"
+    store = LOADER
     repo = make_repo(tmp_path / "r", {"store.py": store})
-    logged = "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n" + store
-    half = logged.replace("print('loading', path)", "logger.info('loading %s', path)")
-    done = half.replace("print('loaded', path)", "logger.info('loaded %s', path)")
+    half, done = _logged_halfway_and_done(store)
     llm_server.queue(f"store.py\n```python\n{half}```\n", "", f"store.py\n```python\n{done}```\n")
     request = "In store.py, replace the print() calls with logging."
     code, out, err = improve(repo, llm_server, request, "--json")
@@ -1784,11 +1791,9 @@ def test_a_retry_cut_after_its_lead_in_holds_nothing_and_starts_over(
     # file copied as shown, numbered; cut there, the lead-in alone was taken for an answer.
     from git_gpte.prompts.messages import numbered
 
-    store = "def load(path):\n    print('loading', path)\n    print('loaded', path)\n"
+    store = LOADER
     repo = make_repo(tmp_path / "r", {"store.py": store})
-    logged = "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n" + store
-    half = logged.replace("print('loading', path)", "logger.info('loading %s', path)")
-    done = half.replace("print('loaded', path)", "logger.info('loaded %s', path)")
+    half, done = _logged_halfway_and_done(store)
     lead = "Here is the updated code with logging:\n\n"
     copy = lead + "store.py\n```python\n" + numbered(store * 6) + "\n```\n"
     llm_server.queue(f"store.py\n```python\n{half}```\n", copy, f"store.py\n```python\n{done}```\n")
