@@ -175,3 +175,23 @@ def test_exact_lines_outweigh_a_resembling_neighbour_whatever_the_line_number() 
     for header in ("@@ ... @@", *(f"@@ -{n},5 +{n},5 @@" for n in range(1, 14))):
         r = run({"t.py": text}, diff("t.py", header + "\n" + body))
         assert r.files == {"t.py": want}, (header, r.reports[0].detail)
+
+
+def test_a_whole_file_block_copying_a_neighbour_under_another_name_is_refused() -> None:
+    # Seen (csvreport/sort-option): the package's __init__.py written out under report.py's
+    # path; written, it replaced the module with its neighbour's docstring and version.
+    init = '"""pkg: tables.\n\nLoad a file with load(), then\nturn it into a table.\n"""\n\n'
+    init += '__version__ = "0.4.1"\n'
+    report = "TOTAL = 'TOTAL'\n\n\ndef build(rows):\n    return [TOTAL, *rows]\n"
+    files = {"pkg/__init__.py": init, "pkg/report.py": report, "other/x.py": init}
+    copy = init.replace("pkg: tables.", "Tables.")
+    result = run(files, f"pkg/report.py\n```python\n{copy}```\n")
+    assert result.files == {}
+    assert "is a copy of pkg/__init__.py" in result.reports[0].detail
+    # the module's own text with a change, or a new module's text, is written
+    changed = report.replace("*rows]", "*sorted(rows)]")
+    assert run(files, f"pkg/report.py\n```python\n{changed}```\n").files
+    assert run(files, f"pkg/new.py\n```python\n{copy}```\n").files
+    # a file of another folder is not what it copies
+    del files["pkg/__init__.py"]
+    assert run(files, f"pkg/report.py\n```python\n{copy}```\n").files

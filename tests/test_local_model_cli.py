@@ -1834,3 +1834,28 @@ def test_a_block_with_no_path_goes_to_the_one_file_defining_it(
     llm_server.queue(f"```python\n{other}```\n", f"```python\n{other}```\n")
     code, _, err = improve(repo, llm_server, request, "--max-retries", "1")
     assert code == 6, err
+
+
+def test_a_neighbour_copied_under_the_module_s_path_is_sent_back_not_written(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (csvreport/sort-option): the package's __init__.py, written out under report.py's
+    # path, replaced the module; definitions put back around it made a broken third file.
+    init = '"""pkg: tables.\n\nLoad a file with load(), then\nturn it into a table.\n"""\n\n'
+    init += '__version__ = "0.4.1"\n'
+    report = "TOTAL = 'TOTAL'\n\n\ndef build(rows):\n    return [TOTAL, *rows]\n"
+    repo = make_repo(tmp_path / "r", {"pkg/__init__.py": init, "pkg/report.py": report})
+    copy = init.replace("pkg: tables.", "Tables.")
+    fixed = report.replace("*rows]", "*sorted(rows)]")
+    llm_server.queue(
+        f"pkg/report.py\n```python\n{copy}```\n", f"pkg/report.py\n```python\n{fixed}```\n"
+    )
+    request = "build in pkg/report.py should list the rows sorted."
+    code, out, err = improve(repo, llm_server, request, "--edit-format", "whole", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert git(repo, "show", f"{data['branch']}:pkg/report.py") == fixed
+    assert git(repo, "show", f"{data['branch']}:pkg/__init__.py") == init
+    retry = json.dumps(llm_server.requests[1].body["messages"])
+    assert "is a copy of pkg/__init__.py" in retry

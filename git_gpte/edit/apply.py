@@ -338,6 +338,9 @@ class _WorkingFiles:
         if edit.kind == "whole-file" and edit.fmt == DEFINITIONS and current:
             return [self.by_definitions(target, "")]
         if edit.kind == "whole-file" and edit.fmt == "files" and current:
+            other = self.copied_file(content, current, path)
+            if other:
+                return [target.refuse(_copy_of_other(path, other))]
             why = _not_whole(content, current)
             if why:
                 return [self.by_definitions(target, why)]
@@ -354,6 +357,35 @@ class _WorkingFiles:
             self.created.add(path)
         self.texts[path] = content
         return [target.accept(corrections)]
+
+    def copied_file(self, content: str, current: str, path: str) -> str:
+        """The other file of the same folder that a whole-file block for ``path`` copies, or "".
+
+        A small model sometimes writes the text of another file it was shown under the path
+        it means to change (the real one wrote a package's ``__init__.py`` under
+        ``report.py``): written, that block would replace the module with a copy of its
+        neighbour. It is a copy when few of its lines are the target's own and most are the
+        other file's."""
+        keys = {norm(line) for line in content.split("\n") if line.strip()}
+        own = keys & {norm(line) for line in current.split("\n") if line.strip()}
+        if len(keys) < COPY_MIN_LINES or len(own) * 10 > len(keys) * 3:
+            return ""
+        folder, _, name = path.rpartition("/")
+        suffix = name.rpartition(".")[2]
+        for other in self.known_paths:
+            head, _, other_name = other.rpartition("/")
+            if other == path or head != folder or other_name.rpartition(".")[2] != suffix:
+                continue
+            try:
+                text = self.files.get(other, None)
+            except (UnreadableFile, UnicodeDecodeError):
+                continue
+            if not text or len(text) > COPY_MAX_CHARS:
+                continue
+            theirs = keys & {norm(line) for line in text.split("\n") if line.strip()}
+            if len(theirs) * 10 >= len(keys) * 6 and len(theirs) > 2 * len(own):
+                return other
+        return ""
 
     def by_definitions(self, target: _Target, why: str) -> HunkReport:
         """A Python block for an existing file placed by its definitions (see
@@ -638,6 +670,20 @@ def _partial_view(path: str, seen_in_part: Mapping[str, str] | None) -> str:
     return (
         f"you were shown only {seen} of {path}: written out whole, it would lose the lines you "
         "were not shown; change it with a diff or a SEARCH/REPLACE block instead"
+    )
+
+
+# A whole-file block is judged a copy of a neighbour (see _WorkingFiles.copied_file) only
+# with at least this many distinct lines, and neighbours larger than this are not read.
+COPY_MIN_LINES = 4
+COPY_MAX_CHARS = 200_000
+
+
+def _copy_of_other(path: str, other: str) -> str:
+    """The refusal of a whole-file block for ``path`` that copies ``other``."""
+    return (
+        f"the block under {path} is a copy of {other}, not {path}'s text: nothing written; "
+        f"write {path}'s own text with the change"
     )
 
 
