@@ -652,6 +652,8 @@ def test_a_file_written_out_twice_is_cut_at_the_second_copy(
     run_id = git(repo, "log", "-1", "--format=%(trailers:key=Gpte-Run,valueonly)", "hints").strip()
     run = run_gpte("log", "show", run_id, "--full", cwd=repo, env=local_env(llm_server))
     assert "That is all." not in run.stdout and run.stdout.count("def helper_11") == 2
+    # the log says why the reply logged ends where it does
+    assert "stopped: the reply began writing invoice.py out a second time" in run.stdout
 
 
 # What the model answered to "Add a docstring to summarize.": the file back with the docstring

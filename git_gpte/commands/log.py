@@ -219,6 +219,8 @@ def _show_lines(record: RunRecord, full: bool) -> list[str]:
             flags.append(f"{exchange.attempts} tries")
         if exchange.error:
             flags.append(f"error: {exchange.error}")
+        if exchange.stopped:
+            flags.append(f"stopped: {exchange.stopped}")
         used = Usage(
             exchange.tokens_in, exchange.tokens_out, exchange.cost_usd, exchange.usage_exact
         )

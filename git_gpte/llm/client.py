@@ -519,6 +519,7 @@ class LLM:
                 elapsed=reply.elapsed if reply else time.monotonic() - started,
                 attempts=attempts,
                 error=error,
+                stopped=reply.stopped if reply else "",
                 images=[image.reference() for image in loaded],
             )
         )

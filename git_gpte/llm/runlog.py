@@ -102,6 +102,12 @@ MIGRATIONS: list[Migration] = [
         "0004_runs_process",
         "ALTER TABLE runs ADD COLUMN pid INTEGER; ALTER TABLE runs ADD COLUMN host TEXT",
     ),
+    (
+        # Why a reply was ended early by git-gpte (it began copying what it was shown, it had
+        # given what was asked): the reply logged is what was kept, and this says why.
+        "0005_exchanges_stopped",
+        "ALTER TABLE exchanges ADD COLUMN stopped TEXT",
+    ),
 ]
 
 
@@ -132,6 +138,7 @@ class Exchange:
     elapsed: float = 0.0
     attempts: int = 1
     error: str | None = None
+    stopped: str = ""  # why git-gpte ended the reply early ("": it was not)
     images: list[dict[str, Any]] = field(default_factory=list)
     started_at: str = field(default_factory=utc_now)
     seq: int = 0
@@ -212,6 +219,7 @@ def _exchange(row: sqlite3.Row) -> Exchange:
         elapsed=row["elapsed"],
         attempts=row["attempts"],
         error=row["error"],
+        stopped=row["stopped"] or "",
         images=json.loads(row["images"] or "[]"),
         started_at=row["started_at"],
         seq=row["seq"],
@@ -264,8 +272,8 @@ class Run:
             conn.execute(
                 "INSERT INTO exchanges (run_id, seq, started_at, elapsed, model, provider,"
                 " messages, images, reply, tokens_in, tokens_out, usage_exact, cost_usd,"
-                " finish_reason, cached, attempts, error)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " finish_reason, cached, attempts, error, stopped)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     self.id,
                     exchange.seq,
@@ -284,6 +292,7 @@ class Run:
                     int(exchange.cached),
                     exchange.attempts,
                     exchange.error,
+                    exchange.stopped or None,
                 ),
             )
             paid = not exchange.cached
