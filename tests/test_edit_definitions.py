@@ -336,3 +336,41 @@ def test_a_method_written_alone_under_a_module_with_no_class_for_it_goes_to_its_
     assert home_of_methods("pkg/__init__.py", method, has_it, files) is None
     twice = {**files, "pkg/other.py": accounts.replace("Ledger", "Book")}
     assert home_of_methods("pkg/__init__.py", method, init, twice) is None
+
+
+def test_the_definitions_holding_some_lines_are_shown_with_the_names_they_use() -> None:
+    from git_gpte.edit.definitions import definitions_at, place_definitions
+
+    module = (
+        "import logging\n\nlogger = logging.getLogger(__name__)\nLIMIT = 3\nUNUSED = 4\n\n\n"
+        'class Store:\n    """Items."""\n\n    size = 1\n\n    def add(self, x):\n'
+        "        print(x)\n        return LIMIT\n\n    @classmethod\n    def load(cls, path):\n"
+        "        print(path)\n        logger.info(path)\n\n\ndef helper(y):\n    print(y)\n"
+    )
+    around = definitions_at(module, {14, 19, 24})
+    assert around is not None
+    assert around.names == {14: "Store.add", 19: "Store.load", 24: "helper"}
+    assert around.block == (
+        "logger = logging.getLogger(__name__)\nLIMIT = 3\n\n\n"
+        "class Store:\n    def add(self, x):\n        print(x)\n        return LIMIT\n\n"
+        "    @classmethod\n    def load(cls, path):\n        print(path)\n"
+        "        logger.info(path)\n\n\ndef helper(y):\n    print(y)"
+    )
+    # written back as it is, the block changes nothing: it is what the reader places
+    assert place_definitions(module, around.block).text == module
+    # a line outside every function (an import, a class's own body) or broken Python: None
+    assert definitions_at(module, {1}) is None and definitions_at(module, {11}) is None
+    assert definitions_at("def broken(:\n", {1}) is None
+
+
+def test_a_class_written_with_its_methods_alone_keeps_its_docstring_and_fields() -> None:
+    # What a retry shows of a class is its class line and methods (definitions_at); written
+    # back with a method changed, the class's docstring, decorator and fields stay.
+    block = (
+        "class Circle:\n    def area(self):\n        return 3 * self.radius**2\n\n"
+        "    @property\n    def diameter(self):\n        return 2 * self.radius\n"
+    )
+    placed = place_definitions(MODULE, block)
+    assert placed.replaced == ["Circle.area", "Circle.diameter"]
+    assert '@dataclass\nclass Circle:\n    """A circle."""' in placed.text
+    assert "    radius: float\n" in placed.text and "return 3 * self.radius**2" in placed.text

@@ -17,9 +17,11 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 _DEF = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
 # "# ... existing code ...", "# rest of the class unchanged": the block is not the definition.
 _ELISION = re.compile(
     r"#.*(?:\.\.\.|…|\b(?:rest of|existing|remains? (?:the same|unchanged)|unchanged)\b)",
@@ -301,7 +303,7 @@ def _place_definition(
         if (
             isinstance(node, ast.ClassDef)
             and isinstance(target, ast.ClassDef)
-            and (elided or _members(target) - _members(node))
+            and (elided or _members(target) - _members(node) or _lacks_own_lines(node, target))
         ):
             # the class line and some of its methods: those are what changes
             return _place_members(node, block, target, lines, placed)
@@ -476,6 +478,19 @@ def _indent_of(line: str) -> str:
 
 def _members(node: ast.ClassDef) -> set[str]:
     return {item.name for item in node.body if isinstance(item, _DEF)}
+
+
+def _lacks_own_lines(node: ast.ClassDef, target: ast.ClassDef) -> bool:
+    """Whether a class written with the file's methods and no others leaves out its docstring
+    or an attribute: it is then the class line and methods, as a retry shows a class (see
+    definitions_at), and placing it whole would delete what it leaves out. (A class written
+    with new methods too is a class rewritten: a dataclass turned into a plain class.)"""
+    if _members(node) - _members(target):
+        return False
+    if _is_docstring(target.body[0]) and not _is_docstring(node.body[0]):
+        return True
+    fields = {name for item in target.body if (name := _assigned(item)) is not None}
+    return bool(fields - {name for item in node.body if (name := _assigned(item)) is not None})
 
 
 def _member(node: ast.ClassDef, name: str) -> ast.stmt | None:
@@ -725,3 +740,81 @@ def requested_definitions(text: str, request: str) -> str:
             elif node.name in words:
                 blocks.append(source(node))
     return "\n\n\n".join(blocks)
+
+
+@dataclass(frozen=True)
+class Around:
+    """The definitions holding some lines of a module, as one block the definitions reader
+    places (a method under its class line), and the name of the one holding each line."""
+
+    block: str
+    names: dict[int, str]
+
+
+def definitions_at(text: str, lines: Collection[int]) -> Around | None:
+    """The functions and methods of a module that hold ``lines`` (1-based), with the module's
+    simple assignments they use (``logger = logging.getLogger(__name__)``) above them; None
+    when the module does not parse or a line lies outside every function and method (an import,
+    a class's own body), where no definition alone can fix it.
+
+    What a retry shows when what is left to fix lies inside a few definitions: shown its whole
+    file again, numbered, the 1.5B model began copying it line by line and was cut at once
+    (inventory/store-logging, csvreport/sort-option), while shown only the definitions
+    concerned it made such changes (settings/bool-case)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    source = text.split("\n")
+    holders: dict[int, tuple[ast.ClassDef | None, _Function]] = {}
+    for line in lines:
+        found = _holder(tree, line)
+        if found is None:
+            return None
+        holders[line] = found
+    chosen: list[tuple[ast.ClassDef | None, _Function]] = []
+    for found in sorted(holders.values(), key=lambda f: f[1].lineno):
+        if found not in chosen:
+            chosen.append(found)
+    parts: list[str] = []
+    for owner, node in chosen:
+        body = "\n".join(_source(node, source))
+        if owner is None:
+            parts.append(body)
+            continue
+        header = "\n".join(source[owner.lineno - 1 : owner.body[0].lineno - 1]).rstrip()
+        if parts and parts[-1].startswith(header + "\n"):
+            parts[-1] += "\n\n" + body  # the next method of the same class
+        else:
+            parts.append(header + "\n" + body)
+    used = {node.id for _, held in chosen for node in ast.walk(held) if isinstance(node, ast.Name)}
+    assigned = [
+        "\n".join(_source(node, source))
+        for node in tree.body
+        if (name := _assigned(node)) is not None and name in used and node.end_lineno == node.lineno
+    ]
+    names = {
+        line: f"{owner.name}.{node.name}" if owner is not None else node.name
+        for line, (owner, node) in holders.items()
+    }
+    block = "\n\n\n".join(parts)
+    return Around("\n".join(assigned) + "\n\n\n" + block if assigned else block, names)
+
+
+def _holder(tree: ast.Module, line: int) -> tuple[ast.ClassDef | None, _Function] | None:
+    """The top-level function, or the method under its class, whose lines hold ``line``."""
+    for node in tree.body:
+        start, end = _span(node)
+        if not start < line <= end:
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None, node
+        if isinstance(node, ast.ClassDef):
+            for member in node.body:
+                first, last = _span(member)
+                if first < line <= last and isinstance(
+                    member, (ast.FunctionDef, ast.AsyncFunctionDef)
+                ):
+                    return node, member
+        return None
+    return None
