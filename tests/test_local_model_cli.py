@@ -1861,3 +1861,34 @@ def test_a_neighbour_copied_under_the_module_s_path_is_sent_back_not_written(
     assert git(repo, "show", f"{data['branch']}:pkg/__init__.py") == init
     retry = json.dumps(llm_server.requests[1].body["messages"])
     assert "is a copy of pkg/__init__.py" in retry
+
+
+def test_what_is_left_in_a_long_module_is_asked_again_with_its_function_alone(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (inventory/store-logging, csvreport/sort-option): asked again about one print()
+    # left in a 200-line module shown whole and numbered, the model began copying it and was
+    # cut at once; the request started over and the same print was left again. Shown only the
+    # function holding what is left, as it is now, it has a few lines to write.
+    helper = "\n\ndef helper_{0}(x):\n    y = x * {0}\n    return y + {0}\n"
+    helpers = "".join(helper.format(n) for n in range(25))
+    store = LOADER + helpers
+    repo = make_repo(tmp_path / "r", {"store.py": store})
+    half, done = _logged_halfway_and_done(store)
+    fixed = "def load(path):\n    logger.info('loading %s', path)\n"
+    fixed += "    logger.info('loaded %s', path)\n"
+    llm_server.queue(f"store.py\n```python\n{half}```\n", f"store.py\n```python\n{fixed}```\n")
+    request = "In store.py, replace the print() calls with logging."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert git(repo, "show", f"{data['branch']}:store.py") == done
+    retry = llm_server.requests[1].body["messages"]
+    assert [m["role"] for m in retry] == ["system", "user"]
+    assert "a whole function or class at a time" in retry[0]["content"]
+    asked = retry[1]["content"]
+    assert "File: store.py (only these definitions of it" in asked
+    assert "logger = logging.getLogger(__name__)\n\n\ndef load(path):" in asked
+    assert "helper_" not in asked and " 1 " not in asked  # nothing else, no line numbers
+    assert "store.py, in load, at `print('loaded', path)`: the request asks" in asked

@@ -197,13 +197,17 @@ def edit_loop(
             console.info("the answer held nothing: asking the request again, from the start")
             messages = again
             continue
-        following = loop.focused(messages) or fit(
-            plan,
-            [
-                *loop.narrowed(messages),
-                {"role": "assistant", "content": _as_said(text, cut)},
-                {"role": "user", "content": loop.retry_message(feedback, attempt + 1)},
-            ],
+        following = (
+            loop.focused(messages)
+            or loop.on_problems(messages)
+            or fit(
+                plan,
+                [
+                    *loop.narrowed(messages),
+                    {"role": "assistant", "content": _as_said(text, cut)},
+                    {"role": "user", "content": loop.retry_message(feedback, attempt + 1)},
+                ],
+            )
         )
         if following is None:
             console.info("a retry would not fit in the model's window; not asking again")
@@ -225,6 +229,12 @@ def edit_loop(
             },
         )
     return loop.edited
+
+
+# Files concerned by a retry that have fewer lines than this in all are shown whole again (the
+# five everyday requests on a 62-line module were all done so); longer ones, only the
+# definitions where something is left (see _Loop.on_problems).
+FOCUS_MIN_LINES = 100
 
 
 class _Loop:
@@ -426,6 +436,56 @@ class _Loop:
         if self.plan.edit_format != DEFINITIONS:
             system = {"role": "system", "content": self.plan.definitions_system}
             self.in_focus, self.switched = True, False
+        return [system, {"role": "user", "content": text}]
+
+    def on_problems(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
+        """The retry for a result whose every problem lies inside a function or method of a
+        Python file (a print left, a name never defined, a parameter never used): the system
+        prompt of the definitions format and only those definitions as they are now, each
+        problem said with its line, and the request (see
+        :func:`git_gpte.prompts.messages.problems_retry_message`); None for any other retry
+        (refused edits, a failing check, a problem outside every definition), and for models
+        asked in diffs, which answer the usual retry well, and for files under FOCUS_MIN_LINES
+        in all, which the retry shows whole at little cost."""
+        from ..edit.definitions import definitions_at
+        from ..prompts.messages import problems_retry_message
+
+        plan, edited = self.plan, self.edited
+        if plan.edit_format != DEFINITIONS and not plan.definitions_system:
+            return None
+        failures = edited.failures
+        if not failures or edited.refused or edited.notes or self.outstanding:
+            return None
+        lines: dict[str, set[int]] = {}
+        for problem in failures:
+            if problem.kind in ("check", "syntax") or problem.related or not problem.line:
+                return None
+            if not problem.path.endswith(".py"):
+                return None
+            lines.setdefault(problem.path, set()).add(problem.line)
+        blocks, said = [], []
+        texts = {path: self._read(path) for path in lines}
+        if sum(text.count("\n") for text in texts.values() if text) < FOCUS_MIN_LINES:
+            return None
+        for path in sorted(lines):
+            text = texts[path]
+            around = definitions_at(text, lines[path]) if text is not None else None
+            if text is None or around is None:
+                return None
+            blocks.append((path, around.block))
+            source = text.split("\n")
+            for problem in failures:
+                if problem.path == path and problem.line:
+                    written = source[problem.line - 1].strip()
+                    where = f"{path}, in {around.names[problem.line]}, at `{written}`"
+                    said.append(f"{where}: {problem.text}")
+        self.console.info("asking again with only the definitions where something is left")
+        self.asked = frozenset(lines)
+        system = messages[0]
+        if plan.edit_format != DEFINITIONS:
+            system = {"role": "system", "content": plan.definitions_system}
+            self.in_focus, self.switched = True, False
+        text = problems_retry_message(blocks, said, plan.instruction)
         return [system, {"role": "user", "content": text}]
 
     def narrowed(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:

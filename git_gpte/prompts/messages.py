@@ -159,17 +159,36 @@ def focused_retry_message(blocks: Sequence[tuple[str, str]], instruction: str) -
     right function and copied it as it was, twice in the same conversation; shown only the
     functions it had picked and the request, it made the change at once (settings/bool-case).
     So the retry is a new, short conversation rather than a longer one."""
-    shown = "\n\n".join(
-        f"File: {path} (only these definitions of it; the rest of the file stays as it is)\n"
-        f"{fence_for(text)}\n{text.rstrip()}\n{fence_for(text)}"
-        for path, text in blocks
-    )
     return (
-        f"{shown}\n\n"
+        f"{_only_definitions(blocks)}\n\n"
         f"Request:\n{instruction.strip()}\n\n"
         "Write the definitions that must change again, complete, with the change made: the "
         "file's path on a line of its own, then a fenced code block. Leave out the ones that "
         "stay as they are.\n"
+    )
+
+
+def problems_retry_message(
+    blocks: Sequence[tuple[str, str]], problems: Sequence[str], instruction: str
+) -> str:
+    """A retry that shows only the definitions holding what is left to fix (each problem said
+    with the definition and the line it is in, since the lines shown are not numbered), and
+    the request: a new, short conversation, as for definitions copied unchanged."""
+    said = "\n".join(f"- {problem}" for problem in problems)
+    return (
+        f"{_only_definitions(blocks)}\n\n"
+        f"What is still wrong with them:\n{said}\n\n"
+        f"Request:\n{instruction.strip()}\n\n"
+        "Write the definitions above again, complete, with what is wrong fixed and the request "
+        "done: the file's path on a line of its own, then a fenced code block.\n"
+    )
+
+
+def _only_definitions(blocks: Sequence[tuple[str, str]]) -> str:
+    return "\n\n".join(
+        f"File: {path} (only these definitions of it; the rest of the file stays as it is)\n"
+        f"{fence_for(text)}\n{text.rstrip()}\n{fence_for(text)}"
+        for path, text in blocks
     )
 
 
