@@ -374,3 +374,17 @@ def test_a_class_written_with_its_methods_alone_keeps_its_docstring_and_fields()
     assert placed.replaced == ["Circle.area", "Circle.diameter"]
     assert '@dataclass\nclass Circle:\n    """A circle."""' in placed.text
     assert "    radius: float\n" in placed.text and "return 3 * self.radius**2" in placed.text
+
+
+def test_the_definitions_an_edit_changed_are_those_holding_its_lines() -> None:
+    from git_gpte.edit.definitions import definitions_changed
+
+    before = "import os\n\n\ndef a(x):\n    return x\n\n\ndef b(y):\n    return y\n"
+    after = before.replace("import os\n", "import os\nimport sys\n")
+    after = after.replace("return y", "return -y")
+    around = definitions_changed(before, after)
+    assert around is not None and around.block == "def b(y):\n    return -y"
+    # only an import changed, or nothing: no definition to show
+    assert definitions_changed(before, before.replace("import os", "import re")) is None
+    assert definitions_changed(before, before) is None
+    assert definitions_changed(before, after + "def broken(:\n") is None

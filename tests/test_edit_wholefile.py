@@ -329,3 +329,21 @@ def test_a_logger_name_used_otherwise_is_left_to_the_checks() -> None:
     # the original defined it: a lost definition is put back as it was, elsewhere
     own = LOGGED.replace("import sys\n", 'import sys\nlogger = make_logger("app")\n')
     assert define_logger(own, LOGGED) is None
+
+
+def test_root_logger_calls_the_edit_adds_go_to_the_module_logger() -> None:
+    # Seen (inventory/store-logging): the module logger defined as asked, and the warning
+    # logged with logging.warning, a record on the root logger the module's filters miss.
+    from git_gpte.edit.wholefile import use_module_logger
+
+    before = "import logging\n\n\ndef load(p):\n    logging.info('kept %s', p)\n    print(p)\n"
+    after = before.replace(
+        "import logging\n", "import logging\n\nlog = logging.getLogger(__name__)\n"
+    ).replace("    print(p)", "    logging.warning('low %s', p)")
+    repair = use_module_logger(before, after)
+    assert repair is not None and "module's logger (log)" in repair.detail
+    assert "    log.warning('low %s', p)\n" in repair.text
+    assert "    logging.info('kept %s', p)\n" in repair.text  # the module's own line stays
+    # no module logger, or logging not the standard module: nothing to do
+    assert use_module_logger(before, before.replace("print(p)", "logging.warning(p)")) is None
+    assert use_module_logger(before, after, local={"logging"}) is None

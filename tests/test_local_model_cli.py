@@ -1892,3 +1892,56 @@ def test_what_is_left_in_a_long_module_is_asked_again_with_its_function_alone(
     assert "logger = logging.getLogger(__name__)\n\n\ndef load(path):" in asked
     assert "helper_" not in asked and " 1 " not in asked  # nothing else, no line numbers
     assert "store.py, in load, at `print('loaded', path)`: the request asks" in asked
+
+
+def test_a_failing_check_in_a_long_module_is_asked_again_with_the_changed_functions(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (inventory/save-pathlib): after a change the project's tests failed in the method
+    # it changed; shown the 200-line module again, numbered, with the failure, the model wrote
+    # the module back as it was (300 s). Shown the functions it changed, as they are now, and
+    # the failure, it has those few lines to mend.
+    helper = "\n\ndef helper_{0}(x):\n    y = x * {0}\n    return y + {0}\n"
+    module = (
+        "import os\n\n\ndef save(path, text):\n    with open(path, 'w') as fh:\n"
+        "        fh.write(text)\n\n\ndef exists(path):\n    return os.path.exists(path)\n"
+    ) + "".join(helper.format(n) for n in range(25))
+    checked = "import store\n\nassert store.exists('store.py'), 'exists'\n"
+    repo = make_repo(tmp_path / "r", {"store.py": module, "tests/test_store.py": checked})
+    broken = module.replace("    return os.path.exists(path)", "    return path.exists()")
+    broken = broken.replace("def save(path, text):", "def save(path, text):\n    path = str(path)")
+    fixed = "def exists(path):\n    return os.path.exists(str(path))\n"
+    llm_server.queue(f"store.py\n```python\n{broken}```\n", f"store.py\n```python\n{fixed}```\n")
+    request = "save and exists in store.py should accept a pathlib.Path as well as a str."
+    check = "python3 tests/test_store.py"
+    code, out, err = improve(repo, llm_server, request, "--check", check, "--json", PYTHONPATH=".")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    result = git(repo, "show", f"{data['branch']}:store.py")
+    assert "    path = str(path)\n" in result and "os.path.exists(str(path))" in result
+    retry = llm_server.requests[1].body["messages"]
+    assert [m["role"] for m in retry] == ["system", "user"]
+    asked = retry[1]["content"]
+    assert "File: store.py (only these definitions of it" in asked
+    assert "def save(path, text):\n    path = str(path)" in asked
+    assert "def exists(path):\n    return path.exists()" in asked
+    assert "helper_" not in asked and "import os" not in asked
+    assert "AttributeError" in asked and "'str' object has no attribute 'exists'" in asked
+
+
+def test_a_warning_logged_on_the_root_logger_goes_to_the_module_logger(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (inventory/store-logging): "a module-level logger (logging.getLogger(__name__))"
+    # defined as asked, and the warning logged with logging.warning: committed, the record on
+    # the root logger, which the project's own logging setup and its tests do not see.
+    repo = make_repo(tmp_path / "r", {"store.py": LOADER})
+    _, done = _logged_halfway_and_done(LOADER)
+    root = done.replace("logger.info('loaded", "logging.info('loaded")
+    llm_server.queue(f"store.py\n```python\n{root}```\n")
+    request = "In store.py, replace the print() calls with logging on a module-level logger."
+    code, out, err = improve(repo, llm_server, request, "-b", "logged")
+    assert code == 0, err
+    assert git(repo, "show", "logged:store.py") == done
+    assert "logged on the module's logger (logger), not the root logger (1 call(s))" in out + err

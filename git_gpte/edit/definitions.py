@@ -751,6 +751,25 @@ class Around:
     names: dict[int, str]
 
 
+def definitions_changed(before: str, after: str) -> Around | None:
+    """The functions and methods of ``after`` holding lines that differ from ``before`` (see
+    definitions_at); None when no function or method changed or ``after`` does not parse.
+    Changes outside every definition (an import added) are left out: they stay as they are."""
+    import difflib
+
+    old, new = before.split("\n"), after.split("\n")
+    changed: set[int] = set()
+    for tag, _, _, start, end in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        if tag != "equal":
+            changed.update(range(start + 1, max(end, start + 1) + 1))
+    try:
+        tree = ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    inside = {line for line in changed if line <= len(new) and _holder(tree, line) is not None}
+    return definitions_at(after, inside) if inside else None
+
+
 def definitions_at(text: str, lines: Collection[int]) -> Around | None:
     """The functions and methods of a module that hold ``lines`` (1-based), with the module's
     simple assignments they use (``logger = logging.getLogger(__name__)``) above them; None

@@ -377,6 +377,70 @@ def define_logger(before: str | None, after: str, local: Collection[str] = ()) -
     return Repair(text, f"defined the module's logger the edit uses: {name}")
 
 
+def use_module_logger(before: str | None, after: str, local: Collection[str] = ()) -> Repair | None:
+    """``after`` with the root-logger calls the edit added (``logging.warning(...)``, lines
+    ``before`` does not have) made on the module's own logger, when the module defines one
+    (``logger = logging.getLogger(__name__)``): a record on the root logger is not the
+    module's, so filters and levels set for the module miss it. The 1.5B model, asked for "a
+    module-level logger (logging.getLogger(__name__))", defined it and logged the warning with
+    ``logging.warning`` (inventory/store-logging). None when nothing is to change."""
+    tree = _parses(after)
+    if (
+        tree is None
+        or "logging" in local
+        or _imports_of(tree).get("logging")
+        != (
+            "import",
+            "logging",
+        )
+    ):
+        return None
+    loggers = [name for node in tree.body if (name := _module_logger(node)) is not None]
+    if len(loggers) != 1:
+        return None
+    had = {line.strip() for line in (before or "").split("\n")}
+    lines = after.split("\n")
+    calls = sorted(
+        (node.func.value.lineno, node.func.value.col_offset)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _LOGGER_METHODS
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "logging"
+        and lines[node.func.value.lineno - 1].strip() not in had
+    )
+    if not calls:
+        return None
+    for row, col in reversed(calls):
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + loggers[0] + line[col + len("logging") :]
+    return Repair(
+        "\n".join(lines),
+        f"logged on the module's logger ({loggers[0]}), not the root logger ({len(calls)} call(s))",
+    )
+
+
+def _module_logger(node: ast.stmt) -> str | None:
+    """The name ``node`` binds to ``logging.getLogger(__name__)``, else None."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    target, value = node.targets[0], node.value
+    if not (isinstance(target, ast.Name) and isinstance(value, ast.Call)):
+        return None
+    func = value.func
+    named = [a.id for a in value.args if isinstance(a, ast.Name)]
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "getLogger"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "logging"
+        and named == ["__name__"]
+    ):
+        return target.id
+    return None
+
+
 def _assigned_names(text: str) -> set[str]:
     """The names a module's text assigns anywhere (empty when it does not parse)."""
     tree = _parses(text)

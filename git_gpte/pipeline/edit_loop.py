@@ -448,7 +448,6 @@ class _Loop:
         asked in diffs, which answer the usual retry well, and for files under FOCUS_MIN_LINES
         in all, which the retry shows whole at little cost."""
         from ..edit.definitions import definitions_at
-        from ..prompts.messages import problems_retry_message
 
         plan, edited = self.plan, self.edited
         if plan.edit_format != DEFINITIONS and not plan.definitions_system:
@@ -456,6 +455,8 @@ class _Loop:
         failures = edited.failures
         if not failures or edited.refused or edited.notes or self.outstanding:
             return None
+        if all(problem.kind == "check" for problem in failures):
+            return self._on_failing_check(messages)
         lines: dict[str, set[int]] = {}
         for problem in failures:
             if problem.kind in ("check", "syntax") or problem.related or not problem.line:
@@ -480,7 +481,43 @@ class _Loop:
                     where = f"{path}, in {around.names[problem.line]}, at `{written}`"
                     said.append(f"{where}: {problem.text}")
         self.console.info("asking again with only the definitions where something is left")
-        self.asked = frozenset(lines)
+        return self._in_focus(messages, blocks, said)
+
+    def _on_failing_check(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
+        """The retry for a result failing the check (the project's tests, the user's command)
+        in long modules: the functions and methods the edits changed, as they are now, with
+        the failure; None when the edits changed anything else (a file that is not Python,
+        what lies outside every definition but an import), which the usual retry shows."""
+        from ..edit.definitions import definitions_changed
+
+        originals = _originals(self.files)
+        blocks = []
+        total = 0
+        for path in sorted(self.files.changes):
+            before, after = originals.get(path), self.files.changes[path]
+            if after == before:
+                continue
+            around = None
+            if before is not None and after is not None and path.endswith(".py"):
+                around = definitions_changed(before, after)
+            if around is None or after is None:
+                return None
+            blocks.append((path, around.block))
+            total += after.count("\n")
+        if not blocks or total < FOCUS_MIN_LINES:
+            return None
+        self.console.info("asking again with only the definitions the edits changed")
+        return self._in_focus(messages, blocks, [p.render() for p in self.edited.failures])
+
+    def _in_focus(
+        self, messages: list[dict[str, str]], blocks: list[tuple[str, str]], said: list[str]
+    ) -> list[dict[str, str]]:
+        """A new short conversation: the definitions format's system prompt, ``blocks`` and
+        what is wrong with them (see problems_retry_message)."""
+        from ..prompts.messages import problems_retry_message
+
+        plan = self.plan
+        self.asked = frozenset(path for path, _ in blocks)
         system = messages[0]
         if plan.edit_format != DEFINITIONS:
             system = {"role": "system", "content": plan.definitions_system}
@@ -686,16 +723,16 @@ class _Loop:
             self._correction(path, detail, "whole-file")
 
     def _import_stdlib(self) -> None:
-        """Define the module logger the edits use and never define, and import the
-        standard-library modules they use and never import (see
-        :func:`git_gpte.edit.wholefile.define_logger` and ``import_stdlib``), each said as a
-        correction."""
-        from ..edit.wholefile import define_logger, import_stdlib
+        """Define the module logger the edits use and never define, make the root-logger
+        calls they add on the module's logger, and import the standard-library modules they
+        use and never import (see :func:`git_gpte.edit.wholefile.define_logger`,
+        ``use_module_logger`` and ``import_stdlib``), each said as a correction."""
+        from ..edit.wholefile import define_logger, import_stdlib, use_module_logger
 
         files = self.files
         local: set[str] | None = None
         for path in sorted(files.changes):
-            for fix in (define_logger, import_stdlib):
+            for fix in (define_logger, use_module_logger, import_stdlib):
                 text = files.changes[path]
                 if text is None or not path.endswith(".py"):
                     break
