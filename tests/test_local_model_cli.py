@@ -1945,3 +1945,18 @@ def test_a_warning_logged_on_the_root_logger_goes_to_the_module_logger(
     assert code == 0, err
     assert git(repo, "show", "logged:store.py") == done
     assert "logged on the module's logger (logger), not the root logger (1 call(s))" in out + err
+
+
+def test_a_special_name_the_request_uses_is_not_a_method_it_asks_for(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ratelimit/decorator-logging): "(logging.getLogger(__name__))" in the request was
+    # taken for a method __name__ to add; the right answer went back twice and was refused.
+    repo = make_repo(tmp_path / "r", {"store.py": LOADER})
+    _, done = _logged_halfway_and_done(LOADER)
+    llm_server.queue(f"store.py\n```python\n{done}```\n")
+    request = "Add logging to load on a module-level logger (logging.getLogger(__name__))."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 1 and data["problems"] == []

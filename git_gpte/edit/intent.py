@@ -80,6 +80,13 @@ _NOT_NAMES = frozenset({
     "method", "function", "helper", "property", "classmethod", "staticmethod", "new",
 })
 # fmt: on
+# Special names that are attributes, never methods a request asks to add.
+# fmt: off
+_DUNDER_ATTRIBUTES = frozenset({
+    "__name__", "__qualname__", "__module__", "__doc__", "__dict__", "__file__", "__all__",
+    "__version__", "__slots__", "__annotations__", "__class__", "__main__", "__path__",
+})
+# fmt: on
 
 
 # A request that asks for tests to change: a verb of changing within a few words before a test
@@ -416,6 +423,8 @@ def added_definitions(request: str) -> list[tuple[str, str | None]]:
         name = next(group for group in match.groups()[:-1] if group)
         if name.lower() in _NOT_NAMES or not _asks_to_add(request, match):
             continue
+        if name in _DUNDER_ATTRIBUTES or request[max(0, match.start() - 1)] in "(.":
+            continue  # getLogger(__name__), func.__name__: a use, not a method to add
         found.append((name, match.groups()[-1]))
     return list(dict.fromkeys(found))
 
