@@ -1960,3 +1960,23 @@ def test_a_special_name_the_request_uses_is_not_a_method_it_asks_for(
     assert code == 0, err
     data = json.loads(out)
     assert data["attempts"] == 1 and data["problems"] == []
+
+
+def test_a_result_left_with_refused_edits_is_checked_before_it_is_committed(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ratelimit/decorator-no-raise): the first answer failed the project's tests, the
+    # next were not Python that parses; the check was put off while the refused edits could
+    # come, and the failing result was committed as a partial success (exit 1).
+    repo = make_repo(tmp_path / "shop", {"invoice.py": INVOICE, "tests/test_invoice.py": CHECKED})
+    before = Snapshot.take(repo)
+    wrong = INVOICE.replace("1 - percent", "1 + percent")
+    broken = "invoice.py\n```python\ndef total(amount, percent:\n    return amount\n```\n"
+    llm_server.queue(f"invoice.py\n```python\n{wrong}```\n", broken)
+    check = "python3 tests/test_invoice.py"
+    code, out, err = improve(
+        repo, llm_server, "tidy up", "--check", check, "--max-retries", "1", PYTHONPATH="."
+    )
+    assert code == 8, out + err
+    assert "nothing committed: the result still fails `python3 tests/test_invoice.py`" in err
+    before.assert_unchanged(repo)

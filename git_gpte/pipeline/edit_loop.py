@@ -213,6 +213,7 @@ def edit_loop(
             console.info("a retry would not fit in the model's window; not asking again")
             break
         messages = following
+    loop.check_what_is_kept()
     loop.drop_broken_new_files()
     loop.edited.changes = files.file_changes()
     loop.edited.context = loop.asking.log
@@ -961,6 +962,19 @@ class _Loop:
             return problems  # the result is not complete yet: check it once it is
         self.edited.checked = True
         return self.verify(files.file_changes())
+
+    def check_what_is_kept(self) -> None:
+        """Run the check on a result left with refused edits once no attempt is left. It was
+        put off while the refused edits could still come (see _check); what is committed now
+        is this result, and it must not go out as a partial success when it fails the check
+        (seen: ratelimit/decorator-no-raise committed with exit 1, failing the project's
+        tests, the two answers after the failing one not Python that parses)."""
+        files, edited = self.files, self.edited
+        if not self.outstanding or self.verify is None or edited.failures or edited.checked:
+            return
+        if files.file_changes():
+            edited.checked = True
+            edited.failures = self.verify(files.file_changes())
 
     def _as_was(self, texts: Mapping[str, str]) -> dict[str, str]:
         """The base text of each of ``texts``' files that had one."""
