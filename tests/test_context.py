@@ -1146,29 +1146,3 @@ def test_a_short_definition_between_two_excerpts_is_sent_too(
 
     assert not sent(0)
     assert sent(30)
-
-
-def test_tests_and_prose_the_request_is_not_about_give_no_excerpts(tmp_path: Path) -> None:
-    # Seen (attrs, "More f-strings"): a 32k budget spent on excerpts of tests, a changelog and
-    # tox.ini while the module the commit changed went in part.
-    files = dict(PY_FILES)
-    files["tests/test_discount.py"] = "".join(
-        f"def test_discount_{n}():\n    assert apply_discount({n}, 10) == {n} * 0.9\n\n\n"
-        for n in range(400)
-    )
-    files["CHANGELOG.md"] = "".join(f"## 1.{n}\n\n- discount fix {n}\n\n" for n in range(400))
-    root = make_repo(tmp_path / "r", files)
-    plain = run_gpte("context", "discount", "--format", "lines", "--tokens", "6000", cwd=root)
-    assert plain.returncode == 0, plain.stderr
-    sent = plain.stdout.split()
-    assert "shop/pricing.py" in sent
-    assert not [line for line in sent if line.startswith(("tests/", "CHANGELOG.md"))]
-    asked = run_gpte(
-        "context", "add a test of the discount", "--format", "lines", "--tokens", "6000", cwd=root
-    )
-    assert any(line.startswith("tests/test_discount.py") for line in asked.stdout.split())
-    named = run_gpte(
-        "context", "fix the discount in CHANGELOG.md", "--format", "lines", "--tokens", "6000",
-        cwd=root,
-    )  # fmt: skip
-    assert any(line.startswith("CHANGELOG.md") for line in named.stdout.split())

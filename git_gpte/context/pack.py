@@ -65,16 +65,6 @@ GAP_LINES = 30
 # holds more files, whose errors even out: 2 % of every budget cost 0.5 points of coverage at
 # each on the pool, 82 tokens at every budget a task of the public split at 8k and at 16k.
 BUDGET_SLACK = 0.02
-# Files whose kind's prior (weights.py) is below this give no excerpts: tests, prose and
-# configuration the request is not about (0.05) are sent whole when small, or not at all;
-# asked about (0.4-0.45), vendored (0.4), source (1) and named files keep theirs. A vague request
-# ("More f-strings") spent a 32k budget on excerpts of tests, a changelog and tox.ini while the
-# module it changed went in part. bench/context_pool.py, 427 tasks of 22 repositories: 58.8 /
-# 74.0 / 85.7 / 91.8 % covered at 4k / 8k / 16k / 32k became 59.0 / 75.9 / 86.2 / 92.5 (Python
-# +1.0 / +1.4 / -0.4 / 0, Go/JS/TS -0.4 / +2.3 / +1.4 / +1.4), chosen for every repository
-# left out, none over budget; the public split 70.0 / 84.2 / 92.5 / 96.7 became 70.0 / 84.2 /
-# 93.3 / 97.5.
-CHUNK_MIN_PRIOR = 0.3
 SLACK_BUDGET = 4096
 
 
@@ -337,8 +327,6 @@ def _add_chunk(
 ) -> int:
     """Try to add one chunk (with its file's header and its class line); returns the spend."""
     if plan is not None and (plan.whole or cs.index in plan.chunks):
-        return spent
-    if cs.file.prior < CHUNK_MIN_PRIOR and not cs.file.named:
         return spent
     new = plan is None
     trial = _FilePlan(cs.file) if plan is None else plan
