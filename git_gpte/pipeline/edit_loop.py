@@ -432,22 +432,17 @@ class _Loop:
             return None
         self.console.info("the answer changed nothing: asking again with only what it chose")
         text = focused_retry_message(self.copied, self.plan.instruction)
-        self.asked = frozenset(path for path, _ in self.copied)
-        system = messages[0]
-        if self.plan.edit_format != DEFINITIONS:
-            system = {"role": "system", "content": self.plan.definitions_system}
-            self.in_focus, self.switched = True, False
-        return [system, {"role": "user", "content": text}]
+        return self._new_conversation(messages, self.copied, text)
 
     def on_problems(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
         """The retry for a result whose every problem lies inside a function or method of a
         Python file (a print left, a name never defined, a parameter never used): the system
         prompt of the definitions format and only those definitions as they are now, each
         problem said with its line, and the request (see
-        :func:`git_gpte.prompts.messages.problems_retry_message`); None for any other retry
-        (refused edits, a failing check, a problem outside every definition), and for models
-        asked in diffs, which answer the usual retry well, and for files under FOCUS_MIN_LINES
-        in all, which the retry shows whole at little cost."""
+        :func:`git_gpte.prompts.messages.problems_retry_message`); for a failing check, see
+        _on_failing_check. None for any other retry (refused edits, a problem outside every
+        definition), for models asked in diffs, which answer the usual retry well, and for
+        files under FOCUS_MIN_LINES in all, which the retry shows whole at little cost."""
         from ..edit.definitions import definitions_at
 
         plan, edited = self.plan, self.edited
@@ -513,17 +508,23 @@ class _Loop:
     def _in_focus(
         self, messages: list[dict[str, str]], blocks: list[tuple[str, str]], said: list[str]
     ) -> list[dict[str, str]]:
-        """A new short conversation: the definitions format's system prompt, ``blocks`` and
-        what is wrong with them (see problems_retry_message)."""
+        """``blocks`` and what is wrong with them (see problems_retry_message), in a new short
+        conversation."""
         from ..prompts.messages import problems_retry_message
 
-        plan = self.plan
+        text = problems_retry_message(blocks, said, self.plan.instruction)
+        return self._new_conversation(messages, blocks, text)
+
+    def _new_conversation(
+        self, messages: list[dict[str, str]], blocks: list[tuple[str, str]], text: str
+    ) -> list[dict[str, str]]:
+        """A retry of two messages, the definitions format's system prompt and ``text``
+        (showing ``blocks``), answered in that format from then on."""
         self.asked = frozenset(path for path, _ in blocks)
         system = messages[0]
-        if plan.edit_format != DEFINITIONS:
-            system = {"role": "system", "content": plan.definitions_system}
+        if self.plan.edit_format != DEFINITIONS:
+            system = {"role": "system", "content": self.plan.definitions_system}
             self.in_focus, self.switched = True, False
-        text = problems_retry_message(blocks, said, plan.instruction)
         return [system, {"role": "user", "content": text}]
 
     def narrowed(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
