@@ -366,8 +366,8 @@ class _WorkingFiles:
         ``report.py``): written, that block would replace the module with a copy of its
         neighbour. It is a copy when few of its lines are the target's own and most are the
         other file's."""
-        keys = {norm(line) for line in content.split("\n") if line.strip()}
-        own = keys & {norm(line) for line in current.split("\n") if line.strip()}
+        keys = _line_keys(content)
+        own = keys & _line_keys(current)
         if len(keys) < COPY_MIN_LINES or len(own) * 10 > len(keys) * 3:
             return ""
         folder, _, name = path.rpartition("/")
@@ -382,7 +382,7 @@ class _WorkingFiles:
                 continue
             if not text or len(text) > COPY_MAX_CHARS:
                 continue
-            theirs = keys & {norm(line) for line in text.split("\n") if line.strip()}
+            theirs = keys & _line_keys(text)
             if len(theirs) * 10 >= len(keys) * 6 and len(theirs) > 2 * len(own):
                 return other
         return ""
@@ -677,6 +677,11 @@ def _partial_view(path: str, seen_in_part: Mapping[str, str] | None) -> str:
 # with at least this many distinct lines, and neighbours larger than this are not read.
 COPY_MIN_LINES = 4
 COPY_MAX_CHARS = 200_000
+
+
+def _line_keys(text: str) -> set[str]:
+    """The distinct non-blank lines of ``text``, normalised as hunks are matched."""
+    return {norm(line) for line in text.split("\n") if line.strip()}
 
 
 def _copy_of_other(path: str, other: str) -> str:

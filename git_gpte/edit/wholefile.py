@@ -385,16 +385,10 @@ def use_module_logger(before: str | None, after: str, local: Collection[str] = (
     module-level logger (logging.getLogger(__name__))", defined it and logged the warning with
     ``logging.warning`` (inventory/store-logging). None when nothing is to change."""
     tree = _parses(after)
-    if (
-        tree is None
-        or "logging" in local
-        or _imports_of(tree).get("logging")
-        != (
-            "import",
-            "logging",
-        )
-    ):
+    if tree is None or "logging" in local:
         return None
+    if _imports_of(tree).get("logging") != ("import", "logging"):
+        return None  # ``logging`` is not the standard module here
     loggers = [name for node in tree.body if (name := _module_logger(node)) is not None]
     if len(loggers) != 1:
         return None
