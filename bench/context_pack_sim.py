@@ -108,6 +108,19 @@ def covered(task: Mapping[str, Any], picks: Sequence[Any]) -> bool:
     return True
 
 
+def with_named(ranking: Any, task: Mapping[str, Any]) -> Any:
+    """A ranking kept before FileScore.named existed, with it worked out as rank() does."""
+    from git_gpte.context.rank_signals import mentioned
+    from git_gpte.context.request import analyse_request
+
+    mentions = analyse_request(task["query"]).path_mentions
+    for file_score in [*ranking.files, *(c.file for c in ranking.chunks)]:
+        if not hasattr(file_score, "named"):  # an unset slot
+            hit = mentioned(file_score.cand.path, mentions) if mentions else None
+            file_score.named = hit is not None
+    return ranking
+
+
 def rescored(ranking: Any, weights: Mapping[str, float]) -> Any:
     """The ranking with its chunks scored again under other chunk weights."""
     from git_gpte.context import rank
@@ -161,7 +174,7 @@ def score_variant(
             path = rankings / f"{task['id']}.pkl"
             if not path.exists():
                 continue
-            ranking = rescored(pickle.loads(path.read_bytes()), weights)
+            ranking = rescored(with_named(pickle.loads(path.read_bytes()), task), weights)
             hits = [int(covered(task, pack(ranking, budget)[0])) for budget in BUDGETS]
             rows.append({"id": task["id"], "repo": task["repo"], "selector": name,
                          "language": task.get("language", "python"), "covered": hits})  # fmt: skip

@@ -1146,3 +1146,36 @@ def test_a_short_definition_between_two_excerpts_is_sent_too(
 
     assert not sent(0)
     assert sent(30)
+
+
+def test_tests_the_request_is_not_about_get_only_what_the_source_leaves(tmp_path: Path) -> None:
+    # Seen (attrs, "More f-strings"): a 32k budget spent on excerpts of tests, a changelog and
+    # tox.ini while the module the commit changed went in part.
+    files = dict(PY_FILES)
+    files["tests/test_discount.py"] = "".join(
+        f"def test_discount_{n}():\n    assert apply_discount({n}, 10) == {n} * 0.9\n\n\n"
+        for n in range(400)
+    )
+    files["shop/rates.py"] = '"""Discount rates."""\n\n\n' + "".join(
+        f"def rate_{n}(amount):\n    return amount * {n} / 100\n\n\n" for n in range(400)
+    )
+    root = make_repo(tmp_path / "r", files)
+
+    def lines(*args: str, tokens: str = "3000") -> list[str]:
+        done = run_gpte("context", *args, "--format", "lines", "--tokens", tokens, cwd=root)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    plain = lines("discount")
+    assert any(line.startswith("shop/rates.py:") for line in plain)
+    assert not [line for line in plain if line.startswith("tests/")]
+    # Asked for by the request or chosen by a pathspec, tests are ranked as source is.
+    assert any(line.startswith("tests/test_discount.py:") for line in lines("add a discount test"))
+    assert lines("discount", "tests")[0].startswith("tests/test_discount.py:")
+    # A pathspec that only leaves files out chooses none.
+    for spec in (":(exclude)README.md", ":!README.md"):
+        assert not [line for line in lines("discount", spec) if line.startswith("tests/")]
+    # With room left once the source is in, they are sent too (a small repository: all of it).
+    roomy = lines("discount", tokens="8000")
+    assert "shop/rates.py" in roomy
+    assert roomy[-1].startswith("tests/test_discount.py:")

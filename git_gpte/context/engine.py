@@ -20,7 +20,7 @@ from .pack import pack
 from .parse import FileRecord, definition_end
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
-from .rules import DEFAULT_MAX_FILE_BYTES, secret_reason_for
+from .rules import DEFAULT_MAX_FILE_BYTES, narrows, secret_reason_for
 from .store import DamagedRows, IndexBusy, IndexStore
 from .weights import WEIGHTS, Weights
 
@@ -131,7 +131,11 @@ def run_select(
                 held[c.path] = secret_reason_for(status[len("secret:") :])
         files = [c for c in candidates.files if c.path not in held]
         recent = file_weights(history.commits)
-        return rank(store, files, request, recent, history.lines, weights=weights)
+        ranking = rank(store, files, request, recent, history.lines, weights=weights)
+        if narrows(pathspecs):  # the user chose these files: each counts as named
+            for file_score in ranking.files:
+                file_score.named = True
+        return ranking
 
     ranking = _with_index(repo, work)
     skipped = {**candidates.skipped, **held}

@@ -59,6 +59,7 @@ from .rank_signals import (
     identifier_use,
     identifier_users,
     lexical_match,
+    mentioned,
     name_match,
     path_mention,
     recent_change,
@@ -105,6 +106,8 @@ class FileScore:
     matched: tuple[str, ...] = ()
     ppr: float = 0.0
     prior: float = 1.0
+    # The request names the file (by path, file name or module), or a pathspec chose it.
+    named: bool = False
     # False while the prior is not needed yet: on a repository past GRAPH_FILE_LIMIT files it
     # is worked out only for files with a score and those the later stages look at (telling a
     # test from code 100,000 times was a fifth of a warm run); see _with_priors.
@@ -197,6 +200,7 @@ def _score_files(
     lifts = [signal(evidence, weights) for signal in FILE_LIFTS]
     scored: dict[str, FileScore] = {}
     every_prior = len(texts) <= GRAPH_FILE_LIMIT
+    mentions = evidence.query.path_mentions
     for candidate in texts:
         path = candidate.path
         match = evidence.lexical[path]
@@ -211,6 +215,7 @@ def _score_files(
             matched=match.terms,
             prior=file_prior(path, evidence.query, weights, candidate.facts) if needed else 1.0,
             prior_known=needed,
+            named=bool(mentions) and mentioned(path, mentions) is not None,
         )
         file_score.score = direct * file_score.prior
         if own or lifted:  # most of a large repository's files have none

@@ -55,6 +55,12 @@ def explicit_paths(pathspecs: Sequence[str]) -> set[str]:
     return {p for p in pathspecs if not p.startswith(":") and not (_GLOB_CHARS & set(p))}
 
 
+def narrows(pathspecs: Sequence[str]) -> bool:
+    """Whether ``pathspecs`` choose files (a path, folder or glob), not only leave some out
+    (``:(exclude)x``, ``:!x``, ``:^x``): the files such pathspecs choose are the ones asked for."""
+    return any(not re.match(r":(!|\^|\([^)]*exclude[^)]*\))", p) for p in pathspecs)
+
+
 # Characters that would let a file's name rewrite the request it is written into: line breaks
 # and other C0/C1 controls (a name "x\n```\n\nRequest: ..." would close the fence and plant a
 # request), and the marks that reorder text when shown.
