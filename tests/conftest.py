@@ -46,6 +46,9 @@ def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00+0000")
     monkeypatch.setenv("GIT_EDITOR", "false")
     monkeypatch.setenv("NO_COLOR", "1")
+    # The probe (an extra call after a checked result, on by default for a self-hosted model)
+    # off: each test scripts the conversation it is about; tests of the probe turn it on.
+    monkeypatch.setenv("GPTE_PROBE", "0")
     # The venv's scripts (git-gpte) must be on PATH so `git gpte` finds them.
     bindir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))

@@ -157,6 +157,13 @@ def _offer(
 )
 @click.option("--no-check", is_flag=True, help="Do not run the configured check command.")
 @click.option(
+    "--probe/--no-probe",
+    default=None,
+    help="Once a result passes the check, have the model write a script of asserts from the "
+    "request alone; it must fail before the change and pass after it, or the result goes back "
+    "to the model (default: GPTE_PROBE, gpte.probe; on for a self-hosted model).",
+)
+@click.option(
     "--keep-failing",
     is_flag=True,
     help="Commit a result that still fails --check or leaves broken Python (exit 1), "
@@ -262,6 +269,7 @@ class Flags:
     context_rounds: int | None
     check_cmd: str | None
     no_check: bool
+    probe: bool | None
     keep_failing: bool
 
     def with_prompt_file_shift(self) -> Flags:
@@ -332,6 +340,7 @@ def _request(
         check=None if flags.no_check else _check_command(settings, flags.check_cmd),
         keep_failing=flags.keep_failing,
         default_check=not flags.no_check,
+        probe=_probe_setting(settings, flags.probe),
     )
 
 
@@ -477,6 +486,16 @@ def _check_command(settings: Settings, flag: str | None) -> str | None:
     value = settings.get(flag=flag, env=("GPTE_CHECK",), git="gpte.check", toml=("check",))
     text = str(value).strip() if value is not None else ""
     return text or None
+
+
+def _probe_setting(settings: Settings, flag: bool | None) -> bool | None:
+    """--probe / --no-probe, else GPTE_PROBE / git config gpte.probe / TOML ``probe``; None:
+    the model's default."""
+    if settings.get(flag=flag, env=("GPTE_PROBE",), git="gpte.probe", toml=("probe",)) is None:
+        return None
+    return settings.get_bool(
+        flag=flag, env=("GPTE_PROBE",), git="gpte.probe", toml=("probe",), default=False
+    )
 
 
 def _family_note(info: ModelInfo) -> str:

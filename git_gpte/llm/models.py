@@ -69,6 +69,9 @@ class Defaults:
     # define every name: only running code tells (bench/solve.py, the closing table of
     # docs/benchmarks.md). Hosted models are left to the user's choice.
     test_check: bool = False
+    # A result that passes the check is probed too: a script of asserts the model writes from
+    # the request must fail on the base and pass on the result (pipeline/probe.py).
+    probe: bool = False
 
 
 HOSTED = Defaults(edit_format="diff", context_tokens=16384, output_tokens=None, request_timeout=120)
@@ -80,6 +83,7 @@ SELF_HOSTED = Defaults(
     context_rounds=0,
     whole_file_tokens=2500,
     test_check=True,
+    probe=True,
 )
 
 

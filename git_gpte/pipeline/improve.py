@@ -35,11 +35,12 @@ from .commit import CommitSpec, commit
 from .edit_loop import Edited, Verify
 from .files import CommitFiles
 from .plan import Plan, dirty_warning, plan
-from .regression import AUTO, RegressionCheck, regression_check
+from .regression import AUTO, regression_check
 from .selection import DEFAULT_MAX_FILE_BYTES
 from .shown import ContextChoice, resolve_context
 
 if TYPE_CHECKING:
+    from ..llm.models import ModelInfo
     from ..llm.session import Session
 
 __all__ = [
@@ -80,6 +81,9 @@ class ImproveRequest:
     check: str | None = None
     keep_failing: bool = False
     default_check: bool = True
+    # --probe / --no-probe (None: the model's default, on for a self-hosted model): see
+    # pipeline/probe.py.
+    probe: bool | None = None
     # The commit message's subject and the request it quotes, when the prompt is not what a
     # person wrote (the Action wraps an issue in instructions): None, the prompt's own.
     subject: str | None = None
@@ -312,6 +316,14 @@ def _improve(
     if planned.format_note:
         console.info(f"asking for {planned.edit_format} edits: {planned.format_note}")
     verify, check, label = _verifier(repo, session.settings, prepared, request, identity, console)
+    if _probes(request, planned.model):
+        from .probe import probe_check
+
+        llm = session.client(planned.model, cache=request.cache)
+        verify = probe_check(verify, llm, request.prompt, repo, session.settings, planned.base,
+                             identity, console)  # fmt: skip
+        probe = "the probe written from the request"
+        label = f"{label} or {probe}" if label else probe
     files = CommitFiles(repo, planned.base, planned.selection.files)
 
     def commit_to(message: str, changes: Sequence[FileChange]) -> tuple[str, str]:
@@ -377,17 +389,22 @@ def _verifier(
         return None, None, None
     if check == AUTO:
         tests = regression_check(repo, settings, planned.base, identity, console)
-        return tests, check if tests else None, "the project's tests"
+        return tests, check if tests else None, "the project's tests" if tests else None
     from .verify import check_command
 
     command = check_command(repo, settings, planned.base, check, identity, console)
     return command, check, f"`{check}`"
 
 
+def _probes(request: ImproveRequest, model: ModelInfo) -> bool:
+    """Whether results are probed (--probe, --no-probe, else the model's default)."""
+    return model.defaults.probe if request.probe is None else request.probe
+
+
 def _judged(verify: Verify | None) -> bool:
     """Whether the check really judged the result: the project's tests may have turned
-    themselves off on the base (pytest missing, nothing collected)."""
-    return not isinstance(verify, RegressionCheck) or verify.ran
+    themselves off on the base (pytest missing, nothing collected); the probe judges too."""
+    return bool(getattr(verify, "ran", True))
 
 
 def broken_result(edited: Edited, check: str | None) -> GpteError:

@@ -139,7 +139,7 @@ class RegressionCheck:
     ) -> None:
         self.repo, self.options, self.base = repo, options, base
         self.identity, self.console = identity, console
-        self.environ = _import_path_first(os.environ)
+        self.environ = import_path_first(os.environ)
         self.baseline: Baseline | None = None
         self.off: str | None = None
 
@@ -198,7 +198,7 @@ def regression_check(
     return RegressionCheck(repo, options, base, identity, console)
 
 
-def _import_path_first(environ: Mapping[str, str]) -> dict[str, str]:
+def import_path_first(environ: Mapping[str, str]) -> dict[str, str]:
     """The environment with the checkout (and its ``src/``) ahead on the import path: an
     editable install of the user's own checkout would otherwise answer for the result."""
     paths = ["src", "."]

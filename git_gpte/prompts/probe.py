@@ -1,0 +1,219 @@
+"""The probe: a short script the model writes from the request alone, run on the result.
+
+A small model's wrong results mostly pass every check that does not know what was asked: they
+compile, define every name and break no test the project had (a boundary left where it was, a
+sort after the rows were built: bench/solve.py, docs/benchmarks.md). The request often says
+what must hold ("'5/week' raises ValueError", "an item exactly at its level is low"); a script
+of asserts written from it, shown only the signatures of what changed (so it states what was
+asked, not what the edit does), checks that. Pure functions: the messages, the script read
+from the reply, and what a run of it says.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+PROBE_FILE = "gpte_probe.py"
+MAX_PROBE_LINES = 80
+MAX_PROBE_CHARS = 4000  # a few asserts; a reply running past this is no probe
+
+_SYSTEM = (
+    "You write short Python scripts that check that a change to a project does what was asked."
+)
+
+_ASK = """\
+A change was made to a Python project for the request below. Write a short Python script that \
+checks the behaviour the request asks for, using the examples it gives, with plain `assert` \
+statements (no test framework). To check that a call raises an exception, call it in a `try` \
+block and put `assert False` after the call. Import the project's code as shown below (the \
+script runs from the project's top folder). Check only what the request says. Answer with the \
+script in one ```python block and nothing else.
+
+Request:
+{request}
+
+What the change touched (bodies not shown):
+{signatures}
+"""
+
+
+def probe_messages(request: str, signatures: str) -> list[dict[str, str]]:
+    """The conversation asking for a probe of ``request``."""
+    text = _ASK.format(request=request.strip(), signatures=signatures.rstrip())
+    return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": text}]
+
+
+def module_name(path: str) -> str | None:
+    """``inventory/store.py`` → ``inventory.store`` (a ``src/`` layout's prefix dropped);
+    None for a path that is no importable module."""
+    if not path.endswith(".py"):
+        return None
+    parts = path[: -len(".py")].split("/")
+    if parts[0] == "src" and len(parts) > 1:
+        parts = parts[1:]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None
+    return ".".join(parts)
+
+
+def changed_signatures(files: Mapping[str, tuple[str, str]]) -> str:
+    """For each Python file (path → (before, after)), the functions, methods and classes whose
+    lines the change touched, as signatures under the import that reaches them; a method comes
+    with its class and the class's ``__init__``. Empty when nothing importable changed."""
+    out: list[str] = []
+    for path, (before, after) in sorted(files.items()):
+        module = module_name(path)
+        if module is None:
+            continue
+        lines = _signatures(before, after)
+        if lines:
+            out += [f"# {path}: import {module}", *lines, ""]
+    return "\n".join(out)
+
+
+def _signatures(before: str, after: str) -> list[str]:
+    try:
+        tree = ast.parse(after)
+    except (SyntaxError, ValueError):
+        return []
+    changed = _changed_lines(before, after)
+    out: list[str] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _touched(node, changed):
+            out.append(_header(node))
+        elif isinstance(node, ast.ClassDef) and _touched(node, changed):
+            out.append(f"class {node.name}:")
+            methods = [
+                n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+            shown = [m for m in methods if m.name == "__init__" or _touched(m, changed)]
+            out += [f"    {_header(m)}" for m in shown]
+            if not shown:
+                out.append("    ...")
+    return out
+
+
+def _changed_lines(before: str, after: str) -> set[int]:
+    old, new = before.split("\n"), after.split("\n")
+    changed: set[int] = set()
+    for tag, _, _, start, end in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        if tag != "equal":
+            changed.update(range(start + 1, max(end, start + 1) + 1))
+    return changed
+
+
+def _touched(node: ast.stmt, changed: set[int]) -> bool:
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return any(first <= line <= (node.end_lineno or node.lineno) for line in changed)
+
+
+def _header(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns is not None else ""
+    kind = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+    return f"{kind} {node.name}({ast.unparse(node.args)}){returns}"
+
+
+_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL)
+
+
+def probe_enough(text: str) -> tuple[int, str] | None:
+    """Where to stop the reply (llm's ``enough``): after its first code block closes, or at
+    MAX_PROBE_CHARS."""
+    match = _FENCE.search(text)
+    if match is not None:
+        return match.end(), "the probe's code block is complete"
+    if len(text) > MAX_PROBE_CHARS:
+        return MAX_PROBE_CHARS, f"a probe is short: stopped it at {MAX_PROBE_CHARS:,} characters"
+    return None
+
+
+def probe_script(reply: str) -> str | None:
+    """The script in the reply's first code block, when it is Python that parses, asserts
+    something and is short; None otherwise (no probe is better than a broken one)."""
+    match = _FENCE.search(reply)
+    if match is None:
+        return None
+    script = match.group(1).strip("\n") + "\n"
+    if len(script.splitlines()) > MAX_PROBE_LINES:
+        return None
+    try:
+        tree = ast.parse(script)
+    except (SyntaxError, ValueError):
+        return None
+    if not any(isinstance(node, ast.Assert) for node in ast.walk(tree)):
+        return None
+    uncalled = _uncalled_tests(tree)
+    if uncalled:  # test functions written as for pytest, never called: the script calls them
+        script += "\n\n" + "".join(f"{name}()\n" for name in uncalled)
+    return script
+
+
+def _uncalled_tests(tree: ast.Module) -> list[str]:
+    defined = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test") and not node.args.args
+    ]
+    called = {
+        node.func.id
+        for statement in tree.body
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    return [name for name in defined if name not in called]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a run of the probe says: ``passed``; else whether the failure judges the code
+    (``judges``: an assertion of the probe failed, or the project's code raised) or the probe
+    itself (it misused the code: a name it made up, a call with wrong arguments), with the
+    error's line and the probe's line it came from (``where``)."""
+
+    passed: bool
+    judges: bool
+    error: str = ""
+    where: int | None = None
+
+    def as_before(self, base: Verdict | None) -> bool:
+        """Whether an exception failed the run where and as it failed on the base: the probe
+        then exercised nothing the change touched (asserting is_low of an item it never
+        added raises KeyError before the change and after it), so it cannot judge. A failed
+        assertion still judges: what was asked is still not so."""
+        return (
+            base is not None
+            and not self.error.startswith("AssertionError")
+            and (self.error, self.where) == (base.error, base.where)
+        )
+
+
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+
+
+def verdict(exit_code: int | None, output: str) -> Verdict:
+    """Read a probe's run: its exit code and output (the traceback of a failure)."""
+    if exit_code == 0:
+        return Verdict(True, True)
+    lines = [line for line in output.splitlines() if line.strip()]
+    frames = [
+        (m.group(1).replace("\\", "/"), int(m.group(2))) for m in map(_FRAME.match, lines) if m
+    ]
+    error = next((line for line in reversed(lines) if not line.startswith(" ")), "")
+    if not frames:  # killed, timed out, no traceback: nothing says which is wrong
+        return Verdict(False, False, error)
+    mine = [line for path, line in frames if path.rsplit("/", 1)[-1] == PROBE_FILE]
+    where = mine[-1] if mine else None
+    name = error.split(":", 1)[0].strip().rsplit(".", 1)[-1]
+    if name == "AssertionError":
+        return Verdict(False, True, error, where)
+    in_probe = frames[-1][0].rsplit("/", 1)[-1] == PROBE_FILE
+    # An exception out of the project's code is its answer to what the probe asked; one the
+    # probe's own line raised (NameError, ImportError, a TypeError of the call) is the probe's.
+    return Verdict(False, not in_probe, error, where)

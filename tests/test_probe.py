@@ -1,0 +1,178 @@
+"""The probe: a script of asserts written from the request, run on the result (--probe)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from git_gpte.prompts.probe import (
+    changed_signatures,
+    module_name,
+    probe_enough,
+    probe_script,
+    verdict,
+)
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import Snapshot, git, make_repo
+from tests.helpers.llm_server import LLMServer
+
+STOCK = '''\
+"""Stock levels."""
+
+
+class Store:
+    def __init__(self, levels):
+        self.levels = levels
+
+    def is_low(self, sku, stock):
+        """Whether ``stock`` of ``sku`` calls for reordering."""
+        return stock < self.levels[sku]
+
+    def names(self):
+        return sorted(self.levels)
+'''
+
+REQUEST = "Store.is_low returns False when the stock is exactly at its level; it should be low."
+
+WRONG = STOCK.replace(
+    "return stock < self.levels[sku]", "return stock < self.levels[sku] or stock == 0"
+)
+RIGHT = STOCK.replace("return stock < self.levels[sku]", "return stock <= self.levels[sku]")
+
+PROBE = """\
+Here is a script:
+
+```python
+from stock import Store
+
+store = Store({"a": 5})
+assert store.is_low("a", 5)
+assert store.is_low("a", 4)
+assert not store.is_low("a", 6)
+```
+"""
+
+
+def test_the_probe_is_shown_the_signatures_of_what_changed_not_the_bodies() -> None:
+    shown = changed_signatures({"src/shop/stock.py": (STOCK, WRONG), "notes.txt": ("", "x")})
+    assert shown.splitlines() == [
+        "# src/shop/stock.py: import shop.stock",
+        "class Store:",
+        "    def __init__(self, levels)",
+        "    def is_low(self, sku, stock)",
+    ]
+    assert changed_signatures({"a-b/c.py": (STOCK, WRONG)}) == ""  # not importable
+    assert module_name("pkg/__init__.py") == "pkg"
+
+
+def test_only_a_short_script_that_parses_and_asserts_is_a_probe() -> None:
+    assert probe_script(PROBE) is not None
+    assert probe_script("```python\nprint(1)\n```") is None  # asserts nothing
+    assert probe_script("```python\nassert (\n```") is None
+    assert probe_script("no code at all") is None
+    # Test functions as pytest would collect them are called at the end, once each.
+    written = "```python\ndef test_low():\n    assert f()\n\n\ndef test_high():\n    assert g()\n"
+    assert probe_script(written + "\ntest_high()\n```").endswith("test_high()\n\n\ntest_low()\n")
+    assert probe_script("```python\n" + "assert True\n" * 200 + "```") is None
+    cut = probe_enough(PROBE + "\nAnd another:\n```python\nassert 1\n```")
+    assert cut is not None and PROBE.rstrip().endswith((PROBE + "\nAnd")[: cut[0]].rstrip()[-20:])
+    assert probe_enough("x" * 5000) is not None
+    assert probe_enough("```python\nassert 1\n") is None
+
+
+def test_a_failure_judges_the_code_only_when_the_code_answered() -> None:
+    frame = 'Traceback (most recent call last):\n  File "{}", line 3, in <module>\n'
+    mine = frame.format("/tmp/w/gpte_probe.py")
+    theirs = mine + '  File "/tmp/w/stock.py", line 9, in is_low\n'
+    assert verdict(0, "").passed
+    assert verdict(1, mine + "AssertionError").judges
+    assert verdict(1, theirs + "KeyError: 'week'").judges  # the code raised: its answer
+    assert not verdict(1, mine + "NameError: name 'Shop' is not defined").judges
+    assert not verdict(1, mine + "TypeError: is_low() takes 2 arguments").judges
+    assert not verdict(None, "").judges  # timed out: nothing says which is wrong
+    # Failing by an exception just as before the change: the probe exercised nothing changed.
+    base = verdict(1, theirs + "KeyError: '123'")
+    assert verdict(1, theirs + "KeyError: '123'").as_before(base)
+    assert not verdict(1, theirs.replace("line 3", "line 5") + "KeyError: '5'").as_before(base)
+    failed = verdict(1, mine + "AssertionError")
+    assert not failed.as_before(verdict(1, mine + "AssertionError"))  # still not as asked
+
+
+def _env(server: LLMServer) -> dict[str, str]:
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {
+        "OPENAI_BASE_URL": server.openai_base_url,
+        "MODEL_NAME": "local-model",
+        "PATH": path,
+        "GPTE_PROBE": "",  # the model's default: on for a self-hosted model
+    }
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "shop", {"stock.py": STOCK})
+
+
+def test_a_result_the_probe_fails_goes_back_and_the_right_one_is_kept(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    before = Snapshot.take(shop)
+    llm_server.queue(
+        f"stock.py\n```python\n{WRONG}```\n", PROBE, f"stock.py\n```python\n{RIGHT}```\n"
+    )
+    done = run_gpte("improve", REQUEST, "--json", cwd=shop, env=_env(llm_server), timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["checked"] is True
+    assert len(llm_server.requests) == 3
+    asked = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "def is_low(self, sku, stock)" in asked and "self.levels[sku]" not in asked
+    retry = llm_server.requests[2].body["messages"][-1]["content"]
+    assert 'assert store.is_low("a", 5)' in retry
+    assert git(shop, "show", f"{data['branch']}:stock.py") == RIGHT
+    assert "gpte_probe.py" not in git(shop, "ls-tree", "-r", "--name-only", data["branch"])
+    before.assert_unchanged(shop, new_branches=(data["branch"],))
+
+
+def test_a_result_still_failing_the_probe_is_not_committed(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    wrong = f"stock.py\n```python\n{WRONG}```\n"
+    llm_server.queue(wrong, PROBE, wrong.replace("stock == 0", "stock == 1"))
+    done = run_gpte(
+        "improve", REQUEST, "--max-retries", "1", cwd=shop, env=_env(llm_server), timeout=300
+    )
+    assert done.returncode == 8, done.stderr
+    assert "the probe failed: AssertionError" in done.stderr
+    assert "the probe" in done.stderr.splitlines()[-1]
+    assert git(shop, "branch", "--list", "gpte/*") == ""
+    # --no-probe: the same first answer is committed without asking for a probe.
+    llm_server.queue(wrong)
+    done = run_gpte("improve", REQUEST, "--no-probe", cwd=shop, env=_env(llm_server), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert len(llm_server.requests) == 4
+
+
+@pytest.mark.parametrize(
+    ("probe", "said"),
+    [
+        (
+            "```python\nfrom stock import Store\nassert Store({}).names() == []\n```",
+            "passes before",
+        ),
+        ("```python\nfrom stock import Shop\nassert Shop()\n```", "failed on its own"),
+        ("I cannot write that.", "no usable probe"),
+    ],
+)
+def test_a_probe_that_cannot_judge_is_dropped(
+    shop: Path, llm_server: LLMServer, probe: str, said: str
+) -> None:
+    llm_server.queue(f"stock.py\n```python\n{RIGHT}```\n", probe)
+    done = run_gpte("improve", REQUEST, cwd=shop, env=_env(llm_server), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert said in done.stderr
+    assert len(llm_server.requests) == 2
