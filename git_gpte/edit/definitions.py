@@ -755,6 +755,19 @@ def definitions_changed(before: str, after: str) -> Around | None:
     """The functions and methods of ``after`` holding lines that differ from ``before`` (see
     definitions_at); None when no function or method changed or ``after`` does not parse.
     Changes outside every definition (an import added) are left out: they stay as they are."""
+    changed = changed_lines(before, after)
+    try:
+        tree = ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    count = after.count("\n") + 1
+    inside = {line for line in changed if line <= count and _holder(tree, line) is not None}
+    return definitions_at(after, inside) if inside else None
+
+
+def changed_lines(before: str, after: str) -> set[int]:
+    """The lines of ``after`` (1-based) that differ from ``before``; a deletion marks the line
+    after it (so the definition it was cut from counts as changed)."""
     import difflib
 
     old, new = before.split("\n"), after.split("\n")
@@ -762,12 +775,7 @@ def definitions_changed(before: str, after: str) -> Around | None:
     for tag, _, _, start, end in difflib.SequenceMatcher(None, old, new).get_opcodes():
         if tag != "equal":
             changed.update(range(start + 1, max(end, start + 1) + 1))
-    try:
-        tree = ast.parse(after)
-    except (SyntaxError, ValueError):
-        return None
-    inside = {line for line in changed if line <= len(new) and _holder(tree, line) is not None}
-    return definitions_at(after, inside) if inside else None
+    return changed
 
 
 def definitions_at(text: str, lines: Collection[int]) -> Around | None:

@@ -12,10 +12,11 @@ from the reply, and what a run of it says.
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from ..edit.definitions import changed_lines
 
 PROBE_FILE = "gpte_probe.py"
 MAX_PROBE_LINES = 80
@@ -82,7 +83,7 @@ def _signatures(before: str, after: str) -> list[str]:
         tree = ast.parse(after)
     except (SyntaxError, ValueError):
         return []
-    changed = _changed_lines(before, after)
+    changed = changed_lines(before, after)
     out: list[str] = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _touched(node, changed):
@@ -97,15 +98,6 @@ def _signatures(before: str, after: str) -> list[str]:
             if not shown:
                 out.append("    ...")
     return out
-
-
-def _changed_lines(before: str, after: str) -> set[int]:
-    old, new = before.split("\n"), after.split("\n")
-    changed: set[int] = set()
-    for tag, _, _, start, end in difflib.SequenceMatcher(None, old, new).get_opcodes():
-        if tag != "equal":
-            changed.update(range(start + 1, max(end, start + 1) + 1))
-    return changed
 
 
 def _touched(node: ast.stmt, changed: set[int]) -> bool:
