@@ -148,7 +148,7 @@ def test_a_result_still_failing_the_probe_is_not_committed(
     )
     assert done.returncode == 8, done.stderr
     assert "the probe failed: AssertionError" in done.stderr
-    assert "the probe" in done.stderr.splitlines()[-1]
+    assert "still fails the probe written from the request" in done.stderr.splitlines()[-1]
     assert git(shop, "branch", "--list", "gpte/*") == ""
     # --no-probe: the same first answer is committed without asking for a probe.
     llm_server.queue(wrong)

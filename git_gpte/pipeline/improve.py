@@ -322,8 +322,6 @@ def _improve(
         llm = session.client(planned.model, cache=request.cache)
         verify = probe_check(verify, llm, request.prompt, repo, session.settings, planned.base,
                              identity, console)  # fmt: skip
-        probe = "the probe written from the request"
-        label = f"{label} or {probe}" if label else probe
     files = CommitFiles(repo, planned.base, planned.selection.files)
 
     def commit_to(message: str, changes: Sequence[FileChange]) -> tuple[str, str]:
@@ -418,8 +416,11 @@ def broken_result(edited: Edited, check: str | None) -> GpteError:
     tries = f"{edited.attempts} attempt(s)"
     hint = "--keep-failing commits it anyway, with exit code 1"
     if kinds == {"check"}:
+        from .probe import PROBE_FAILS
+
+        what = "the probe written from the request" if first.startswith(PROBE_FAILS) else check
         return CheckFailed(
-            f"nothing committed: the result still fails {check} after {tries}: {first}",
+            f"nothing committed: the result still fails {what} after {tries}: {first}",
             hint=hint,
         )
     if kinds == {"request"}:

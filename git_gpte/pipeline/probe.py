@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ..llm.client import LLM
 
 PROBE_TIMEOUT = 60.0
+PROBE_FAILS = "A check written from the request fails on the result"
 
 
 class ProbeCheck:
@@ -92,7 +93,7 @@ class ProbeCheck:
                 "check",
                 "",
                 None,
-                f"A check written from the request fails on the result ({found.error}).\n"
+                f"{PROBE_FAILS} ({found.error}).\n"
                 f"The check:\n```python\n{self.script}```\n"
                 "Change the code so that it does what the request asks.",
             )
