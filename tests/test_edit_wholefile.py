@@ -347,3 +347,32 @@ def test_root_logger_calls_the_edit_adds_go_to_the_module_logger() -> None:
     # no module logger, or logging not the standard module: nothing to do
     assert use_module_logger(before, before.replace("print(p)", "logging.warning(p)")) is None
     assert use_module_logger(before, after, local={"logging"}) is None
+
+
+def test_a_logger_the_edit_made_a_class_attribute_becomes_the_modules() -> None:
+    # Seen (inventory/store-logging, asked for "a module-level logger"): the logger put in the
+    # class body, the warning logged with logging.warning, the load message on cls.logger.
+    from git_gpte.edit.wholefile import use_module_logger
+
+    before = (
+        'import logging\n\n\nclass Store:\n    """Items."""\n\n'
+        "    def sell(self):\n        print('low')\n\n"
+        "    @classmethod\n    def load(cls):\n        print('loaded')\n"
+    )
+    after = (
+        before.replace(
+            '    """Items."""\n', '    """Items."""\n    log = logging.getLogger(__name__)\n'
+        )
+        .replace("print('low')", "logging.warning('low')")
+        .replace("print('loaded')", "cls.log.info('loaded')")
+    )
+    repair = use_module_logger(before, after)
+    assert repair is not None
+    assert repair.text == (
+        "import logging\n\n\nlog = logging.getLogger(__name__)\n\n\nclass Store:\n"
+        '    """Items."""\n\n    def sell(self):\n        log.warning(\'low\')\n\n'
+        "    @classmethod\n    def load(cls):\n        log.info('loaded')\n"
+    )
+    assert "class Store the module's (log)" in repair.detail and "root logger" in repair.detail
+    # A class logger that was there before stays where it is.
+    assert use_module_logger(after, after.replace("logging.warning", "cls.log.warning")) is None

@@ -390,9 +390,15 @@ def use_module_logger(before: str | None, after: str, local: Collection[str] = (
     if _imports_of(tree).get("logging") != ("import", "logging"):
         return None  # ``logging`` is not the standard module here
     loggers = [name for node in tree.body if (name := _module_logger(node)) is not None]
+    had = {line.strip() for line in (before or "").split("\n")}
+    if not loggers:
+        moved = _logger_to_module(tree, after, had)
+        if moved is None:
+            return None
+        then = use_module_logger(before, moved.text, local)
+        return moved if then is None else Repair(then.text, f"{moved.detail}; {then.detail}")
     if len(loggers) != 1:
         return None
-    had = {line.strip() for line in (before or "").split("\n")}
     lines = after.split("\n")
     calls = sorted(
         (node.func.value.lineno, node.func.value.col_offset)
@@ -413,6 +419,46 @@ def use_module_logger(before: str | None, after: str, local: Collection[str] = (
         "\n".join(lines),
         f"logged on the module's logger ({loggers[0]}), not the root logger ({len(calls)} call(s))",
     )
+
+
+def _logger_to_module(tree: ast.Module, text: str, had: set[str]) -> Repair | None:
+    """``text`` with the one ``logging.getLogger(__name__)`` logger the edit made a class's
+    attribute moved to module level, and its uses through ``self``, ``cls`` or the class made
+    plain. The same logger either way (a class body reads ``__name__`` from the module), but
+    asked for "a module-level logger", the 1.5B model put it in the class and logged the
+    warning on the root logger (inventory/store-logging), which only a module-level one lets
+    :func:`use_module_logger` mend."""
+    found = [
+        (node, statement, name)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        for statement in node.body
+        if (name := _module_logger(statement)) is not None
+    ]
+    if len(found) != 1:
+        return None
+    cls, statement, name = found[0]
+    lines = text.split("\n")
+    first, last = statement.lineno, statement.end_lineno or statement.lineno
+    if len(cls.body) == 1 or any(lines[n - 1].strip() in had for n in range(first, last + 1)):
+        return None  # the class holds nothing else, or the logger was there before
+    owners = {"self", "cls", cls.name}
+    uses = sorted(
+        (node.lineno, node.col_offset, node.end_col_offset or 0)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr == name
+        and isinstance(node.value, ast.Name)
+        and node.value.id in owners
+        and node.lineno == node.end_lineno
+    )
+    for row, start, end in reversed(uses):
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + name + line[end:]
+    del lines[first - 1 : last]
+    top = min([cls.lineno, *(d.lineno for d in cls.decorator_list)])
+    lines[top - 1 : top - 1] = [f"{name} = logging.getLogger(__name__)", "", ""]
+    return Repair("\n".join(lines), f"made the logger of class {cls.name} the module's ({name})")
 
 
 def _module_logger(node: ast.stmt) -> str | None:
