@@ -31,7 +31,8 @@ A change was made to a Python project for the request below. Write a short Pytho
 checks the behaviour the request asks for, using the examples it gives, with plain `assert` \
 statements (no test framework). To check that a call raises an exception, call it in a `try` \
 block and put `assert False` after the call. Import the project's code as shown below (the \
-script runs from the project's top folder). Check only what the request says. Answer with the \
+script runs from the project's top folder); never define the project's functions or classes \
+yourself. Check only what the request says. Answer with the \
 script in one ```python block and nothing else.
 
 Request:
