@@ -74,6 +74,10 @@ def test_only_a_short_script_that_parses_and_asserts_is_a_probe() -> None:
     assert probe_script("```python\nprint(1)\n```") is None  # asserts nothing
     assert probe_script("```python\nassert (\n```") is None
     assert probe_script("no code at all") is None
+    copy = "```python\nclass Store:\n    def is_low(self):\n        return True\n\n\n"
+    copy += "assert Store().is_low()\n```"
+    assert probe_script(copy, "class Store:\n    def is_low(self, sku, stock)") is None
+    assert probe_script(copy) is not None
     # Test functions as pytest would collect them are called at the end, once each.
     written = "```python\ndef test_low():\n    assert f()\n\n\ndef test_high():\n    assert g()\n"
     assert probe_script(written + "\ntest_high()\n```").endswith("test_high()\n\n\ntest_low()\n")

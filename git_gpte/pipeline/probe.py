@@ -119,7 +119,7 @@ class ProbeCheck:
         except GpteError as exc:  # the edit stands on its own checks; the probe is extra
             self.console.info(f"no probe: {exc.render().splitlines()[0]}")
             return None
-        script = probe_script(reply.text)
+        script = probe_script(reply.text, signatures)
         if script is None:
             self.console.info("no usable probe in the answer: not probing")
             return None

@@ -126,9 +126,10 @@ def probe_enough(text: str) -> tuple[int, str] | None:
     return None
 
 
-def probe_script(reply: str) -> str | None:
+def probe_script(reply: str, signatures: str = "") -> str | None:
     """The script in the reply's first code block, when it is Python that parses, asserts
-    something and is short; None otherwise (no probe is better than a broken one)."""
+    something, is short and does not define a class or function of ``signatures`` itself (it
+    would check its own copy); None otherwise (no probe is better than a broken one)."""
     match = _FENCE.search(reply)
     if match is None:
         return None
@@ -140,6 +141,14 @@ def probe_script(reply: str) -> str | None:
     except (SyntaxError, ValueError):
         return None
     if not any(isinstance(node, ast.Assert) for node in ast.walk(tree)):
+        return None
+    theirs = set(re.findall(r"(?:class|def) (\w+)", signatures)) - {"__init__"}
+    defined = {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    if theirs & defined:
         return None
     uncalled = _uncalled_tests(tree)
     if uncalled:  # test functions written as for pytest, never called: the script calls them
