@@ -142,21 +142,29 @@ def test_a_result_the_probe_fails_goes_back_and_the_right_one_is_kept(
     before.assert_unchanged(shop, new_branches=(data["branch"],))
 
 
-def test_a_result_still_failing_the_probe_is_not_committed(
+def test_a_result_still_failing_the_probe_is_committed_as_not_done(
     shop: Path, llm_server: LLMServer
 ) -> None:
+    # The probe is the model's own reading of the request and may be what is wrong (seen:
+    # asserting that 50 less 30 % is 37.5): it never refuses what the other checks pass, and
+    # never lets the result go out as a success either.
     wrong = f"stock.py\n```python\n{WRONG}```\n"
     llm_server.queue(wrong, PROBE, wrong.replace("stock == 0", "stock == 1"))
     done = run_gpte(
         "improve", REQUEST, "--max-retries", "1", cwd=shop, env=_env(llm_server), timeout=300
     )
-    assert done.returncode == 8, done.stderr
+    assert done.returncode == 1, done.stderr
     assert "the probe failed: AssertionError" in done.stderr
-    assert "still fails the probe written from the request" in done.stderr.splitlines()[-1]
-    assert git(shop, "branch", "--list", "gpte/*") == ""
+    assert "A check written from the request fails on the result" in done.stdout + done.stderr
+    branch = git(shop, "branch", "--list", "gpte/*").strip(" *\n")
+    body = git(shop, "log", "-1", "--format=%B", branch)
+    assert "Problems left after the retries:" in body and "A check written from the" in body
     # --no-probe: the same first answer is committed without asking for a probe.
     llm_server.queue(wrong)
-    done = run_gpte("improve", REQUEST, "--no-probe", cwd=shop, env=_env(llm_server), timeout=300)
+    done = run_gpte(
+        "improve", REQUEST, "--no-probe", "-b", "plain", cwd=shop, env=_env(llm_server),
+        timeout=300,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert len(llm_server.requests) == 4
 

@@ -31,7 +31,9 @@ class Problem:
     check command failed). Rendered for the model, the user's output, the run log and commit
     bodies from the same fields. ``related``: another file the fix may be in (the module an
     import names): a retry shows it too, since a model shown only the importer can only undo
-    the half of a rename it did.
+    the half of a rename it did. ``advisory``: retried like the others, but a result left with
+    it alone is committed, with exit 1 and the problem said (the probe: a check the model
+    wrote, which may be what is wrong).
     """
 
     kind: str
@@ -39,6 +41,7 @@ class Problem:
     line: int | None
     text: str
     related: str = ""
+    advisory: bool = False
 
     def render(self) -> str:
         if not self.path:

@@ -107,8 +107,9 @@ class Edited:
     @property
     def broken(self) -> bool:
         """The result fails a check: it does not compile, uses undefined names, or fails the
-        user's check command. Such a result is committed only when the user asks."""
-        return bool(self.failures)
+        user's check command. Such a result is committed only when the user asks. (A probe
+        failing alone leaves it partial: see Problem.advisory.)"""
+        return any(not problem.advisory for problem in self.failures)
 
     def nothing_committed(self) -> EditError:
         """The error for a loop that ended with no change to commit."""

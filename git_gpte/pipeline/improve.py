@@ -363,7 +363,7 @@ def _improve(
         edit_format=planned.edit_format,
         format_note=planned.format_note,
         corrected=[r.one_line() for r in edited.corrected],
-        checked=edited.checked and not edited.broken and _judged(verify),
+        checked=edited.checked and not edited.failures and _judged(verify),
         check=check or "",
         explanation=edited.explanation,
     )
@@ -410,17 +410,15 @@ def broken_result(edited: Edited, check: str | None) -> GpteError:
     committed (``--keep-failing`` commits it with exit 1)."""
     from ..errors import CheckFailed, EditError
 
-    kinds = {p.kind for p in edited.failures}
-    first = edited.failures[0].render().split("\n")[0]
-    more = f" (and {len(edited.failures) - 1} more)" if len(edited.failures) > 1 else ""
+    failures = [p for p in edited.failures if not p.advisory]  # what makes it broken
+    kinds = {p.kind for p in failures}
+    first = failures[0].render().split("\n")[0]
+    more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
     tries = f"{edited.attempts} attempt(s)"
     hint = "--keep-failing commits it anyway, with exit code 1"
     if kinds == {"check"}:
-        from .probe import PROBE_FAILS
-
-        what = "the probe written from the request" if first.startswith(PROBE_FAILS) else check
         return CheckFailed(
-            f"nothing committed: the result still fails {what} after {tries}: {first}",
+            f"nothing committed: the result still fails {check} after {tries}: {first}",
             hint=hint,
         )
     if kinds == {"request"}:

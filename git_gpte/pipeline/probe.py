@@ -5,8 +5,10 @@ model is asked (once, in a short conversation of its own) for a probe of what th
 shown only the signatures of what changed (see prompts/probe.py). The probe must fail on the
 base, or it checks nothing the change did, and is dropped. A result on which it fails, by an
 assertion or by an exception out of the project's code, fails like a failing check: the probe
-and its output go back to the model, and a result still failing it after the retries is not
-committed (``--keep-failing`` commits it with exit 1). A probe that misuses the code (a name it
+and its output go back to the model. A result still failing it after the retries is committed
+with exit 1 and the failure said, never as a success: the probe is the model's own reading of
+the request and may be what is wrong (asserting 50 less 30 % is 37.5, it refused a right
+rename), so it does not refuse what the other checks pass. A probe that misuses the code (a name it
 made up, a call with wrong arguments) is dropped with one line saying so, never blamed on the
 result.
 """
@@ -96,6 +98,7 @@ class ProbeCheck:
                 f"{PROBE_FAILS} ({found.error}).\n"
                 f"The check:\n```python\n{self.script}```\n"
                 "Change the code so that it does what the request asks.",
+                advisory=True,
             )
         ]
 
