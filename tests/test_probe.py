@@ -188,3 +188,13 @@ def test_a_probe_that_cannot_judge_is_dropped(
     assert done.returncode == 0, done.stderr
     assert said in done.stderr
     assert len(llm_server.requests) == 2
+
+
+def test_a_repository_with_a_file_of_the_probes_name_is_not_probed(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    shop = make_repo(tmp_path / "own", {"stock.py": STOCK, "gpte_probe.py": "print('mine')\n"})
+    llm_server.queue(f"stock.py\n```python\n{WRONG}```\n")
+    done = run_gpte("improve", REQUEST, cwd=shop, env=_env(llm_server), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert len(llm_server.requests) == 1

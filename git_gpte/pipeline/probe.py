@@ -8,9 +8,9 @@ assertion or by an exception out of the project's code, fails like a failing che
 and its output go back to the model. A result still failing it after the retries is committed
 with exit 1 and the failure said, never as a success: the probe is the model's own reading of
 the request and may be what is wrong (asserting 50 less 30 % is 37.5, it refused a right
-rename), so it does not refuse what the other checks pass. A probe that misuses the code (a name it
-made up, a call with wrong arguments) is dropped with one line saying so, never blamed on the
-result.
+rename), so it does not refuse what the other checks pass. A probe that misuses the code (a
+name it made up, a call with wrong arguments) is dropped with one line saying so, never blamed
+on the result; so is probing in a repository that tracks a file of the probe's name.
 """
 
 from __future__ import annotations
@@ -114,8 +114,8 @@ class ProbeCheck:
                 before = ""
             before_after[change.path] = (before, change.content.decode("utf-8", "replace"))
         signatures = changed_signatures(before_after)
-        if not signatures:
-            return None
+        if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
+            return None  # nothing importable changed, or the probe would replace a file
         self.console.info("asking for a probe of the request")
         try:
             reply = self.llm.ask(probe_messages(self.request, signatures), enough=probe_enough)
