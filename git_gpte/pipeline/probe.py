@@ -15,14 +15,12 @@ on the result; so is probing in a repository that tracks a file of the probe's n
 
 from __future__ import annotations
 
-import os
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..edit.pycheck import Problem
 from ..errors import GpteError
-from ..git import FileChange, Repository, build_commit, format_message
+from ..git import FileChange, Repository
 from ..prompts.probe import (
     PROBE_FILE,
     Verdict,
@@ -32,10 +30,10 @@ from ..prompts.probe import (
     probe_script,
     verdict,
 )
-from ..run import RunOptions, run_commit
+from ..run import RunOptions
 from ..ui import Console
 from .edit_loop import Verify
-from .regression import import_path_first
+from .regression import OnBase
 
 if TYPE_CHECKING:
     from ..llm.client import LLM
@@ -52,15 +50,12 @@ class ProbeCheck:
         inner: Verify | None,
         llm: LLM,
         request: str,
-        repo: Repository,
-        options: RunOptions,
-        base: str,
-        identity: tuple[str, str],
+        runner: OnBase,
         console: Console,
     ) -> None:
         self.inner, self.llm, self.request = inner, llm, request
-        self.repo, self.options, self.base = repo, options, base
-        self.identity, self.console = identity, console
+        self.runner, self.console = runner, console
+        self.repo, self.base = runner.repo, runner.base
         self.script: str | None = None
         self.asked = False
         self.on_base: Verdict | None = None
@@ -136,12 +131,7 @@ class ProbeCheck:
     def _run(self, changes: list[FileChange]) -> Verdict:
         assert self.script is not None
         probe = FileChange(PROBE_FILE, self.script.encode("utf-8"))
-        message = format_message("git-gpte: the result being probed", "")
-        commit = build_commit(
-            self.repo, self.base, [*changes, probe], message, identity=self.identity
-        )
-        timed = replace(self.options, timeout=min(self.options.timeout, PROBE_TIMEOUT))
-        result = run_commit(self.repo, commit, timed, environ=import_path_first(os.environ))
+        result = self.runner.run([*changes, probe], PROBE_TIMEOUT)
         return verdict(None if result.timed_out else result.exit_code, result.output_tail)
 
 
@@ -157,4 +147,4 @@ def probe_check(
 ) -> ProbeCheck:
     """``inner`` with the probe after it, the probe run with the interpreter on ``PATH``."""
     options = RunOptions.resolve(settings, command=f"python3 {PROBE_FILE}")
-    return ProbeCheck(inner, llm, request, repo, options, base, identity, console)
+    return ProbeCheck(inner, llm, request, OnBase(repo, options, base, identity), console)

@@ -124,6 +124,28 @@ def regression_problem(new: list[str], result: RunResult) -> Problem:
     )
 
 
+@dataclass(frozen=True)
+class OnBase:
+    """Runs ``options``' command on the base, or on the base with changes laid over it (a
+    commit no ref points at), in a temporary worktree, the checkout first on the import path
+    (see import_path_first): how the project's tests and the probe judge a result."""
+
+    repo: Repository
+    options: RunOptions
+    base: str
+    identity: tuple[str, str]
+
+    def run(self, changes: list[FileChange], timeout: float) -> RunResult:
+        """The run on base + ``changes`` (none: the base itself), within ``timeout`` seconds
+        and the configured limit."""
+        commit = self.base
+        if changes:
+            message = format_message("git-gpte: the result being checked", "")
+            commit = build_commit(self.repo, self.base, changes, message, identity=self.identity)
+        timed = replace(self.options, timeout=min(self.options.timeout, timeout))
+        return run_commit(self.repo, commit, timed, environ=import_path_first(os.environ))
+
+
 class RegressionCheck:
     """A :data:`Verify` failing results that break tests passing on the base. The base runs
     once, on the first result to check (a reply that fails cheaper checks costs no test run);
@@ -137,9 +159,8 @@ class RegressionCheck:
         identity: tuple[str, str],
         console: Console,
     ) -> None:
-        self.repo, self.options, self.base = repo, options, base
-        self.identity, self.console = identity, console
-        self.environ = import_path_first(os.environ)
+        self.runner = OnBase(repo, options, base, identity)
+        self.options, self.console = options, console
         self.baseline: Baseline | None = None
         self.off: str | None = None
 
@@ -152,10 +173,8 @@ class RegressionCheck:
         baseline = self._baseline()
         if baseline is None:
             return []
-        message = format_message("git-gpte: the result being checked", "")
-        commit = build_commit(self.repo, self.base, changes, message, identity=self.identity)
         self.console.info("running the project's tests on the result")
-        result = self._run(commit, baseline.timeout(self.options.timeout))
+        result = self.runner.run(changes, baseline.timeout(self.options.timeout))
         new = regressions(baseline, result)
         if new is None:
             self.console.info("no test that passed before fails")
@@ -168,17 +187,13 @@ class RegressionCheck:
             self.console.info(
                 f"running the project's tests on the base: {self.options.command.display}"
             )
-            found = baseline_of(self._run(self.base, BASE_TIMEOUT))
+            found = baseline_of(self.runner.run([], BASE_TIMEOUT))
             if isinstance(found, str):
                 self.off = found
                 self.console.info(f"not checking the result with the project's tests: {found}")
             else:
                 self.baseline = found
         return self.baseline
-
-    def _run(self, commit: str, timeout: float) -> RunResult:
-        timed = replace(self.options, timeout=min(self.options.timeout, timeout))
-        return run_commit(self.repo, commit, timed, environ=self.environ)
 
 
 def regression_check(
