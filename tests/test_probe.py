@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -86,6 +87,27 @@ def test_only_a_short_script_that_parses_and_asserts_is_a_probe() -> None:
     assert cut is not None and PROBE.rstrip().endswith((PROBE + "\nAnd")[: cut[0]].rstrip()[-20:])
     assert probe_enough("x" * 5000) is not None
     assert probe_enough("```python\nassert 1\n") is None
+
+
+def test_pytest_raises_becomes_plain_python(tmp_path: Path) -> None:
+    # Seen from the 1.5B model: `with pytest.raises(...)` without importing pytest, asked for
+    # plain asserts. It runs as try/except wherever pytest is not installed.
+    reply = (
+        "```python\nimport pytest\nimport calc\n\n\ndef test_bad():\n"
+        "    with pytest.raises(ValueError, match='x'):\n        calc.parse('x')\n```"
+    )
+    script = probe_script(reply, "def parse(text)")
+    assert script is not None and "pytest" not in script
+    (tmp_path / "calc.py").write_text("def parse(text):\n    return int(text)\n")
+    ran = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
+    assert ran.returncode == 0, ran.stderr  # int('x') raises ValueError
+    (tmp_path / "calc.py").write_text("def parse(text):\n    return 0\n")
+    ran = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
+    assert b"AssertionError: did not raise" in ran.stderr
+    # `as info` keeps the pytest form (info.value would be undefined), and its import.
+    kept = reply.replace("match='x'):", "match='x') as info:")
+    kept = kept.removesuffix("```") + "    assert info\n```"
+    assert "pytest.raises" in (probe_script(kept) or "")
 
 
 def test_a_failure_judges_the_code_only_when_the_code_answered() -> None:

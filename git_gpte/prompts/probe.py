@@ -140,6 +140,8 @@ def probe_script(reply: str, signatures: str = "") -> str | None:
         tree = ast.parse(script)
     except (SyntaxError, ValueError):
         return None
+    if _plain_raises(tree):  # the script no longer needs pytest, which may not be installed
+        script = ast.unparse(tree) + "\n"
     if not any(isinstance(node, ast.Assert) for node in ast.walk(tree)):
         return None
     theirs = set(re.findall(r"(?:class|def) (\w+)", signatures)) - {"__init__"}
@@ -154,6 +156,50 @@ def probe_script(reply: str, signatures: str = "") -> str | None:
     if uncalled:  # test functions written as for pytest, never called: the script calls them
         script += "\n\n" + "".join(f"{name}()\n" for name in uncalled)
     return script
+
+
+def _plain_raises(tree: ast.Module) -> bool:
+    """Rewrite ``with pytest.raises(E): body`` as ``try: body`` / ``except E: pass`` /
+    ``else: assert False`` in place, and drop ``import pytest`` when nothing else uses it;
+    whether anything changed. Small models write the pytest idiom however they are asked
+    (without importing it, even), and the probe runs with whatever interpreter is on PATH."""
+    rewrite = _PlainRaises()
+    rewrite.visit(tree)
+    if not rewrite.changed:
+        return False
+    if not any(isinstance(n, ast.Name) and n.id == "pytest" for n in ast.walk(tree)):
+        tree.body = [s for s in tree.body if not _imports_pytest(s)]
+    ast.fix_missing_locations(tree)
+    return True
+
+
+class _PlainRaises(ast.NodeTransformer):
+    changed = False
+
+    def visit_With(self, node: ast.With) -> ast.stmt:
+        self.generic_visit(node)
+        exception = _raised(node.items[0]) if len(node.items) == 1 else None
+        if exception is None:
+            return node
+        self.changed = True
+        fails = ast.Assert(test=ast.Constant(False), msg=ast.Constant("did not raise"))
+        handler = ast.ExceptHandler(type=exception, name=None, body=[ast.Pass()])
+        return ast.copy_location(
+            ast.Try(body=node.body, handlers=[handler], orelse=[fails], finalbody=[]), node
+        )
+
+
+def _raised(item: ast.withitem) -> ast.expr | None:
+    """E of ``pytest.raises(E)`` (any keywords, no ``as`` name), else None."""
+    call = item.context_expr
+    if item.optional_vars is not None or not isinstance(call, ast.Call) or len(call.args) != 1:
+        return None
+    pytest_raises = ast.unparse(call.func) == "pytest.raises"
+    return call.args[0] if pytest_raises else None
+
+
+def _imports_pytest(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Import) and [a.name for a in statement.names] == ["pytest"]
 
 
 def _uncalled_tests(tree: ast.Module) -> list[str]:
