@@ -151,9 +151,9 @@ def _offer(
     "check_cmd",
     metavar="CMD",
     help="A shell command the result must pass (e.g. 'pytest -q'), run in a temporary "
-    "worktree of it; failures go back to the model. 'auto': the project's own tests, failing "
-    "only on tests that pass before the edit (default: GPTE_CHECK, gpte.check; auto for a "
-    "self-hosted model).",
+    "worktree of it; failures go back to the model. 'auto': the project's own tests and the "
+    "changed modules' __main__ demos, failing only on what passes before the edit (default: "
+    "GPTE_CHECK, gpte.check; auto for a self-hosted model).",
 )
 @click.option("--no-check", is_flag=True, help="Do not run the configured check command.")
 @click.option(
@@ -534,10 +534,7 @@ def _print_result(
             f'git gpte improve --on {result.branch} "..."'
         )
     if result.checked:
-        passed = (
-            "breaks none of the project's tests" if result.check == "auto" else "passes --check"
-        )
-        click.echo(f"the result {passed}")
+        click.echo(f"the result passes {' and '.join(result.checked_by)}")
     click.echo(f"{result.usage.describe()}   run {result.run_id}")
     if not checkout:
         click.echo(f"look:  git diff {base_ref}...{result.branch}")

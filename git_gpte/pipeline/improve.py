@@ -38,6 +38,7 @@ from .plan import Plan, dirty_warning, plan
 from .regression import AUTO, regression_check
 from .selection import DEFAULT_MAX_FILE_BYTES
 from .shown import ContextChoice, resolve_context
+from .verify import judged_by
 
 if TYPE_CHECKING:
     from ..llm.models import ModelInfo
@@ -112,6 +113,7 @@ class ImproveResult(Spent):
     corrected: list[str] = field(default_factory=list)  # hunks placed with a correction
     checked: bool = False  # --check ran on the committed result
     check: str = ""  # the check that ran: the user's command, or "auto" (the project's tests)
+    checked_by: list[str] = field(default_factory=list)  # what judged it, in words
     explanation: str = ""  # the model's words around its edits
 
     def to_json(self) -> dict[str, Any]:
@@ -132,6 +134,7 @@ class ImproveResult(Spent):
             "corrected": self.corrected,
             "checked": self.checked,
             "check": self.check,
+            "checked_by": self.checked_by,
             **self.usage.to_json(),
             "exit_code": self.exit_code,
             "context": self.context,
@@ -315,7 +318,8 @@ def _improve(
     planned = prepared.plan
     if planned.format_note:
         console.info(f"asking for {planned.edit_format} edits: {planned.format_note}")
-    verify, check, label = _verifier(repo, session.settings, prepared, request, identity, console)
+    checks, check, label = _verifier(repo, session.settings, prepared, request, identity, console)
+    verify = checks
     if _probes(request, planned.model):
         from .probe import probe_check
 
@@ -328,7 +332,9 @@ def _improve(
         return _commit(repo, prepared, request, changes, message, identity, session.command)
 
     def refusal(edited: Edited) -> GpteError | None:
-        return None if request.keep_failing else broken_result(edited, label)
+        if request.keep_failing:
+            return None
+        return broken_result(edited, label or " and ".join(judged_by(checks)) or None)
 
     done = attempt(
         session,
@@ -345,6 +351,7 @@ def _improve(
         refuse_broken=refusal,
     )
     edited, branch, sha = done.edited, done.branch, done.commit
+    judges = judged_by(verify)
     return ImproveResult(
         run_id=session.id,
         branch=branch,
@@ -363,8 +370,9 @@ def _improve(
         edit_format=planned.edit_format,
         format_note=planned.format_note,
         corrected=[r.one_line() for r in edited.corrected],
-        checked=edited.checked and not edited.failures and _judged(verify),
+        checked=edited.checked and not edited.failures and bool(judges),
         check=check or "",
+        checked_by=judges if edited.checked and not edited.failures else [],
         explanation=edited.explanation,
     )
 
@@ -378,7 +386,7 @@ def _verifier(
     console: Console,
 ) -> tuple[Verify | None, str | None, str | None]:
     """The check the result must pass (None: none), the check's value (a command or
-    ``auto``) and how a refusal names it."""
+    ``auto``) and how a refusal names it (None: by what judged the result)."""
     planned = prepared.plan
     check = request.check
     if check is None and request.default_check and planned.model.defaults.test_check:
@@ -386,8 +394,11 @@ def _verifier(
     if not check:
         return None, None, None
     if check == AUTO:
+        from .demos import DemoCheck
+
         tests = regression_check(repo, settings, planned.base, identity, console)
-        return tests, check if tests else None, "the project's tests" if tests else None
+        demos = DemoCheck(tests, repo, settings, planned.base, identity, console)
+        return demos, check, None  # named by what judged: the tests, a module's demo
     from .verify import check_command
 
     command = check_command(repo, settings, planned.base, check, identity, console)
@@ -397,12 +408,6 @@ def _verifier(
 def _probes(request: ImproveRequest, model: ModelInfo) -> bool:
     """Whether results are probed (--probe, --no-probe, else the model's default)."""
     return model.defaults.probe if request.probe is None else request.probe
-
-
-def _judged(verify: Verify | None) -> bool:
-    """Whether the check really judged the result: the project's tests may have turned
-    themselves off on the base (pytest missing, nothing collected); the probe judges too."""
-    return bool(getattr(verify, "ran", True))
 
 
 def broken_result(edited: Edited, check: str | None) -> GpteError:

@@ -34,6 +34,7 @@ from ..run import RunOptions
 from ..ui import Console
 from .edit_loop import Verify
 from .regression import OnBase
+from .verify import judged_by
 
 if TYPE_CHECKING:
     from ..llm.client import LLM
@@ -60,12 +61,9 @@ class ProbeCheck:
         self.asked = False
         self.on_base: Verdict | None = None
 
-    @property
-    def ran(self) -> bool:
-        """Whether a result was judged: by the probe, or by the wrapped check."""
-        if self.script is not None:
-            return True
-        return self.inner is not None and bool(getattr(self.inner, "ran", True))
+    def judged_by(self) -> list[str]:
+        """The wrapped check's judges, and the probe while it stands."""
+        return judged_by(self.inner) + (["the probe"] if self.script is not None else [])
 
     def __call__(self, changes: list[FileChange]) -> list[Problem]:
         problems = self.inner(changes) if self.inner is not None else []

@@ -164,10 +164,9 @@ class RegressionCheck:
         self.baseline: Baseline | None = None
         self.off: str | None = None
 
-    @property
-    def ran(self) -> bool:
-        """Whether the tests ran on a result (and so judged it)."""
-        return self.baseline is not None
+    def judged_by(self) -> list[str]:
+        """The tests, once they ran on a result (and so judged it)."""
+        return ["the project's tests"] if self.baseline is not None else []
 
     def __call__(self, changes: list[FileChange]) -> list[Problem]:
         baseline = self._baseline()

@@ -18,6 +18,17 @@ from ..ui import Console
 from .edit_loop import Verify
 
 
+def judged_by(verify: Verify | None) -> list[str]:
+    """What judged the results, in words for the user ("the project's tests", "the probe"):
+    a check that keeps that account has ``judged_by()`` (the project's tests may have turned
+    themselves off on the base, the probe may have been dropped); one without (the user's
+    command) always judges."""
+    if verify is None:
+        return []
+    own = getattr(verify, "judged_by", None)
+    return list(own()) if callable(own) else ["--check"]
+
+
 def files_the_check_runs(command: str, tracked: Iterable[str]) -> frozenset[str]:
     """The test files ``command`` names: a tracked test file, a directory of them, or pytest's
     ``file::test``. They are the yardstick of the result, so the model is not to change them

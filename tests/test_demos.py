@@ -1,0 +1,102 @@
+"""``--check auto``: a module's ``__main__`` block that ran on the base must run on the result.
+
+The pure parts (which modules have a demo, how it runs, what counts as a crash), then the CLI
+against the scripted server with a self-hosted model: a project with no tests, whose demo the
+wrong answer breaks (seen with the 1.5B model: a ``strip()`` dropped), gets the right one; a
+demo that does not run cleanly on the base judges nothing; a demo exiting non-zero by design is
+not a crash.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from git_gpte.pipeline.demos import crashed, demo_command, has_main_block
+from git_gpte.run import RunResult
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import Snapshot, git, make_repo
+from tests.helpers.llm_server import LLMServer
+from tests.test_regression_check import local_env
+
+QUANTITY = '''\
+"""Order quantities."""
+
+
+def parse_quantity(text):
+    return int(text.strip())
+
+
+if __name__ == "__main__":
+    print([parse_quantity(t) for t in ("4", " 1 ")])
+'''
+
+PROMPT = "parse_quantity should raise ValueError when the text is not a positive whole number."
+
+# What the model answered: right on "abc" and "0", and " 1 " now fails too.
+WRONG = QUANTITY.replace(
+    "    return int(text.strip())",
+    "    if not text.isdigit() or int(text) <= 0:\n"
+    '        raise ValueError("not a positive whole number")\n'
+    "    return int(text.strip())",
+)
+RIGHT = WRONG.replace("if not text.isdigit()", "text = text.strip()\n    if not text.isdigit()")
+
+
+def _result(code: int, output: str = "", *, timed_out: bool = False) -> RunResult:
+    return RunResult(code, timed_out, 0.1, output, len(output), False, "python3 -m orders")
+
+
+def test_a_demo_is_a_top_level_main_block() -> None:
+    assert has_main_block(QUANTITY)
+    assert has_main_block("if '__main__' == __name__:\n    main()\n")
+    assert not has_main_block("def f():\n    if __name__ == '__main__':\n        pass\n")
+    assert not has_main_block("if __name__ != '__main__':\n    pass\n")
+    assert not has_main_block("if (\n")
+    assert demo_command("src/shop/orders.py") == "python3 -m shop.orders"
+    assert demo_command("scripts/make-report.py") == "python3 scripts/make-report.py"
+
+
+def test_only_a_crash_fails_a_demo() -> None:
+    traceback = 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: x\n'
+    assert crashed(_result(1, traceback))
+    assert crashed(_result(-9, "", timed_out=True))
+    assert not crashed(_result(0, "[4, 1]\n"))
+    assert not crashed(_result(2, "usage: orders [-h] FILE\n"))  # may be what was asked
+
+
+def test_a_result_that_crashes_the_demo_goes_back(tmp_path: Path, llm_server: LLMServer) -> None:
+    repo = make_repo(tmp_path / "orders", {"orders.py": QUANTITY})
+    before = Snapshot.take(repo)
+    llm_server.queue(f"orders.py\n```python\n{WRONG}```\n", f"orders.py\n```python\n{RIGHT}```\n")
+    done = run_gpte("improve", PROMPT, cwd=repo, env=local_env(llm_server), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "running orders.py's demo on the base: python3 -m orders" in done.stderr
+    assert "the result passes the demo of orders.py" in done.stdout
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "`python3 -m orders` (the module's `__main__` block) runs cleanly" in retry
+    assert "ValueError" in retry
+    branch = git(repo, "branch", "--list", "gpte/*").strip(" *\n")
+    assert git(repo, "show", f"{branch}:orders.py") == RIGHT
+    before.assert_unchanged(repo, new_branches=(branch,))
+
+
+def test_a_demo_that_fails_on_the_base_judges_nothing(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    needs_input = QUANTITY.replace('("4", " 1 ")', "open('orders.txt')")
+    repo = make_repo(tmp_path / "orders", {"orders.py": needs_input})
+    wrong = WRONG.replace('("4", " 1 ")', "open('orders.txt')")
+    llm_server.queue(f"orders.py\n```python\n{wrong}```\n")
+    done = run_gpte("improve", PROMPT, cwd=repo, env=local_env(llm_server), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "not judging by orders.py's demo: it exited with code 1 on the base" in done.stderr
+    assert "the result passes" not in done.stdout  # nothing judged it
+    assert len(llm_server.requests) == 1
+    llm_server.queue(f"orders.py\n```python\n{wrong}```\n")
+    done = run_gpte(
+        "improve", PROMPT, "--json", "-b", "again", cwd=repo, env=local_env(llm_server),
+        timeout=300,
+    )  # fmt: skip
+    data = json.loads(done.stdout)
+    assert data["checked"] is False and data["checked_by"] == [] and data["check"] == "auto"
