@@ -484,6 +484,15 @@ def per_task(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
+def interleaved(tasks: list[SolveTask]) -> list[SolveTask]:
+    """The first task of each project, then the second of each, and so on."""
+    by_project: dict[str, list[SolveTask]] = {}
+    for task in tasks:
+        by_project.setdefault(task.project, []).append(task)
+    rounds = max((len(group) for group in by_project.values()), default=0)
+    return [group[i] for i in range(rounds) for group in by_project.values() if i < len(group)]
+
+
 def main(argv: list[str] | None = None) -> int:
     global TIKTOKEN_CACHE, TOOL_TIMEOUT
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -492,6 +501,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], metavar="PROJECT")
     parser.add_argument("--task", action="append", default=[], metavar="NAME")
     parser.add_argument("--limit", type=int, help="at most N tasks")
+    parser.add_argument(
+        "--interleave",
+        action="store_true",
+        help="one task of each project in turn, so that a run cut short is a fair sample",
+    )
     parser.add_argument("--exercism", type=Path, help="a checkout of Exercism's Python track")
     parser.add_argument("--exercism-limit", type=int, default=40)
     parser.add_argument(
@@ -543,6 +557,7 @@ def main(argv: list[str] | None = None) -> int:
         tasks += exercism_tasks(args.exercism, args.exercism_limit, args.exercism_tests)
     if args.task:
         tasks = [t for t in tasks if t.name in args.task]
+    tasks = interleaved(tasks) if args.interleave else tasks
     tasks = tasks[: args.limit] if args.limit else tasks
     chosen = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = set(chosen) - set(tools(gpte))
