@@ -89,6 +89,22 @@ def test_only_a_short_script_that_parses_and_asserts_is_a_probe() -> None:
     assert probe_enough("```python\nassert 1\n") is None
 
 
+def test_a_changed_function_called_by_name_is_imported_from_its_module() -> None:
+    # Seen: `import todo.models`, then `parse_priority(...)`, which would fail with NameError
+    # and the probe be dropped as misusing the code.
+    signatures = "# todo/models.py: import todo.models\ndef parse_priority(value)\nclass Task:\n"
+    reply = "```python\nfrom __future__ import annotations\nimport todo.models\n\n"
+    reply += "assert parse_priority('low') == 1\nassert Task\nassert todo.models.LOW\n```"
+    script = probe_script(reply, signatures) or ""
+    assert script.splitlines()[:3] == [
+        "from __future__ import annotations",
+        "from todo.models import Task, parse_priority",
+        "import todo.models",
+    ]
+    own = reply.replace("import todo.models\n", "def parse_priority(v):\n    return 1\n")
+    assert probe_script(own) is not None and "from todo" not in (probe_script(own) or "")
+
+
 def test_pytest_raises_becomes_plain_python(tmp_path: Path) -> None:
     # Seen from the 1.5B model: `with pytest.raises(...)` without importing pytest, asked for
     # plain asserts. It runs as try/except wherever pytest is not installed.

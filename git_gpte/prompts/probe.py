@@ -142,6 +142,14 @@ def probe_script(reply: str, signatures: str = "") -> str | None:
         return None
     if _plain_raises(tree):  # the script no longer needs pytest, which may not be installed
         script = ast.unparse(tree) + "\n"
+        tree = ast.parse(script)  # its lines as now written
+    missing = _unimported(tree, signatures)
+    if missing:  # `import todo.models`, then `parse_priority(...)`: the import it meant
+        imports = [f"from {m} import {', '.join(names)}\n" for m, names in missing]
+        future = [s.end_lineno or 0 for s in tree.body if _is_future(s)]
+        lines = script.splitlines(keepends=True)
+        at = max(future, default=0)
+        script = "".join(lines[:at] + imports + lines[at:])
     if not any(isinstance(node, ast.Assert) for node in ast.walk(tree)):
         return None
     theirs = set(re.findall(r"(?:class|def) (\w+)", signatures)) - {"__init__"}
@@ -156,6 +164,39 @@ def probe_script(reply: str, signatures: str = "") -> str | None:
     if uncalled:  # test functions written as for pytest, never called: the script calls them
         script += "\n\n" + "".join(f"{name}()\n" for name in uncalled)
     return script
+
+
+def _unimported(tree: ast.Module, signatures: str) -> list[tuple[str, list[str]]]:
+    """The changed modules' top-level names (from ``signatures``) the script uses bare without
+    binding them anywhere, by module: a small model imports the module and then calls its
+    function by name, or imports nothing."""
+    names: dict[str, str] = {}
+    module = ""
+    for line in signatures.splitlines():
+        if line.startswith("# ") and ": import " in line:
+            module = line.rsplit(": import ", 1)[1].strip()
+        elif module and (match := re.match(r"(?:async def|def|class) (\w+)", line)):
+            names.setdefault(match.group(1), module)
+    bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not _loads(node)}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and _loads(n)}
+    missing: dict[str, list[str]] = {}
+    for name in sorted(used - bound):
+        if name in names:
+            missing.setdefault(names[name], []).append(name)
+    return sorted(missing.items())
+
+
+def _is_future(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+
+
+def _loads(node: ast.Name) -> bool:
+    return isinstance(node.ctx, ast.Load)
 
 
 def _plain_raises(tree: ast.Module) -> bool:
