@@ -79,6 +79,11 @@ def test_only_a_short_script_that_parses_and_asserts_is_a_probe() -> None:
     copy += "assert Store().is_low()\n```"
     assert probe_script(copy, "class Store:\n    def is_low(self, sku, stock)") is None
     assert probe_script(copy) is not None
+    # Seen: `invoice.apply_discount = lambda amount, percent: print(...)`, then asserts on it.
+    patched = (
+        "```python\nimport stock\nstock.Store.is_low = lambda *a: True\nassert stock.Store\n```"
+    )
+    assert probe_script(patched, "class Store:\n    def is_low(self, sku, stock)") is None
     # Test functions as pytest would collect them are called at the end, once each.
     written = "```python\ndef test_low():\n    assert f()\n\n\ndef test_high():\n    assert g()\n"
     assert probe_script(written + "\ntest_high()\n```").endswith("test_high()\n\n\ntest_low()\n")
@@ -205,6 +210,23 @@ def test_a_result_still_failing_the_probe_is_committed_as_not_done(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert len(llm_server.requests) == 4
+
+
+def test_retries_the_probe_asked_for_never_break_a_sound_result(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # Seen: a probe wrong about the request failed a right result; the two retries it asked
+    # for used a name never defined. The right result is what is committed, as not done.
+    wrong_probe = PROBE.replace('assert store.is_low("a", 4)', 'assert store.is_low("a", 6)')
+    broken = f"stock.py\n```python\n{RIGHT.replace('<= self', '<= get_level(self)')}```\n"
+    llm_server.queue(f"stock.py\n```python\n{RIGHT}```\n", wrong_probe, broken, "# no\n" + broken)
+    done = run_gpte("improve", REQUEST, cwd=shop, env=_env(llm_server), timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert len(llm_server.requests) == 4
+    assert "keeping that result" in done.stderr
+    assert "undefined name" not in done.stdout
+    branch = git(shop, "branch", "--list", "gpte/*").strip(" *\n")
+    assert git(shop, "show", f"{branch}:stock.py") == RIGHT
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
+from copy import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -186,6 +187,7 @@ def edit_loop(
             break
         messages = loop.conversation
         feedback = loop.take(text, cut)
+        loop.note_sound()
         if not feedback or loop.edited.answer or attempt == max_retries:
             break
         if text.strip() and text.strip() in answers:
@@ -214,6 +216,7 @@ def edit_loop(
             console.info("a retry would not fit in the model's window; not asking again")
             break
         messages = following
+    loop.keep_sound()
     loop.check_what_is_kept()
     loop.drop_broken_new_files()
     loop.edited.changes = files.file_changes()
@@ -232,6 +235,9 @@ def edit_loop(
         )
     return loop.edited
 
+
+# What a sound result's record is (see _Loop.note_sound).
+_SOUND_FIELDS = ("reports", "refused", "failures", "notes", "explanation", "checked")
 
 # Files concerned by a retry that have fewer lines than this in all are shown whole again (the
 # five everyday requests on a 62-line module were all done so); longer ones, only the
@@ -271,6 +277,9 @@ class _Loop:
         self.stopped = ""  # why the last reply was cut short by a judge (see ask)
         self.nothing = False  # the last reply held nothing: empty, or cut before any edit
         self.fresh = False  # the next ask is the request again (see starts_over)
+        # The last result that failed nothing but the probe: what the edits and the edited
+        # record were then (see note_sound).
+        self.sound: tuple[dict[str, str | None], dict[str, Any]] | None = None
 
     # ------------------------------------------------------------------ asking
     def ask(self, messages: list[dict[str, str]], *, first: bool) -> tuple[str, str]:
@@ -964,6 +973,31 @@ class _Loop:
             return problems  # the result is not complete yet: check it once it is
         self.edited.checked = True
         return self.verify(files.file_changes())
+
+    def note_sound(self) -> None:
+        """Remember a result that passed every check but the probe (an advisory one: the
+        model's own reading of the request), for keep_sound."""
+        edited = self.edited
+        advisory = bool(edited.failures) and not edited.broken and edited.checked
+        if advisory and not (edited.refused or edited.notes or self.outstanding):
+            kept = {name: copy(getattr(edited, name)) for name in _SOUND_FIELDS}
+            self.sound = (dict(self.files.changes), kept)
+
+    def keep_sound(self) -> None:
+        """Go back to the remembered sound result when the retries the probe asked for ended
+        broken (seen: a probe that replaced the function it checked with a lambda failed a
+        right result, and the retries it asked for used a name never defined): the probe may
+        be what is wrong, and it must never turn a result the checks pass into a refusal."""
+        edited = self.edited
+        if self.sound is None or not (edited.broken or edited.refused or self.outstanding):
+            return
+        changes, kept = self.sound
+        self.console.info("the retries broke what only the probe failed: keeping that result")
+        self.files.changes.clear()
+        self.files.changes.update(changes)
+        self.outstanding = {}
+        for name, value in kept.items():
+            setattr(edited, name, value)
 
     def check_what_is_kept(self) -> None:
         """Run the check on a result left with refused edits once no attempt is left. It was

@@ -158,7 +158,8 @@ def probe_script(reply: str, signatures: str = "") -> str | None:
         for node in ast.walk(tree)
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
     }
-    if theirs & defined:
+    replaced = {_target_name(t) for node in ast.walk(tree) for t in _targets(node)}
+    if theirs & (defined | replaced):  # it would check its own copy (or a lambda in its place)
         return None
     uncalled = _uncalled_tests(tree)
     if uncalled:  # test functions written as for pytest, never called: the script calls them
@@ -189,6 +190,21 @@ def _unimported(tree: ast.Module, signatures: str) -> list[tuple[str, list[str]]
         if name in names:
             missing.setdefault(names[name], []).append(name)
     return sorted(missing.items())
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [node.target]
+    return []
+
+
+def _target_name(target: ast.expr) -> str:
+    """``f`` of ``f = ...`` and of ``module.f = ...``."""
+    if isinstance(target, ast.Name):
+        return target.id
+    return target.attr if isinstance(target, ast.Attribute) else ""
 
 
 def _is_future(statement: ast.stmt) -> bool:
