@@ -43,10 +43,37 @@ What the change touched (bodies not shown):
 """
 
 
+# One worked exchange before the real one: the 1.5B model, asked in words alone, answered about
+# one time in three with a function of its own (a copy of the one to check, or a lambda put in
+# its place) instead of asserts. The names are made up so as not to be taken for the user's.
+_EXAMPLE_REQUEST = (
+    "count_words should raise TypeError when it is given None; it counts the words split on "
+    "white space, so 'a  b' has 2."
+)
+_EXAMPLE_SIGNATURES = "# wordy/counting.py: import wordy.counting\ndef count_words(text)"
+_EXAMPLE_PROBE = """\
+```python
+from wordy.counting import count_words
+
+assert count_words("a  b") == 2
+try:
+    count_words(None)
+    assert False, "count_words(None) did not raise TypeError"
+except TypeError:
+    pass
+```"""
+
+
 def probe_messages(request: str, signatures: str) -> list[dict[str, str]]:
-    """The conversation asking for a probe of ``request``."""
+    """The conversation asking for a probe of ``request``, after one worked example."""
+    example = _ASK.format(request=_EXAMPLE_REQUEST, signatures=_EXAMPLE_SIGNATURES)
     text = _ASK.format(request=request.strip(), signatures=signatures.rstrip())
-    return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": text}]
+    return [
+        {"role": "system", "content": _SYSTEM},
+        {"role": "user", "content": example},
+        {"role": "assistant", "content": _EXAMPLE_PROBE},
+        {"role": "user", "content": text},
+    ]
 
 
 def module_name(path: str) -> str | None:
