@@ -52,6 +52,19 @@ def test_the_module_its_importers_and_their_uses_follow() -> None:
     assert "pkg/other.py" not in texts
 
 
+def test_an_importer_that_imports_the_new_name_has_its_old_uses_renamed() -> None:
+    # Seen (csvreport/rename-num-cols): the reply changed cli.py's import to the new name and
+    # left one call of the old one, which was then undefined.
+    renamed = LOADER.replace("def get_cols", "def numeric_columns")
+    cli = "from .loader import numeric_columns\n\n\ndef main(r):\n    return get_cols(r)\n"
+    own = "from .loader import numeric_columns\n\n\ndef get_cols(r):\n    return 1\n"
+    others = {"pkg/cli.py": cli, "pkg/own.py": own}
+    done = complete_renames({"pkg/loader.py": LOADER}, {"pkg/loader.py": renamed}, others)
+    texts = {d.path: d.text for d in done}
+    assert texts["pkg/cli.py"].endswith("    return numeric_columns(r)\n")
+    assert "pkg/own.py" not in texts  # it defines get_cols itself
+
+
 def test_a_request_names_the_rename_an_importer_made_alone() -> None:
     defined = {"get_cols", "load"}
     before = imported_names("from .loader import get_cols, load\n")

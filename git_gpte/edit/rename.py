@@ -321,11 +321,14 @@ def _in_module(text: str, old: str, new: str) -> tuple[str, int]:
 
 def _in_importer(path: str, text: str, module: str, old: str, new: str) -> tuple[str, int]:
     """``from module import old`` (and the file's uses of it), ``module.old``, in another
-    file: to ``new``."""
+    file: to ``new``. A file that already imports ``new`` from the module and still uses
+    ``old``, bound nowhere in it, has those uses renamed too (seen: csvreport/cli.py's import
+    changed by the reply, one call of the old name left)."""
     tree = ast.parse(text)
     names = module_names(module)
     spots: list[tuple[int, int]] = []
     imported_bare = False
+    imported_new = False
     aliases: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -334,12 +337,16 @@ def _in_importer(path: str, text: str, module: str, old: str, new: str) -> tuple
                 if target in names and alias.name == old:
                     spots.append(_alias_spot(alias))
                     imported_bare = imported_bare or alias.asname is None
+                elif target in names and alias.name == new and alias.asname is None:
+                    imported_new = True
                 elif f"{target}.{alias.name}" in names:  # from package import module
                     aliases.add(alias.asname or alias.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name in names:
                     aliases.add(alias.asname or alias.name)
+    if imported_new and not imported_bare and old not in _bound_names(tree):
+        imported_bare = True  # its uses of old are the import's, left behind
     if imported_bare:
         others = _bound_names(tree) - {old}
         if old in others:
