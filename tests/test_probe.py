@@ -223,10 +223,20 @@ def test_retries_the_probe_asked_for_never_break_a_sound_result(
     done = run_gpte("improve", REQUEST, cwd=shop, env=_env(llm_server), timeout=300)
     assert done.returncode == 1, done.stderr
     assert len(llm_server.requests) == 4
-    assert "keeping that result" in done.stderr
+    assert "keeping the first result" in done.stderr
     assert "undefined name" not in done.stdout
     branch = git(shop, "branch", "--list", "gpte/*").strip(" *\n")
     assert git(shop, "show", f"{branch}:stock.py") == RIGHT
+    # Retries that pass every other check but still fail the probe are no better than the
+    # first reading (seen: a right word count made wrong): the first is committed.
+    other = RIGHT.replace("<= self.levels[sku]", "<= self.levels.get(sku, 0)")
+    llm_server.queue(
+        f"stock.py\n```python\n{RIGHT}```\n", wrong_probe, f"stock.py\n```python\n{other}```\n",
+        f"stock.py\n```python\n{other.replace('get(sku, 0)', 'get(sku, -1)')}```\n",
+    )  # fmt: skip
+    done = run_gpte("improve", REQUEST, "-b", "two", cwd=shop, env=_env(llm_server), timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert git(shop, "show", "two:stock.py") == RIGHT
 
 
 @pytest.mark.parametrize(

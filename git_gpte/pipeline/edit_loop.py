@@ -277,7 +277,7 @@ class _Loop:
         self.stopped = ""  # why the last reply was cut short by a judge (see ask)
         self.nothing = False  # the last reply held nothing: empty, or cut before any edit
         self.fresh = False  # the next ask is the request again (see starts_over)
-        # The last result that failed nothing but the probe: what the edits and the edited
+        # The first result that failed nothing but the probe: what the edits and the edited
         # record were then (see note_sound).
         self.sound: tuple[dict[str, str | None], dict[str, Any]] | None = None
 
@@ -975,24 +975,27 @@ class _Loop:
         return self.verify(files.file_changes())
 
     def note_sound(self) -> None:
-        """Remember a result that passed every check but the probe (an advisory one: the
-        model's own reading of the request), for keep_sound."""
+        """Remember the first result that passed every check but the probe (an advisory one:
+        the model's own reading of the request), for keep_sound."""
         edited = self.edited
         advisory = bool(edited.failures) and not edited.broken and edited.checked
-        if advisory and not (edited.refused or edited.notes or self.outstanding):
+        if self.sound is None and advisory and not (edited.refused or self.outstanding):
             kept = {name: copy(getattr(edited, name)) for name in _SOUND_FIELDS}
             self.sound = (dict(self.files.changes), kept)
 
     def keep_sound(self) -> None:
-        """Go back to the remembered sound result when the retries the probe asked for ended
-        broken (seen: a probe that replaced the function it checked with a lambda failed a
-        right result, and the retries it asked for used a name never defined): the probe may
-        be what is wrong, and it must never turn a result the checks pass into a refusal."""
+        """Go back to the first result that failed only the probe when the retries it asked
+        for did not end in one that passes it: the probe may be what is wrong (seen: one that
+        replaced the function it checked with a lambda failed a right result, and the retries
+        used a name never defined; one asserting nonsense about word counts had the retries
+        turn a right result into a wrong one that still failed it). It must never turn a
+        result the checks pass into a refusal, and retries it did not confirm are no better
+        than the model's first reading of the request."""
         edited = self.edited
-        if self.sound is None or not (edited.broken or edited.refused or self.outstanding):
+        if self.sound is None or not (edited.failures or edited.refused or self.outstanding):
             return
         changes, kept = self.sound
-        self.console.info("the retries broke what only the probe failed: keeping that result")
+        self.console.info("the retries did not pass the probe: keeping the first result")
         self.files.changes.clear()
         self.files.changes.update(changes)
         self.outstanding = {}
