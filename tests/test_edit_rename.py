@@ -6,6 +6,7 @@ from git_gpte.edit.rename import (
     complete_renames,
     imported_names,
     misnamed_renames,
+    plain_rename,
     renames,
     requested_name,
     requested_rename,
@@ -63,6 +64,17 @@ def test_an_importer_that_imports_the_new_name_has_its_old_uses_renamed() -> Non
     texts = {d.path: d.text for d in done}
     assert texts["pkg/cli.py"].endswith("    return numeric_columns(r)\n")
     assert "pkg/own.py" not in texts  # it defines get_cols itself
+
+
+def test_a_request_for_a_rename_and_nothing_else() -> None:
+    assert plain_rename(
+        "Rename get_num_cols in csvreport/loader.py to numeric_columns and update its callers "
+        "in csvreport/report.py and csvreport/cli.py."
+    ) == ("get_num_cols", "numeric_columns")
+    assert plain_rename("Rename `foo` to `bar`, including the tests.") == ("foo", "bar")
+    assert plain_rename("Rename apply_discount to discounted and make it round.") is None
+    assert plain_rename("Rename Store.is_low to needs_reorder") is None  # a method: not ours
+    assert plain_rename("rename it") is None and plain_rename("Add logging") is None
 
 
 def test_a_request_names_the_rename_an_importer_made_alone() -> None:

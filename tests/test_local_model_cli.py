@@ -245,6 +245,44 @@ def test_a_rename_that_misses_a_caller_in_another_file(
     assert "imports 'discounted' from pricing.py, which does not define it" in retry
 
 
+def test_a_rename_the_answers_leave_broken_is_done_as_an_editor_does(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (todo/rename-tags-helper, three whole-file answers): the definition dropped, its
+    # uses renamed, the importers left. A request that asks for the rename and nothing else
+    # then gets it from the base, the way an editor renames.
+    files = {
+        "todo/__init__.py": "",
+        "todo/models.py": "def normalize_tags(tags):\n    return sorted(set(tags))\n\n\n"
+        "def tagged(tags):\n    return normalize_tags(tags)\n",
+        "todo/queries.py": "from todo.models import normalize_tags\n\nTAGS = normalize_tags([])\n",
+    }
+    repo = make_repo(tmp_path / "r", files)
+    before = Snapshot.take(repo)
+    broken = "todo/models.py\n```python\ndef tagged(tags):\n    return clean_tags(tags)\n```\n"
+    llm_server.queue(broken, broken.replace("(tags)\n", "(tags)  # a\n"), "Again:\n" + broken)
+    prompt = "Rename the function normalize_tags in todo/models.py to clean_tags and update every "
+    code, out, err = improve(repo, llm_server, prompt + "place that uses it.", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert len(llm_server.requests) == 3
+    assert any(
+        "renamed normalize_tags to clean_tags as an editor does" in c for c in data["corrected"]
+    )
+    assert data["files_changed"] == ["todo/models.py", "todo/queries.py"]
+    models = git(repo, "show", f"{data['branch']}:todo/models.py")
+    assert models == files["todo/models.py"].replace("normalize_tags", "clean_tags")
+    queries = git(repo, "show", f"{data['branch']}:todo/queries.py")
+    assert queries == files["todo/queries.py"].replace("normalize_tags", "clean_tags")
+    # A request asking for more than the rename is the model's: refused as before.
+    llm_server.queue(broken, broken.replace("(tags)\n", "(tags)  # a\n"), "Again:\n" + broken)
+    code, out, err = improve(
+        repo, llm_server, "Rename normalize_tags to clean_tags and sort the tags by length."
+    )
+    assert code == 6 and "undefined name 'clean_tags'" in err
+    before.assert_unchanged(repo, new_branches=(data["branch"],))
+
+
 def test_need_blocks_are_not_invited_and_not_answered_when_nothing_more_exists(
     shop: Path, llm_server: LLMServer
 ) -> None:

@@ -435,3 +435,34 @@ def _without_repeated_imports(text: str) -> str:
         deduped = ast.unparse(ast.ImportFrom(node.module, seen, node.level))
         lines[node.lineno - 1] = line[: node.col_offset] + deduped + line[node.end_col_offset :]
     return "\n".join(lines)
+
+
+# The words a request that asks for a rename and nothing else is made of, besides the two names
+# and the paths: "Rename the function normalize_tags in todo/models.py to clean_tags and update
+# every place that uses it."
+_RENAME_ONLY = frozenset((
+    "rename", "the", "a", "function", "class", "method", "helper", "in", "of", "to", "into",
+    "and", "update", "change", "fix", "its", "their", "callers", "caller", "call", "calls",
+    "sites", "site", "every", "all", "each", "place", "places", "that", "which", "uses", "use",
+    "used", "using", "it", "usages", "usage", "references", "reference", "everywhere",
+    "everything", "accordingly", "them", "also", "as", "well", "including", "module",
+    "modules", "file", "files", "project", "code", "imports", "import", "exports", "__all__",
+    "tests", "test",
+))  # fmt: skip
+_PATH = re.compile(r"`?[\w.-]*(?:/[\w.-]+)+`?|`?[\w-]+\.py`?")
+
+
+def plain_rename(instruction: str) -> tuple[str, str] | None:
+    """(old, new) of a request that asks to rename one name and nothing else; None for any
+    request that asks for more (a rename and a change of behaviour is the model's to do)."""
+    if not re.search(r"\brename\b", instruction, re.IGNORECASE):
+        return None
+    text = _PATH.sub(" ", instruction)
+    words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)
+    names = [w for w in words if w.lower() not in _RENAME_ONLY]
+    pairs = {(w, new) for w in names if (new := requested_name(instruction, w)) is not None}
+    if len(pairs) != 1:
+        return None
+    ((old, new),) = pairs
+    rest = {w.lower() for w in words} - {old.lower(), new.lower()}
+    return (old, new) if rest <= _RENAME_ONLY else None

@@ -217,6 +217,7 @@ def edit_loop(
             break
         messages = following
     loop.keep_sound()
+    loop.rename_itself()
     loop.check_what_is_kept()
     loop.drop_broken_new_files()
     loop.edited.changes = files.file_changes()
@@ -1001,6 +1002,62 @@ class _Loop:
         self.outstanding = {}
         for name, value in kept.items():
             setattr(edited, name, value)
+
+    def rename_itself(self) -> None:
+        """When the answers to a request that asks for a rename and nothing else (see
+        :func:`git_gpte.edit.rename.plain_rename`) left broken code, rename the way an editor
+        does, from the base: the one top-level definition of the old name among the files
+        shown, then every use (see :func:`git_gpte.edit.rename.complete_renames`), checked
+        like any result and said as a correction. Seen: three renames of the 1.5B model across
+        several files failing after three whole-file answers each (a definition dropped, a
+        call left on the old name), taking up to 12 minutes."""
+        from ..edit.rename import complete_renames, plain_rename, rename_definitions
+
+        edited, files = self.edited, self.files
+        if not (edited.broken or edited.refused or self.outstanding or not files.file_changes()):
+            return
+        pair = plain_rename(self.plan.instruction)
+        home = self._renamed_home(pair) if pair is not None else None
+        if pair is None or home is None:
+            return
+        old, new = pair
+        saved = dict(files.changes)
+        files.changes.clear()
+        files.changes.update(self.base_changes)
+        files.changes[home] = rename_definitions(self._read(home) or "", {old: new})
+        done = complete_renames(_originals(files), files.changes, self._users([old]))
+        files.changes.update({d.path: d.text for d in done})
+        failures = self._check()
+        if any(not problem.advisory for problem in failures):
+            files.changes.clear()
+            files.changes.update(saved)
+            return
+        places = sum(d.places for d in done)
+        self.console.info(f"the answers left broken code: renamed {old} to {new} as an editor does")
+        edited.discarded += [
+            f"{r.one_line()} (then renamed as an editor does)" for r in edited.reports
+        ]
+        edited.reports, edited.refused, edited.notes = [], [], []
+        edited.failures, self.outstanding = failures, {}
+        for path in sorted({home, *(d.path for d in done)}):
+            detail = f"renamed {old} to {new} as an editor does ({places + 1} place(s) in all)"
+            self._correction(path, detail, "rename")
+
+    def _renamed_home(self, pair: tuple[str, str]) -> str | None:
+        """The one Python file shown that defines ``pair``'s old name at its top level, none of
+        them defining the new one (None otherwise)."""
+        from ..edit.rename import top_level_names
+
+        old, new = pair
+        homes = []
+        for path in self.plan.selection.files:
+            text = _original(self.files, path) if path.endswith(".py") else None
+            names = top_level_names(text or "")
+            if new in names:
+                return None
+            if old in names:
+                homes.append(path)
+        return homes[0] if len(homes) == 1 else None
 
     def check_what_is_kept(self) -> None:
         """Run the check on a result left with refused edits once no attempt is left. It was
