@@ -182,6 +182,28 @@ def test_a_parameter_the_edit_added_and_never_uses_is_a_change_left_half_done() 
     assert python_problems({"h.py": stub}, {"h.py": added}) == []
 
 
+def test_a_new_handler_its_family_registers_and_it_does_not_is_half_done() -> None:
+    # Seen: cmd_categories added beside cmd_add, cmd_list, …, never put in COMMANDS.
+    before = (
+        "def cmd_add(args):\n    return 1\n\n\ndef cmd_list(args):\n    return 2\n\n\n"
+        'COMMANDS = {"add": cmd_add, "list": cmd_list}\n'
+    )
+    added = before.replace("COMMANDS", "def cmd_tags(args):\n    return 3\n\n\nCOMMANDS")
+    (problem,) = python_problems({"cli.py": before}, {"cli.py": added})
+    assert (problem.kind, problem.line) == ("unregistered", None)
+    assert problem.text.startswith("cmd_tags is new and nothing refers to it, while cmd_add")
+    wired = added.replace('"list": cmd_list}', '"list": cmd_list, "tags": cmd_tags}')
+    assert python_problems({"cli.py": before}, {"cli.py": wired}) == []
+    # A family only called (helpers), a lone sibling, tests, a private name: nothing to say.
+    called = before.replace("COMMANDS = {", "RESULT = [cmd_add(1), cmd_list(2)]\nX = {")
+    called = called.replace('"add": cmd_add, "list": cmd_list', "")
+    assert (
+        python_problems({"c.py": called}, {"c.py": called + "\n\ndef cmd_x(a):\n    pass\n"}) == []
+    )
+    tests = before.replace("cmd_", "test_")
+    assert python_problems({"t.py": tests}, {"t.py": tests + "\n\ndef test_x():\n    pass\n"}) == []
+
+
 def test_a_logging_call_given_prints_keywords_is_a_type_error_the_edit_made() -> None:
     # The real model turned print(..., file=sys.stderr) into logger.warning(..., file=...),
     # committed: the project's tests never ran that branch (textstats/logging).

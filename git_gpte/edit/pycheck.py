@@ -27,13 +27,13 @@ class Problem:
     """Something wrong with the result of the edits, as a value.
 
     ``kind``: ``syntax``, ``undefined-name``, ``removed-name``, ``endless-call``,
-    ``unused-parameter``, ``bad-call`` (here), and the pipeline's own (``check``: the user's
-    check command failed). Rendered for the model, the user's output, the run log and commit
-    bodies from the same fields. ``related``: another file the fix may be in (the module an
-    import names): a retry shows it too, since a model shown only the importer can only undo
-    the half of a rename it did. ``advisory``: retried like the others, but a result left with
-    it alone is committed, with exit 1 and the problem said (the probe: a check the model
-    wrote, which may be what is wrong).
+    ``unused-parameter``, ``unregistered``, ``bad-call`` (here), and the pipeline's own
+    (``check``: the user's check command failed). Rendered for the model, the user's output,
+    the run log and commit bodies from the same fields. ``related``: another file the fix may
+    be in (the module an import names): a retry shows it too, since a model shown only the
+    importer can only undo the half of a rename it did. ``advisory``: retried like the
+    others, but a result left with it alone is committed, with exit 1 and the problem said
+    (the probe: a check the model wrote, which may be what is wrong).
     """
 
     kind: str
@@ -97,6 +97,7 @@ def python_problems(
         problems += _new_bad_log_calls(path, tree, old_tree)
         if old_tree is not None:
             problems += _unused_new_parameters(path, tree, old_tree)
+            problems += _unregistered_handlers(path, tree, old_tree)
             gone = _defined(old_tree) - _defined(tree)
             if gone:
                 removed[path] = gone
@@ -206,6 +207,51 @@ def _unused_new_parameters(path: str, tree: ast.Module, old_tree: ast.Module) ->
             )
             problems.append(Problem("unused-parameter", path, node.lineno, text))
     return problems
+
+
+def _unregistered_handlers(path: str, tree: ast.Module, old_tree: ast.Module) -> list[Problem]:
+    """New top-level functions named like a family of the module's functions that are all
+    referred to as values (``cmd_add``, ``cmd_list`` … in a ``COMMANDS`` table, or given to
+    ``set_defaults(func=...)``) while the new one is referred to nowhere: written but never
+    wired in (seen: ``cmd_categories`` added, the subcommand never registered; committed as a
+    success). A family is two or more functions of the base sharing the prefix up to the first
+    ``_``; ``test_`` functions are collected by name, and are no such family."""
+    old_functions = {n.name for n in old_tree.body if isinstance(n, _FUNCTION)}
+    values = _referred_as_values(tree)
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | values
+    problems = []
+    for node in tree.body:
+        if not isinstance(node, _FUNCTION) or node.name in old_functions or node.name in loaded:
+            continue
+        prefix = node.name.split("_", 1)[0] + "_"
+        if prefix in ("_", "test_") or not node.name.startswith(prefix):
+            continue
+        family = sorted(n for n in old_functions if n.startswith(prefix))
+        if len(family) < 2 or not all(n in values for n in family):
+            continue
+        shown = ", ".join(family[:3]) + (", ..." if len(family) > 3 else "")
+        text = (
+            f"{node.name} is new and nothing refers to it, while {shown} are each referred "
+            f"to where they are registered: the change is not finished (register "
+            f"{node.name} the same way)"
+        )
+        # No line: the fix is where the others are registered, not in this function (a retry
+        # shown only the function could not make it).
+        problems.append(Problem("unregistered", path, None, text))
+    return problems
+
+
+_FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _referred_as_values(tree: ast.Module) -> set[str]:
+    """Names used other than as the function of a call (a table's value, an argument)."""
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return {
+        n.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in called
+    }
 
 
 def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
