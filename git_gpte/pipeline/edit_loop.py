@@ -1021,7 +1021,7 @@ class _Loop:
         if pair is None or home is None:
             return
         old, new = pair
-        saved = dict(files.changes)
+        saved, checked = dict(files.changes), edited.checked
         files.changes.clear()
         files.changes.update(self.base_changes)
         files.changes[home] = rename_definitions(self._read(home) or "", {old: new})
@@ -1031,6 +1031,7 @@ class _Loop:
         if any(not problem.advisory for problem in failures):
             files.changes.clear()
             files.changes.update(saved)
+            edited.checked = checked
             return
         places = sum(d.places for d in done)
         self.console.info(f"the answers left broken code: renamed {old} to {new} as an editor does")
