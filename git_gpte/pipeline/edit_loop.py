@@ -188,6 +188,8 @@ def edit_loop(
         messages = loop.conversation
         feedback = loop.take(text, cut)
         loop.note_sound()
+        if feedback and loop.rename_itself():
+            break
         if not feedback or loop.edited.answer or attempt == max_retries:
             break
         if text.strip() and text.strip() in answers:
@@ -217,7 +219,6 @@ def edit_loop(
             break
         messages = following
     loop.keep_sound()
-    loop.rename_itself()
     loop.check_what_is_kept()
     loop.drop_broken_new_files()
     loop.edited.changes = files.file_changes()
@@ -1003,23 +1004,24 @@ class _Loop:
         for name, value in kept.items():
             setattr(edited, name, value)
 
-    def rename_itself(self) -> None:
-        """When the answers to a request that asks for a rename and nothing else (see
+    def rename_itself(self) -> bool:
+        """When an answer to a request that asks for a rename and nothing else (see
         :func:`git_gpte.edit.rename.plain_rename`) left broken code, rename the way an editor
         does, from the base: the one top-level definition of the old name among the files
         shown, then every use (see :func:`git_gpte.edit.rename.complete_renames`), checked
-        like any result and said as a correction. Seen: three renames of the 1.5B model across
-        several files failing after three whole-file answers each (a definition dropped, a
-        call left on the old name), taking up to 12 minutes."""
+        like any result and said as a correction; whether that result stands. A rename has
+        one right result, and retries rarely reach it: seen, two renames of the 1.5B model
+        across several files failing after three whole-file answers each (a definition
+        dropped, a call left on the old name), taking 10 and 12 minutes."""
         from ..edit.rename import complete_renames, plain_rename, rename_definitions
 
         edited, files = self.edited, self.files
         if not (edited.broken or edited.refused or self.outstanding or not files.file_changes()):
-            return
+            return False
         pair = plain_rename(self.plan.instruction)
         home = self._renamed_home(pair) if pair is not None else None
         if pair is None or home is None:
-            return
+            return False
         old, new = pair
         saved, checked = dict(files.changes), edited.checked
         files.changes.clear()
@@ -1032,7 +1034,7 @@ class _Loop:
             files.changes.clear()
             files.changes.update(saved)
             edited.checked = checked
-            return
+            return False
         places = sum(d.places for d in done)
         self.console.info(f"the answers left broken code: renamed {old} to {new} as an editor does")
         edited.discarded += [
@@ -1043,6 +1045,7 @@ class _Loop:
         for path in sorted({home, *(d.path for d in done)}):
             detail = f"renamed {old} to {new} as an editor does ({places + 1} place(s) in all)"
             self._correction(path, detail, "rename")
+        return True
 
     def _renamed_home(self, pair: tuple[str, str]) -> str | None:
         """The one Python file shown that defines ``pair``'s old name at its top level, none of
