@@ -100,3 +100,25 @@ def test_a_demo_that_fails_on_the_base_judges_nothing(
     )  # fmt: skip
     data = json.loads(done.stdout)
     assert data["checked"] is False and data["checked_by"] == [] and data["check"] == "auto"
+
+
+def test_a_refusal_names_the_checks_that_judged(tmp_path: Path, llm_server: LLMServer) -> None:
+    tests = "from orders import parse_quantity\n\n\ndef test_plain():\n"
+    tests += "    assert parse_quantity('4') == 4\n"
+    repo = make_repo(tmp_path / "orders", {"orders.py": QUANTITY, "tests/test_orders.py": tests})
+    crashes = f"orders.py\n```python\n{WRONG}```\n"
+    off_by_one = RIGHT.replace("return int(text.strip())", "return int(text.strip()) + 1")
+    off_by_one = f"orders.py\n```python\n{off_by_one}```\n"
+    llm_server.queue(crashes, off_by_one.replace("+ 1", "+ 2"), off_by_one)
+    done = run_gpte(
+        "improve", PROMPT, "--max-retries", "2", cwd=repo, env=local_env(llm_server), timeout=300
+    )
+    assert done.returncode == 8, done.stderr
+    # The demo ran on every result, the tests on those the demo passed: both judged.
+    assert "still fails one of its checks (the demo of orders.py, the project's tests)" in (
+        done.stderr
+    )
+    assert (
+        "`python3 -m orders` (the module's `__main__` block) runs cleanly"
+        in (llm_server.requests[1].body["messages"][-1]["content"])
+    )

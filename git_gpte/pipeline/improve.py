@@ -334,7 +334,7 @@ def _improve(
     def refusal(edited: Edited) -> GpteError | None:
         if request.keep_failing:
             return None
-        return broken_result(edited, label or " and ".join(judged_by(checks)) or None)
+        return broken_result(edited, label or _named(judged_by(checks)))
 
     done = attempt(
         session,
@@ -403,6 +403,14 @@ def _verifier(
 
     command = check_command(repo, settings, planned.base, check, identity, console)
     return command, check, f"`{check}`"
+
+
+def _named(judges: list[str]) -> str | None:
+    """How a refusal names the checks that judged: the one, or "one of its checks (...)"
+    (the failure's own first line says which)."""
+    if len(judges) < 2:
+        return judges[0] if judges else None
+    return f"one of its checks ({', '.join(judges)})"
 
 
 def _probes(request: ImproveRequest, model: ModelInfo) -> bool:
