@@ -17,7 +17,7 @@ from git_gpte.run import RunResult
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer
-from tests.test_regression_check import local_env
+from tests.helpers.llm_server import self_hosted_env as local_env
 
 QUANTITY = '''\
 """Order quantities."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from git_gpte.prompts.probe import (
 )
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
-from tests.helpers.llm_server import LLMServer
+from tests.helpers.llm_server import LLMServer, self_hosted_env
 
 STOCK = '''\
 """Stock levels."""
@@ -150,13 +149,7 @@ def test_a_failure_judges_the_code_only_when_the_code_answered() -> None:
 
 
 def _env(server: LLMServer) -> dict[str, str]:
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    return {
-        "OPENAI_BASE_URL": server.openai_base_url,
-        "MODEL_NAME": "local-model",
-        "PATH": path,
-        "GPTE_PROBE": "",  # the model's default: on for a self-hosted model
-    }
+    return self_hosted_env(server, GPTE_PROBE="")  # the model's default: on when self-hosted
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from git_gpte.pipeline.regression import (
 from git_gpte.run import RunResult
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
-from tests.helpers.llm_server import LLMServer
+from tests.helpers.llm_server import LLMServer, self_hosted_env
 
 SUMMARY = """\
 ..F.E                                                                    [100%]
@@ -121,11 +121,7 @@ RIGHT = WRONG.replace("min(values)", "max(values)")
 PROMPT = "make mean return 0 for an empty list"
 
 
-def local_env(server: LLMServer) -> dict[str, str]:
-    """A self-hosted model, and this interpreter (which has pytest) first on PATH, as in an
-    activated virtual environment."""
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    return {"OPENAI_BASE_URL": server.openai_base_url, "MODEL_NAME": "local-model", "PATH": path}
+local_env = self_hosted_env
 
 
 def improve(repo: Path, server: LLMServer, *args: str) -> tuple[int, str, str]:

@@ -42,14 +42,17 @@ import contextlib
 import itertools
 import json
 import math
+import os
 import re
 import socket
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -643,6 +646,19 @@ def items_from_json(data: Iterable[Any]) -> Iterator[Item]:
                 delay=float(entry.get("delay", 0.0)),
                 think=float(entry.get("think", 0.0)),
             )
+
+
+def self_hosted_env(server: LLMServer, **extra: str) -> dict[str, str]:
+    """The environment of a model served from this machine (a self-hosted model's defaults:
+    ``--check auto``, the probe), with this interpreter, which has pytest, first on ``PATH``,
+    as in an activated virtual environment."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {
+        "OPENAI_BASE_URL": server.openai_base_url,
+        "MODEL_NAME": "local-model",
+        "PATH": path,
+        **extra,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
