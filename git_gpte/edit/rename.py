@@ -142,7 +142,7 @@ def use_renames(before: str, after: str) -> dict[str, str]:
         old_tree, new_tree = ast.parse(before), ast.parse(after)
     except (SyntaxError, ValueError):
         return {}
-    bound = _bound_names(new_tree) | _bound_names(old_tree) | set(dir(builtins))
+    bound = bound_names(new_tree) | bound_names(old_tree) | set(dir(builtins))
     unbound = {
         n.id
         for n in ast.walk(new_tree)
@@ -258,7 +258,7 @@ def rename_definitions(text: str, names: Mapping[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _bound_names(tree: ast.Module) -> set[str]:
+def bound_names(tree: ast.Module) -> set[str]:
     """Every name the file binds anywhere (definitions, assignments, parameters, imports)."""
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -309,7 +309,7 @@ def _in_all(text: str, old: str, new: str) -> tuple[str, int]:
 def _in_module(text: str, old: str, new: str) -> tuple[str, int]:
     """The renamed module's own uses of ``old`` (it no longer defines it)."""
     tree = ast.parse(text)
-    if old in _bound_names(tree):
+    if old in bound_names(tree):
         return text, 0
     spots = [
         (n.lineno, n.col_offset)
@@ -345,10 +345,10 @@ def _in_importer(path: str, text: str, module: str, old: str, new: str) -> tuple
             for alias in node.names:
                 if alias.name in names:
                     aliases.add(alias.asname or alias.name)
-    if imported_new and not imported_bare and old not in _bound_names(tree):
+    if imported_new and not imported_bare and old not in bound_names(tree):
         imported_bare = True  # its uses of old are the import's, left behind
     if imported_bare:
-        others = _bound_names(tree) - {old}
+        others = bound_names(tree) - {old}
         if old in others:
             return text, 0  # the file binds the old name itself: not ours to touch
         spots += [

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..edit.definitions import changed_lines
+from ..edit.rename import bound_names
 
 PROBE_FILE = "gpte_probe.py"
 MAX_PROBE_LINES = 80
@@ -205,12 +206,7 @@ def _unimported(tree: ast.Module, signatures: str) -> list[tuple[str, list[str]]
             module = line.rsplit(": import ", 1)[1].strip()
         elif module and (match := re.match(r"(?:async def|def|class) (\w+)", line)):
             names.setdefault(match.group(1), module)
-    bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not _loads(node)}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    bound = bound_names(tree)
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and _loads(n)}
     missing: dict[str, list[str]] = {}
     for name in sorted(used - bound):
