@@ -83,3 +83,35 @@ def test_fence_lines_inside_a_diff_are_hunk_text(ops: list[tuple[str, str]], fen
     assert result.files.get("README.md", "".join(t + "\n" for t in old)) == "".join(
         t + "\n" for t in new
     )
+
+
+RENDERER_TEST = '''\
+from render import convert
+
+
+def test_code_block():
+    text = """
+`code`
+```
+code
+```
+"""
+    assert "<pre>" in convert(text)
+
+
+def test_paragraph():
+    assert convert("a") == "<p>a</p>"
+'''
+
+
+def test_a_python_file_holding_markdown_fences_is_one_block() -> None:
+    # A test of a Markdown renderer written out whole: its bare fences sit inside a string, so
+    # they neither end the block nor start a file named `code` (seen with a 1.5B model).
+    reply = "tests/test_render.py\n```python\n" + RENDERER_TEST + "```\n\nDone.\n"
+    parsed = parse_reply(reply)
+    assert [(e.path, e.content) for e in parsed.edits] == [("tests/test_render.py", RENDERER_TEST)]
+    # A block that never parses closes at its first fence, as before.
+    broken = RENDERER_TEST.replace("def test_paragraph():", "def test_paragraph(:")
+    parsed = parse_reply("tests/test_render.py\n```python\n" + broken + "```\n")
+    assert [e.path for e in parsed.edits] == ["tests/test_render.py"]
+    assert parsed.edits[0].content.endswith("`code`\n")

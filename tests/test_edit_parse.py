@@ -146,6 +146,9 @@ def test_git_c_quoted_header_paths() -> None:
         ("### setup", "setup"),
         ("File: run", "run"),
         ("`tool`", "tool"),
+        ("`tool`:", "tool"),
+        ("File: code", "code"),
+        ("`code`", None),  # a word in backticks that labels a block (Markdown inside a file)
         ("pages/[id].jsx", "pages/[id].jsx"),
         ("app/(auth)/page.tsx", "app/(auth)/page.tsx"),
         ("routes/$slug.tsx", "routes/$slug.tsx"),

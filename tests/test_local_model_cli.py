@@ -2018,3 +2018,59 @@ def test_a_result_left_with_refused_edits_is_checked_before_it_is_committed(
     assert code == 8, out + err
     assert "nothing committed: the result still fails `python3 tests/test_invoice.py`" in err
     before.assert_unchanged(repo)
+
+
+RENDER = '''\
+def convert(text):
+    """Markdown to HTML: fenced code blocks and paragraphs."""
+    out, code = [], None
+    for line in text.strip().split("\\n"):
+        if line.startswith("```"):
+            if code is None:
+                code = []
+            else:
+                out.append("<pre><code>" + "\\n".join(code) + "</code></pre>")
+                code = None
+        elif code is not None:
+            code.append(line)
+        elif line:
+            out.append("<p>" + line + "</p>")
+    return "\\n".join(out)
+'''
+
+RENDER_TEST = """\
+from render import convert
+
+
+def test_paragraph():
+    assert convert("a") == "<p>a</p>"
+"""
+
+RENDER_TEST_ADDED = (
+    RENDER_TEST
+    + '''
+
+def test_code_block():
+    text = """
+`code`
+```
+code
+```
+"""
+    assert convert(text) == "<p>`code`</p>\\n<pre><code>code</code></pre>"
+'''
+)
+
+
+def test_a_test_file_holding_markdown_fences_is_written_as_one_file(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Written out whole, a test of a Markdown renderer has fences of its own inside its
+    # strings: the file is all of the block, and no file is made of a line of it (`code`).
+    repo = make_repo(tmp_path / "md", {"render.py": RENDER, "tests/test_render.py": RENDER_TEST})
+    llm_server.queue("tests/test_render.py\n```python\n" + RENDER_TEST_ADDED + "```\n")
+    code, out, err = improve(repo, llm_server, "add a test for a fenced code block", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["files_changed"] == ["tests/test_render.py"]
+    assert git(repo, "show", f"{data['branch']}:tests/test_render.py") == RENDER_TEST_ADDED

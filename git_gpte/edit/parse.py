@@ -9,9 +9,12 @@ one file. What it cannot read becomes a line in ``problems``, never an exception
 
 from __future__ import annotations
 
+import ast
 import difflib
+import io
 import itertools
 import re
+import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -31,6 +34,8 @@ _DEV_NULL = "/dev/null"
 # Path characters, with the brackets, parentheses and $ of web framework routes
 # (``pages/[id].jsx``, ``app/(auth)/page.tsx``, ``routes/$slug.tsx``), and backticks inside a
 # name (``file`2`.py`` is a file name git takes).
+# Fence languages of a Python block.
+_PYTHON = frozenset({"python", "py", "python3"})
 _PATHLIKE = re.compile(r"^[\w.@+$\[(-]?[\w./@+ $\[\]()`-]*[\w@+\])-]$")
 
 
@@ -159,6 +164,8 @@ def _fence_regions(lines: list[str]) -> tuple[list[int], list[str]]:
     marker = ""
     count = 0
     diff: bool | None = None  # the open block holds a diff (None: not known yet)
+    python = False  # the open block holds Python
+    opened = 0
     for i, line in enumerate(lines):
         match = _FENCE.match(line)
         if current == 0:
@@ -169,17 +176,14 @@ def _fence_regions(lines: list[str]) -> tuple[list[int], list[str]]:
                 region[i] = -current  # the opening fence line itself
                 language = match.group(2).lower()
                 diff = True if language in ("diff", "patch", "udiff") else None
+                opened = i
+                python = language in _PYTHON or _names_python_file(lines[:i])
             continue
         stripped = line.strip()
         if diff is None and stripped:
             diff = line.startswith(("--- ", "@@"))
-        if (
-            stripped.startswith(marker[0] * 3)
-            and set(stripped) <= {marker[0]}
-            and len(stripped) >= len(marker)
-            # In a diff, a line starting with a space, + or - is hunk text: " ```" is a context
-            # line of a Markdown file, not the end of the block.
-            and not (diff and line.startswith((" ", "+", "-")))
+        if _closes(line, marker, diff) and not (
+            python and _closes_inside_string(lines, opened, i, marker)
         ):
             region[i] = -current
             current = 0
@@ -190,6 +194,64 @@ def _fence_regions(lines: list[str]) -> tuple[list[int], list[str]]:
             "the reply ends inside an unclosed ``` block (truncated output?); read to the end"
         )
     return region, problems
+
+
+def _closes(line: str, marker: str, diff: bool | None) -> bool:
+    """``line`` is a fence that may close a block opened with ``marker``."""
+    stripped = line.strip()
+    return (
+        stripped.startswith(marker[0] * 3)
+        and set(stripped) <= {marker[0]}
+        and len(stripped) >= len(marker)
+        # In a diff, a line starting with a space, + or - is hunk text: " ```" is a context
+        # line of a Markdown file, not the end of the block.
+        and not (diff and line.startswith((" ", "+", "-")))
+    )
+
+
+def _names_python_file(before: list[str]) -> bool:
+    """The last non-blank line before a fence names a Python file (a whole-file block's path)."""
+    for line in reversed(before):
+        if line.strip():
+            return line.strip().strip("`*:").endswith(".py")
+    return False
+
+
+def _closes_inside_string(lines: list[str], opened: int, at: int, marker: str) -> bool:
+    """A fence inside a Python block is part of a triple-quoted string, not the block's end.
+
+    A Python file that holds Markdown (a test of a Markdown renderer, a docstring with an
+    example) has bare fences of its own; written out whole in a block fenced the same way, its
+    first inner fence would end the block, and what follows would be read as prose and as
+    blocks of files named ``code``. The fence at ``at`` is taken for content only when the
+    block up to it leaves a string open and a later fence ends it where the whole block parses:
+    a broken block, or one that never parses, closes where it always did.
+    """
+    if not _open_string("\n".join(lines[opened + 1 : at])):
+        return False
+    for later in range(at + 1, len(lines)):
+        if _closes(lines[later], marker, None) and _parses("\n".join(lines[opened + 1 : later])):
+            return True
+    return False
+
+
+def _open_string(source: str) -> bool:
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(source).readline):
+            pass
+    except tokenize.TokenError as error:
+        return "string" in str(error)
+    except SyntaxError as error:  # Python 3.12+: the tokenizer reports the string itself
+        return "string" in str(error)
+    return False
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------------- diffs
@@ -403,16 +465,18 @@ def _path_from_line(line: str, *, explicit: bool = False) -> str | None:
 
     A path has a dot or a slash (``src/app.py``, ``pages/[id].jsx``), or is a well-known bare
     name (``Makefile``). A lower-case word without either (``tool``, ``setup``) is a path only
-    when nothing says it is prose: alone on its line with no colon, and not a word that labels a
-    block (``output``, ``example``, ``bash``); or marked as a name (``File: tool``, `` `tool` ``,
-    a fence's info string: ``explicit``).
+    when nothing says it is prose: not a word that labels a block (``output``, ``example``,
+    ``bash``, ``code``), alone on its line with no colon or in backticks (`` `tool` ``); or
+    labelled as a name (``File: tool``, a fence's info string: ``explicit``). A quoted label
+    (`` `code` `` above a fence, a line of Markdown inside a file being written) is not a file.
     """
     text = line.strip()
     if not text:
         return None
     text = re.sub(r"^(?:#+|[-*+]|\d+[.)])\s+", "", text)  # a heading or list item
     labelled = re.sub(r"^(?:\*\*)?(?:file(?:name)?|path)\s*:\s*", "", text, flags=re.I)
-    explicit = explicit or labelled != text or text.strip("*").startswith("`")
+    explicit = explicit or labelled != text
+    quoted = text.strip("*").startswith("`")
     text = labelled.strip("*`'\" ")
     colon = text.endswith(":")
     text = text.rstrip(":").strip("*`'\" ")
@@ -422,7 +486,9 @@ def _path_from_line(line: str, *, explicit: bool = False) -> str | None:
         return None
     if "." in text or "/" in text or text in _BARE_NAMES:
         return text
-    if _BARE_WORD.match(text) and (explicit or (not colon and text not in _PROSE_WORDS)):
+    if _BARE_WORD.match(text) and (
+        explicit or ((quoted or not colon) and text not in _PROSE_WORDS)
+    ):
         return text
     return None
 
