@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from git_gpte.edit.definitions import NotPlaceable, place_definitions
+from git_gpte.edit.definitions import (
+    NotPlaceable,
+    local_homes,
+    place_definitions,
+    shown_names,
+    written_blind,
+)
 
 MODULE = '''"""Shapes."""
 
@@ -388,3 +394,52 @@ def test_the_definitions_an_edit_changed_are_those_holding_its_lines() -> None:
     assert definitions_changed(before, before.replace("import os", "import re")) is None
     assert definitions_changed(before, before) is None
     assert definitions_changed(before, after + "def broken(:\n") is None
+
+
+MODULE_WITH_ERROR = """\
+import functools
+
+
+class LimitExceeded(Exception):
+    def __init__(self, name, wait):
+        super().__init__(name)
+        self.wait = wait
+
+
+def limited(func):
+    @functools.wraps(func)
+    def wrapper(*args):
+        raise LimitExceeded(func.__name__, 1.0)
+
+    return wrapper
+"""
+
+
+def test_what_a_retry_did_not_show_is_left_out_of_its_answer() -> None:
+    # Shown `limited` alone, the model made up the exception it raises as a namedtuple.
+    block = (
+        "from collections import namedtuple\n\n"
+        "LimitExceeded = namedtuple('LimitExceeded', ['name', 'wait'])\n\n"
+        "def limited(func):\n    return func\n\n"
+        "def new_helper():\n    return 1\n"
+    )
+    kept, names = written_blind(block, MODULE_WITH_ERROR, {"limited"})
+    assert names == ["LimitExceeded"]
+    assert "namedtuple('LimitExceeded'" not in kept
+    assert "def limited(func):" in kept and "def new_helper():" in kept
+    assert "from collections import namedtuple" in kept  # an import is the answer's own
+    assert written_blind(block, MODULE_WITH_ERROR, {"limited", "LimitExceeded"})[1] == []
+    assert written_blind("def (:", MODULE_WITH_ERROR, set()) == ("def (:", [])
+    assert shown_names("class LimitExceeded(Exception):\n    def m(self):\n        pass\n") == {
+        "LimitExceeded"
+    }
+
+
+def test_the_function_a_variable_belongs_to() -> None:
+    text = (
+        "def read(env):\n    found = {}\n    return found\n\n\n"
+        "def load(env):\n    return found\n\n\n"
+        "class C:\n    def m(self, found):\n        return found\n"
+    )
+    assert local_homes(text, "found", 7) == [("read", 1), ("C.m", 11)]
+    assert local_homes(text, "missing", 7) == []

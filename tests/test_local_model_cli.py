@@ -2074,3 +2074,84 @@ def test_a_test_file_holding_markdown_fences_is_written_as_one_file(
     data = json.loads(out)
     assert data["files_changed"] == ["tests/test_render.py"]
     assert git(repo, "show", f"{data['branch']}:tests/test_render.py") == RENDER_TEST_ADDED
+
+
+ENV_SETTINGS = '''\
+import os
+
+PREFIX = "APP_"
+
+
+def normalize_key(key):
+    return key.strip().lower()
+
+
+def read_environ(environ=None):
+    """The settings given as environment variables, as {key: value}."""
+    environ = os.environ if environ is None else environ
+    found = {}
+    for name, value in environ.items():
+        if name.startswith(PREFIX):
+            found[normalize_key(name[len(PREFIX):])] = value
+    return found
+
+
+def load_settings(defaults, environ=None):
+    values = {normalize_key(k): v for k, v in defaults.items()}
+    values.update(read_environ(environ))
+    return values
+'''
+
+
+def test_a_variable_copied_from_another_function_is_shown_where_it_lives(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (settings/env-prefix): asked for an env_prefix parameter, the model copied
+    # read_environ's loop into load_settings without the `found` it fills, and asked again with
+    # load_settings alone, wrote it back the same, inventing the module's other functions
+    # ("This part of the code remains unchanged"). The retry shows the function the name
+    # belongs to, and what it writes of the file without having been shown is left out.
+    helper = "\n\ndef helper_{0}(x):\n    y = x * {0}\n    return y + {0}\n"
+    module = ENV_SETTINGS + "".join(helper.format(n) for n in range(25))
+    repo = make_repo(tmp_path / "r", {"settings.py": module})
+    copied = (
+        'def load_settings(defaults, environ=None, env_prefix="APP_"):\n'
+        "    values = {normalize_key(k): v for k, v in defaults.items()}\n"
+        "    for name, value in (os.environ if environ is None else environ).items():\n"
+        "        if name.startswith(env_prefix):\n"
+        "            found[normalize_key(name[len(env_prefix):])] = value\n"
+        "    return values\n"
+    )
+    fixed = (
+        'def read_environ(environ=None, prefix="APP_"):\n'
+        '    """The settings given as environment variables, as {key: value}."""\n'
+        "    environ = os.environ if environ is None else environ\n"
+        "    found = {}\n"
+        "    for name, value in environ.items():\n"
+        "        if name.startswith(prefix):\n"
+        "            found[normalize_key(name[len(prefix):])] = value\n"
+        "    return found\n\n\n"
+        'def load_settings(defaults, environ=None, env_prefix="APP_"):\n'
+        "    values = {normalize_key(k): v for k, v in defaults.items()}\n"
+        "    values.update(read_environ(environ, env_prefix))\n"
+        "    return values\n\n\n"
+        "# This part of the code remains unchanged.\n"
+        "def normalize_key(key):\n    return key.lower()\n"
+    )
+    llm_server.queue(
+        f"settings.py\n```python\n{copied}```\n", f"File: settings.py\n```python\n{fixed}```\n"
+    )
+    request = (
+        "Add a parameter env_prefix to load_settings, defaulting to APP_, used for the environment."
+    )
+    code, out, err = improve(repo, llm_server, request, "--json", "--edit-format", "definitions")
+    assert code == 0, err
+    data = json.loads(out)
+    asked = llm_server.requests[1].body["messages"][1]["content"]
+    assert "`found` is a variable of read_environ, shown too" in asked
+    assert "def read_environ(environ=None):" in asked and "helper_" not in asked
+    (kept,) = [c for c in data["corrected"] if "normalize_key" in c]
+    assert "left normalize_key as it is: the retry did not show it" in kept
+    result = git(repo, "show", f"{data['branch']}:settings.py")
+    assert "def normalize_key(key):\n    return key.strip().lower()\n" in result
+    assert "values.update(read_environ(environ, env_prefix))" in result

@@ -828,6 +828,94 @@ def definitions_at(text: str, lines: Collection[int]) -> Around | None:
     return Around("\n".join(assigned) + "\n\n\n" + block if assigned else block, names)
 
 
+def local_homes(text: str, name: str, outside: int) -> list[tuple[str, int]]:
+    """The functions and methods of a module (qualified name, first line) that bind ``name``
+    as a local of their own, other than the one holding line ``outside``.
+
+    A small model copies a loop out of another function without the variable it fills (the
+    1.5B model wrote ``found[key] = ...`` into ``load_settings``, ``found`` being
+    ``read_environ``'s): shown the function the name belongs to, it can call it instead, or
+    change it, rather than guess (settings/env-prefix)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    homes = []
+    for owner, node in _functions(tree):
+        start, end = _span(node)
+        if start < outside <= end:
+            continue
+        arguments = node.args
+        params = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+        stored = {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        if name in params | stored:
+            qualified = f"{owner.name}.{node.name}" if owner is not None else node.name
+            homes.append((qualified, node.lineno))
+    return homes
+
+
+def written_blind(block: str, current: str, shown: Collection[str]) -> tuple[str, list[str]]:
+    """``block`` without its top-level definitions and assignments that ``current`` has and
+    that are not among the names ``shown``, and those names.
+
+    A retry in a new conversation shows only some definitions ("the rest of the file stays as
+    it is"); what else the answer writes of the file, it writes without having seen it. The
+    1.5B model wrote ``DEFAULTS``, ``normalize_key`` and ``key_from_env`` of its own under
+    "This part of the code remains unchanged" (settings/env-prefix), and a ``namedtuple`` in
+    place of an exception class it was not shown (ratelimit/decorator-logging). New names and
+    imports are the answer's own and stay. A block that does not parse is left whole."""
+    tree, had = _parses(block), _parses(current)
+    if tree is None or had is None:
+        return block, []
+    existing = _top_level_names(had) | {n for node in had.body if (n := _assigned(node))}
+    lines = block.split("\n")
+    cut: list[tuple[int, int]] = []
+    names: list[str] = []
+    for node in tree.body:
+        name = node.name if isinstance(node, _DEF) else _assigned(node)
+        if name is None or name in shown or name not in existing:
+            continue
+        cut.append(_span(node))
+        names.append(name)
+    for start, end in reversed(cut):
+        del lines[start:end]
+    return "\n".join(lines), names
+
+
+def _parses(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def shown_names(block: str) -> set[str]:
+    """The top-level names a block of definitions shows (functions, classes, assignments)."""
+    tree = _parses(textwrap.dedent(block))
+    if tree is None:
+        return set()
+    return {
+        n for node in tree.body if (n := node.name if isinstance(node, _DEF) else _assigned(node))
+    }
+
+
+def _functions(tree: ast.Module) -> list[tuple[ast.ClassDef | None, _Function]]:
+    """The top-level functions and the methods of top-level classes."""
+    out: list[tuple[ast.ClassDef | None, _Function]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append((None, node))
+        elif isinstance(node, ast.ClassDef):
+            out += [
+                (node, member)
+                for member in node.body
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+    return out
+
+
 def _holder(tree: ast.Module, line: int) -> tuple[ast.ClassDef | None, _Function] | None:
     """The top-level function, or the method under its class, whose lines hold ``line``."""
     for node in tree.body:

@@ -276,6 +276,8 @@ class _Loop:
         self.switched = False  # ... switched to it under the whole-file system prompt
         self.base_changes = dict(files.changes)  # what starting over goes back to
         self.asked: frozenset[str] = frozenset()  # the files the last retry message showed
+        # In a retry of a new conversation: the names of each file it shows (see _written_blind).
+        self.shown_only: dict[str, set[str]] = {}
         self.stopped = ""  # why the last reply was cut short by a judge (see ask)
         self.nothing = False  # the last reply held nothing: empty, or cut before any edit
         self.fresh = False  # the next ask is the request again (see starts_over)
@@ -350,7 +352,7 @@ class _Loop:
         edited.reports, edited.failures, edited.notes = [], [], []
         edited.started_over += 1
         self.copied, self.in_focus, self.switched = [], False, False
-        self.fresh, self.asked = True, frozenset()
+        self.fresh, self.asked, self.shown_only = True, frozenset(), {}
         return messages
 
     # ------------------------------------------------------------------ one answer
@@ -373,6 +375,7 @@ class _Loop:
         self.copied = []
         self._drop_kept(parsed)
         self._rehome_definitions(parsed)
+        self._written_blind(parsed)
         if parsed.edits:
             self._apply(parsed)
             self.edited.explanation = prose(usable)
@@ -476,6 +479,7 @@ class _Loop:
         texts = {path: self._read(path) for path in lines}
         if sum(text.count("\n") for text in texts.values() if text) < FOCUS_MIN_LINES:
             return None
+        homes = self._homes_of_undefined(failures, texts, lines)
         for path in sorted(lines):
             text = texts[path]
             around = definitions_at(text, lines[path]) if text is not None else None
@@ -487,9 +491,32 @@ class _Loop:
                 if problem.path == path and problem.line:
                     written = source[problem.line - 1].strip()
                     where = f"{path}, in {around.names[problem.line]}, at `{written}`"
-                    said.append(f"{where}: {problem.text}")
+                    said.append(f"{where}: {problem.text}{homes.get(problem, '')}")
         self.console.info("asking again with only the definitions where something is left")
         return self._in_focus(messages, blocks, said)
+
+    @staticmethod
+    def _homes_of_undefined(
+        failures: list[Problem], texts: Mapping[str, str | None], lines: dict[str, set[int]]
+    ) -> dict[Problem, str]:
+        """For each undefined name that is a local of one other function of its file (see
+        :func:`~git_gpte.edit.definitions.local_homes`): that function is shown too (its line
+        joins ``lines``), and the problem says whose the name is."""
+        from ..edit.definitions import local_homes
+
+        said: dict[Problem, str] = {}
+        for problem in failures:
+            text = texts.get(problem.path)
+            match = re.match(r"undefined name '(\w+)'", problem.text)
+            if problem.kind != "undefined-name" or not text or not match or not problem.line:
+                continue
+            homes = local_homes(text, match.group(1), problem.line)
+            if len(homes) != 1:
+                continue
+            (home, line), name = homes[0], match.group(1)
+            lines[problem.path].add(line)
+            said[problem] = f" (`{name}` is a variable of {home}, shown too)"
+        return said
 
     def _on_failing_check(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
         """The retry for a result failing the check (the project's tests, the user's command)
@@ -532,7 +559,12 @@ class _Loop:
     ) -> list[dict[str, str]]:
         """A retry of two messages, the definitions format's system prompt and ``text``
         (showing ``blocks``), answered in that format from then on."""
+        from ..edit.definitions import shown_names
+
         self.asked = frozenset(path for path, _ in blocks)
+        self.shown_only = {}
+        for path, block in blocks:
+            self.shown_only.setdefault(path, set()).update(shown_names(block))
         system = messages[0]
         if self.plan.edit_format != DEFINITIONS:
             system = {"role": "system", "content": self.plan.definitions_system}
@@ -637,6 +669,24 @@ class _Loop:
             # A correction of the reply, not a shortfall of the result: the request is done.
             detail = "left as it is: the request does not ask to change tests"
             self._correction(path, detail, "kept")
+
+    def _written_blind(self, parsed: ParsedReply) -> None:
+        """Leave out of the answer what a retry in a new conversation did not show: definitions
+        of the file it writes from nowhere (see
+        :func:`~git_gpte.edit.definitions.written_blind`), each said as a correction."""
+        from ..edit.definitions import written_blind
+
+        for edit in parsed.edits:
+            shown = self.shown_only.get(edit.path)
+            if shown is None or edit.fmt != DEFINITIONS or not edit.content:
+                continue
+            current = self._read(edit.path)
+            if current is None:
+                continue
+            edit.content, names = written_blind(edit.content, current, shown)
+            if names:
+                detail = f"left {', '.join(names)} as it is: the retry did not show it"
+                self._correction(edit.path, detail, "kept")
 
     def _apply(self, parsed: ParsedReply) -> None:
         from ..edit import apply_reply
@@ -1178,7 +1228,7 @@ class _Loop:
         failed = sorted(
             p for p in set(self.outstanding) | broken if p in files and files.readable(p)
         )
-        self.asked = frozenset(failed)
+        self.asked, self.shown_only = frozenset(failed), {}
         parts = retry_parts(
             [p for p in failed if _may_show(p, files, self.sent)],
             files,
