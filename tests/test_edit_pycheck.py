@@ -228,3 +228,13 @@ def test_a_logging_call_given_prints_keywords_is_a_type_error_the_edit_made() ->
     assert python_problems({"t.py": after}, {"t.py": after}) == []
     other = before + "\n\ndef warn(w):\n    w.warning('x', file=1)\n"
     assert python_problems({"t.py": before}, {"t.py": other}) == []
+
+
+def test_an_undefined_name_close_to_one_of_the_files_says_which() -> None:
+    # The 1.5B model wrote PRIORITY_BY_NAME for the module's _PRIORITY_BY_NAME, three times.
+    before = {"m.py": "_BY_NAME = {'low': 1}\n\n\ndef parse(t):\n    return _BY_NAME[t]\n"}
+    after = {"m.py": "_BY_NAME = {'low': 1}\n\n\ndef parse(t):\n    return BY_NAME[t]\n"}
+    [problem] = python_problems(before, after)
+    assert problem.text.endswith("never defined or imported (did you mean '_BY_NAME'?)")
+    after = {"m.py": before["m.py"].replace("_BY_NAME[t]", "unrelated[t]")}
+    assert "did you mean" not in python_problems(before, after)[0].text

@@ -384,8 +384,20 @@ def _new_undefined(path: str, tree: ast.Module, old: ast.Module | None) -> list[
             text = f"local variable {name!r} is used before it is assigned"
         else:
             text = f"undefined name {name!r}: it is used but never defined or imported"
+            text += _did_you_mean(name, tree)
         problems.append(Problem("undefined-name", path, line, text))
     return problems
+
+
+def _did_you_mean(name: str, tree: ast.Module) -> str:
+    """A name of the module's top level that ``name`` is a slip of, said as Python's own
+    NameError says it: the 1.5B model wrote ``PRIORITY_BY_NAME`` for the module's
+    ``_PRIORITY_BY_NAME`` and, told only that the name is undefined, wrote it again twice
+    (todo/priority-value-error)."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(_defined(tree) - {name}), n=1, cutoff=0.8)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _top_level_names(text: str) -> set[str] | None:
