@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_gpte.edit import apply_reply, parse_reply
+from tests.helpers.markdown_source import CODE_BLOCK_TEST
 
 SETTINGS = settings(max_examples=150, deadline=None)
 
@@ -85,23 +86,11 @@ def test_fence_lines_inside_a_diff_are_hunk_text(ops: list[tuple[str, str]], fen
     )
 
 
-RENDERER_TEST = '''\
-from render import convert
-
-
-def test_code_block():
-    text = """
-`code`
-```
-code
-```
-"""
-    assert "<pre>" in convert(text)
-
-
-def test_paragraph():
-    assert convert("a") == "<p>a</p>"
-'''
+RENDERER_TEST = (
+    "from render import convert\n\n\n"
+    + CODE_BLOCK_TEST
+    + '\n\ndef test_paragraph():\n    assert convert("a") == "<p>a</p>"\n'
+)
 
 
 def test_a_python_file_holding_markdown_fences_is_one_block() -> None:

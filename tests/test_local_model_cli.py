@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer, Reply
+from tests.helpers.markdown_source import CODE_BLOCK_TEST
 
 INVOICE = """\
 def apply_discount(amount, percent):
@@ -2046,20 +2047,7 @@ def test_paragraph():
     assert convert("a") == "<p>a</p>"
 """
 
-RENDER_TEST_ADDED = (
-    RENDER_TEST
-    + '''
-
-def test_code_block():
-    text = """
-`code`
-```
-code
-```
-"""
-    assert convert(text) == "<p>`code`</p>\\n<pre><code>code</code></pre>"
-'''
-)
+RENDER_TEST_ADDED = RENDER_TEST + "\n\n" + CODE_BLOCK_TEST
 
 
 def test_a_test_file_holding_markdown_fences_is_written_as_one_file(
