@@ -376,3 +376,53 @@ def test_a_logger_the_edit_made_a_class_attribute_becomes_the_modules() -> None:
     assert "class Store the module's (log)" in repair.detail and "root logger" in repair.detail
     # A class logger that was there before stays where it is.
     assert use_module_logger(after, after.replace("logging.warning", "cls.log.warning")) is None
+
+
+STORE = """\
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class Store:
+    def reopen(self, task_id):
+        self.touch(task_id)
+        return self.get(task_id)
+
+    def load(self, path):
+        items = self.read(path)
+        print("loaded", len(items))
+        return items
+
+    def numbers(self):
+        for n in range(3):
+            yield n
+"""
+
+
+def test_a_return_value_a_rewritten_function_dropped_is_put_back() -> None:
+    from git_gpte.edit.wholefile import keep_returns
+
+    # The 1.5B model, asked for logging: a log line where `return self.get(task_id)` was.
+    after = STORE.replace(
+        "        return self.get(task_id)\n",
+        "        logger.info('reopened %s', task_id)\n",
+    ).replace(
+        '        items = self.read(path)\n        print("loaded", len(items))\n'
+        "        return items\n",
+        "        logger.info('x')\n",
+    )
+    repair = keep_returns(STORE, after, "replace the print() calls with logging")
+    assert repair is not None
+    assert "        logger.info('reopened %s', task_id)\n        return self.get(task_id)\n" in (
+        repair.text
+    )
+    assert "return items" not in repair.text  # `items` is no longer bound in load
+    assert "        logger.info('x')\n\n    def numbers" in repair.text
+    assert repair.detail == "put back the return value the reply had dropped: Store.reopen"
+    assert keep_returns(STORE, after, "make reopen return nothing") is None
+    ends_raising = after.replace(
+        "        logger.info('reopened %s', task_id)\n", "        raise KeyError\n"
+    )
+    assert keep_returns(STORE, ends_raising) is None  # a function ending in a raise returns nothing
+    assert keep_returns(STORE, STORE) is None

@@ -2143,3 +2143,43 @@ def test_a_variable_copied_from_another_function_is_shown_where_it_lives(
     result = git(repo, "show", f"{data['branch']}:settings.py")
     assert "def normalize_key(key):\n    return key.strip().lower()\n" in result
     assert "values.update(read_environ(environ, env_prefix))" in result
+
+
+TASKS = """\
+class Tasks:
+    def __init__(self):
+        self.done = {}
+
+    def reopen(self, task_id):
+        self.done[task_id] = False
+        print("reopened", task_id)
+        return self.done[task_id]
+"""
+
+
+def test_a_return_value_dropped_while_rewriting_is_put_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (todo/storage-logging): asked for logging, the model wrote the log line in place of
+    # the method's `return`; the project's tests failed, and three retries did not see why.
+    repo = make_repo(tmp_path / "t", {"tasks.py": TASKS})
+    logged = (
+        "import logging\n\nlogger = logging.getLogger(__name__)\n\n\n"
+        + TASKS.replace(
+            '        print("reopened", task_id)\n        return self.done[task_id]\n', ""
+        )
+        + '        logger.info("reopened %s", task_id)\n'
+    )
+    llm_server.queue(f"tasks.py\n```python\n{logged}```\n")
+    request = "Replace the print() call in tasks.py with logging through a module-level logger."
+    code, out, err = improve(repo, llm_server, request, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert any(
+        "put back the return value the reply had dropped: Tasks.reopen" in c
+        for c in data["corrected"]
+    )
+    result = git(repo, "show", f"{data['branch']}:tasks.py")
+    assert result.endswith(
+        'logger.info("reopened %s", task_id)\n        return self.done[task_id]\n'
+    )

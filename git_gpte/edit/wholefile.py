@@ -26,6 +26,7 @@ the same checks as any other edit. Pure functions on text: Python files only.
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
 import re
 import sys
@@ -729,6 +730,92 @@ def keep_docstrings(before: str, after: str, request: str = "") -> Repair | None
         return None
     said = ", ".join(sorted(names))
     return Repair(repaired, f"put back the docstring(s) the reply had dropped: {said}")
+
+
+def keep_returns(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with the last ``return value`` put back that a rewritten function lost: the
+    function ended in one, its new version returns no value anywhere and does not end in a
+    return or raise, and the request says nothing of returning. The 1.5B model, replacing
+    prints with logging, wrote ``reopen`` with a log line in place of its ``return
+    self.get(task_id)`` (todo/storage-logging), and ``load`` without ``return store``
+    (inventory/store-logging): both broke callers nobody asked to change, and three retries
+    each did not see it. The value must use only names the new function or its module has."""
+    if re.search(r"\breturn", request, re.IGNORECASE):
+        return None
+    old_tree, new_tree = _parses(before), _parses(after)
+    if old_tree is None or new_tree is None:
+        return None
+    old_lines, lines = before.split("\n"), after.split("\n")
+    module = defined_names(after) | set(dir(builtins))
+    inserts: list[tuple[int, list[str]]] = []
+    names: list[str] = []
+    for name, new in _by_qualified_name(new_tree).items():
+        old = _by_qualified_name(old_tree).get(name)
+        if isinstance(new, ast.ClassDef) or not isinstance(old, _FUNCTIONS):
+            continue
+        last = old.body[-1]
+        if not isinstance(last, ast.Return) or last.value is None or _returns_value(new):
+            continue
+        if isinstance(new.body[-1], (ast.Return, ast.Raise)) or _is_generator(new):
+            continue
+        if not _names_in(last.value) <= _bound_in(new) | module:
+            continue
+        end = new.body[-1].end_lineno or new.body[-1].lineno
+        was, now = _indent(old_lines[last.lineno - 1]), _indent(lines[new.body[-1].lineno - 1])
+        text = [
+            now + line[len(was) :] if line.startswith(was) else line
+            for line in old_lines[last.lineno - 1 : last.end_lineno]
+        ]
+        inserts.append((end, text))
+        names.append(name)
+    if not inserts:
+        return None
+    for at, text in sorted(inserts, key=lambda insert: insert[0], reverse=True):
+        lines[at:at] = text
+    repaired = "\n".join(lines)
+    if _parses(repaired) is None:
+        return None
+    said = ", ".join(sorted(names))
+    return Repair(repaired, f"put back the return value the reply had dropped: {said}")
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The nodes of a function's body, not those of functions, lambdas or classes inside."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, (*_FUNCTIONS, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _returns_value(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(n, ast.Return) and n.value is not None for n in _own_nodes(function))
+
+
+def _is_generator(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(function))
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _bound_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    arguments = function.args
+    params = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    params += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    stored = {
+        n.id
+        for n in _own_nodes(function)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    return {a.arg for a in params} | stored
 
 
 def _by_qualified_name(

@@ -721,13 +721,14 @@ class _Loop:
 
     def _keep_what_was_copied(self, paths: set[str]) -> None:
         """What rewritten files lost in copying and nobody asked to change, given back: trailing
-        white space, and the docstrings of Python definitions (see
-        :func:`git_gpte.edit.wholefile.keep_trailing_space` and ``keep_docstrings``), each
-        said as a correction."""
+        white space, and the docstrings and last return values of Python definitions (see
+        :func:`git_gpte.edit.wholefile.keep_trailing_space`, ``keep_docstrings`` and
+        ``keep_returns``), each said as a correction."""
         from ..edit.wholefile import (
             keep_comment_rulers,
             keep_continuation_indent,
             keep_docstrings,
+            keep_returns,
             keep_trailing_space,
         )
 
@@ -738,7 +739,12 @@ class _Loop:
                 continue
             repairs = [keep_trailing_space]
             if path.endswith(".py"):
-                repairs += [keep_docstrings, keep_comment_rulers, keep_continuation_indent]
+                repairs += [
+                    keep_docstrings,
+                    keep_comment_rulers,
+                    keep_continuation_indent,
+                    keep_returns,
+                ]
             for repair_with in repairs:
                 text = files.changes.get(path)
                 repair = repair_with(before, text, self.plan.instruction) if text else None
