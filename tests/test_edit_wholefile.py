@@ -426,3 +426,19 @@ def test_a_return_value_a_rewritten_function_dropped_is_put_back() -> None:
     )
     assert keep_returns(STORE, ends_raising) is None  # a function ending in a raise returns nothing
     assert keep_returns(STORE, STORE) is None
+
+
+def test_tests_added_to_a_module_are_taken_out() -> None:
+    from git_gpte.edit.wholefile import drop_new_tests
+
+    # The 1.5B model wrote geometry.py back with the test file it was shown appended.
+    before = "import math\n\n\ndef area(r):\n    return math.pi * r * r\n"
+    after = before + "\n\ndef test_area():\n    assert area(1) > 3\n\n\nclass TestArea:\n"
+    after += "    def test_zero(self):\n        assert area(0) == 0\n"
+    repair = drop_new_tests(before, after)
+    assert repair is not None and repair.text == before
+    assert repair.detail == "took out the tests the reply added to a module: test_area, TestArea"
+    first = "import math\n\n\ndef test_first():\n    pass\n\n\ndef area(r):\n"
+    leading = drop_new_tests(before, first + "    return math.pi * r * r\n")
+    assert leading is not None and leading.text == before
+    assert drop_new_tests(after, after) is None  # tests the module had stay

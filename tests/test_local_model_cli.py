@@ -2183,3 +2183,22 @@ def test_a_return_value_dropped_while_rewriting_is_put_back(
     assert result.endswith(
         'logger.info("reopened %s", task_id)\n        return self.done[task_id]\n'
     )
+
+
+def test_tests_appended_to_a_module_are_taken_out(tmp_path: Path, llm_server: LLMServer) -> None:
+    # Seen (geometry/polygon-repr): shown the module and its tests whole, the model wrote the
+    # module back with the whole test file appended to it.
+    tests = (
+        "from tasks import Tasks\n\n\ndef test_reopen():\n    assert Tasks().reopen(1) is False\n"
+    )
+    repo = make_repo(tmp_path / "t", {"tasks.py": TASKS, "tests/test_tasks.py": tests})
+    answer = TASKS.replace("print(", "print('task:', ") + "\n\n" + tests.split("\n\n\n", 1)[1]
+    llm_server.queue(f"tasks.py\n```python\n{answer}```\n")
+    code, out, err = improve(repo, llm_server, "Prefix the print in reopen with 'task:'", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert "took out the tests the reply added to a module: test_reopen" in " ".join(
+        data["corrected"]
+    )
+    result = git(repo, "show", f"{data['branch']}:tasks.py")
+    assert result == TASKS.replace("print(", "print('task:', ")

@@ -782,6 +782,40 @@ def keep_returns(before: str, after: str, request: str = "") -> Repair | None:
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def drop_new_tests(before: str, after: str) -> Repair | None:
+    """``after`` without the test functions and classes (``def test_...``, ``class Test...``)
+    it adds at its top level: for a module that is not a test file, under a request that does
+    not ask for tests. Shown a module and then its test file whole, the 1.5B model wrote the
+    module back with the whole test file appended (geometry/polygon-repr): tests nobody asked
+    for, in a module that has nothing they need, which later retries "fixed" in place."""
+    old_tree, new_tree = _parses(before), _parses(after)
+    if old_tree is None or new_tree is None:
+        return None
+    had = {n.name for n in old_tree.body if isinstance(n, (*_FUNCTIONS, ast.ClassDef))}
+    added = [
+        node
+        for node in new_tree.body
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef))
+        and node.name not in had
+        and node.name.startswith("Test" if isinstance(node, ast.ClassDef) else "test")
+    ]
+    if not added:
+        return None
+    lines = after.split("\n")
+    for node in reversed(added):
+        start = _first_line(node) - 1
+        del lines[start : node.end_lineno or node.lineno]
+        while 0 < start < len(lines) and not lines[start].strip() and not lines[start - 1].strip():
+            del lines[start]  # the blank lines that were around it, once
+    while len(lines) > 1 and not lines[-1].strip() and not lines[-2].strip():
+        lines.pop()
+    repaired = "\n".join(lines)
+    if _parses(repaired) is None:
+        return None
+    said = ", ".join(node.name for node in added)
+    return Repair(repaired, f"took out the tests the reply added to a module: {said}")
+
+
 def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
     """The nodes of a function's body, not those of functions, lambdas or classes inside."""
     out: list[ast.AST] = []

@@ -701,6 +701,7 @@ class _Loop:
         rewritten = {r.path for r in result.reports if r.kind in ("whole-file", DEFINITIONS)}
         self._keep_what_was_copied(rewritten)
         self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
+        self._drop_new_tests(rewritten)
         self._complete_renames()
         self._complete_constant()
         self._drop_dead_imports()
@@ -751,6 +752,25 @@ class _Loop:
                 if repair is not None:
                     files.changes[path] = repair.text
                     self._correction(path, repair.detail, "whole-file")
+
+    def _drop_new_tests(self, paths: set[str]) -> None:
+        """Tests a rewritten module gained and the request does not ask for, taken out (see
+        :func:`git_gpte.edit.wholefile.drop_new_tests`), said as a correction."""
+        from ..context.languages import is_test
+        from ..edit.intent import asks_to_change_tests
+        from ..edit.wholefile import drop_new_tests
+
+        if asks_to_change_tests(self.plan.instruction):
+            return
+        files = self.files
+        for path in sorted(p for p in paths if p.endswith(".py") and not is_test(p)):
+            before, text = _original(files, path), files.changes.get(path)
+            if before is None or text is None:
+                continue
+            repair = drop_new_tests(before, text)
+            if repair is not None:
+                files.changes[path] = repair.text
+                self._correction(path, repair.detail, "kept")
 
     def _repair_whole_files(self, paths: set[str]) -> None:
         """Put back what whole-file replies lost in copying (see
