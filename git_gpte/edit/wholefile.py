@@ -714,22 +714,9 @@ def keep_docstrings(before: str, after: str, request: str = "") -> Repair | None
         if doc is None or _docstring(new) is not None or new.body[0].lineno == new.lineno:
             continue
         at = new.body[0].lineno - 1
-        was, now = _indent(old_lines[doc.lineno - 1]), _indent(lines[at])
-        text = [
-            now + line[len(was) :] if line.startswith(was) else line
-            for line in old_lines[doc.lineno - 1 : doc.end_lineno]
-        ]
-        inserts.append((at, text))
+        inserts.append((at, _moved(old_lines, doc, _indent(lines[at]))))
         names.append(name)
-    if not inserts:
-        return None
-    for at, text in sorted(inserts, key=lambda insert: insert[0], reverse=True):
-        lines[at:at] = text
-    repaired = "\n".join(lines)
-    if _parses(repaired) is None:
-        return None
-    said = ", ".join(sorted(names))
-    return Repair(repaired, f"put back the docstring(s) the reply had dropped: {said}")
+    return _inserted(lines, inserts, names, "the docstring(s)")
 
 
 def keep_returns(before: str, after: str, request: str = "") -> Repair | None:
@@ -761,13 +748,25 @@ def keep_returns(before: str, after: str, request: str = "") -> Repair | None:
         if not _names_in(last.value) <= _bound_in(new) | module:
             continue
         end = new.body[-1].end_lineno or new.body[-1].lineno
-        was, now = _indent(old_lines[last.lineno - 1]), _indent(lines[new.body[-1].lineno - 1])
-        text = [
-            now + line[len(was) :] if line.startswith(was) else line
-            for line in old_lines[last.lineno - 1 : last.end_lineno]
-        ]
-        inserts.append((end, text))
+        now = _indent(lines[new.body[-1].lineno - 1])
+        inserts.append((end, _moved(old_lines, last, now)))
         names.append(name)
+    return _inserted(lines, inserts, names, "the return value")
+
+
+def _moved(old_lines: list[str], node: ast.stmt, now: str) -> list[str]:
+    """The original lines of ``node``, re-indented from their own indentation to ``now``."""
+    was = _indent(old_lines[node.lineno - 1])
+    return [
+        now + line[len(was) :] if line.startswith(was) else line
+        for line in old_lines[node.lineno - 1 : node.end_lineno]
+    ]
+
+
+def _inserted(
+    lines: list[str], inserts: list[tuple[int, list[str]]], names: list[str], what: str
+) -> Repair | None:
+    """``lines`` with each insert put at its line, if the result parses, said as put back."""
     if not inserts:
         return None
     for at, text in sorted(inserts, key=lambda insert: insert[0], reverse=True):
@@ -776,7 +775,7 @@ def keep_returns(before: str, after: str, request: str = "") -> Repair | None:
     if _parses(repaired) is None:
         return None
     said = ", ".join(sorted(names))
-    return Repair(repaired, f"put back the return value the reply had dropped: {said}")
+    return Repair(repaired, f"put back {what} the reply had dropped: {said}")
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
