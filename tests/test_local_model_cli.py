@@ -1170,7 +1170,10 @@ def test_a_whole_file_copied_back_unchanged_is_asked_again_for_the_named_definit
     assert (
         "class Polygon:\n    @property\n    def area(self):\n        return self.signed()" in shown
     )
-    assert "3.14" not in shown and "def signed" not in shown
+    assert "3.14" not in shown and "return -1.0" not in shown
+    # What it calls, by its signature alone.
+    assert "use it; do not write it again):\n\nFile: shapes.py\n```\nclass Polygon:\n" in shown
+    assert "    def signed(self):\n```" in shown
 
 
 def test_a_copied_function_under_an_import_the_module_has_changes_nothing(
@@ -1316,6 +1319,45 @@ def test_a_parameter_added_and_never_used_goes_back_as_a_change_not_finished(
     llm_server.queue(*[f"report.py\n```python\n{half}```\n"] * 3)
     code, _, err = improve(repo, llm_server, request)
     assert code == 6 and "never uses" in err
+
+
+def test_a_retry_that_shows_one_function_says_what_it_calls(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model, asked to leave completed tasks out of overdue(), wrote the function back
+    # unchanged; shown it alone, it called a store method that does not exist three times. The
+    # store's own list_tasks(done=...) was one signature away (todo/overdue-open-only).
+    store = (
+        "class TaskStore:\n    def __init__(self, tasks):\n        self.tasks = tasks\n\n"
+        "    def list_tasks(self, done=None, due_before=None):\n"
+        '        """Tasks matching every filter given."""\n'
+        "        return [t for t in self.tasks if done is None or t.done == done]\n"
+    )
+    overdue = (
+        "def overdue(store, today):\n    return [t for t in store.list_tasks() if t.due < today]\n"
+    )
+    repo = make_repo(tmp_path / "todo", {"store.py": store, "queries.py": overdue})
+    fixed = overdue.replace("store.list_tasks()", "store.list_tasks(done=False)")
+    llm_server.queue(
+        f"queries.py\n```python\n{overdue}```\n", f"queries.py\n```python\n{fixed}```\n"
+    )
+    request = "overdue() returns completed tasks too; it should only return open ones"
+    code, out, err = improve(
+        repo, llm_server, request, "--edit-format", "definitions", "--no-check", "--json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert git(repo, "show", f"{data['branch']}:queries.py") == fixed
+    asked = llm_server.requests[1].body["messages"][1]["content"]
+    assert "File: queries.py (only these definitions of it" in asked
+    # The signature and its docstring's summary, under the class's line; not the body.
+    assert (
+        "What they call is defined as follows (use it; do not write it again):\n\n"
+        "File: store.py\n```\nclass TaskStore:\n"
+        "    def list_tasks(self, done=None, due_before=None):\n"
+        '        """Tasks matching every filter given."""\n```'
+    ) in asked
+    assert "return [t for t in self.tasks" not in asked
 
 
 def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(

@@ -446,7 +446,8 @@ class _Loop:
         if not self.copied:
             return None
         self.console.info("the answer changed nothing: asking again with only what it chose")
-        text = focused_retry_message(self.copied, self.plan.instruction)
+        called = self._called(self.copied)
+        text = focused_retry_message(self.copied, self.plan.instruction, called)
         return self._new_conversation(messages, self.copied, text)
 
     def on_problems(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
@@ -551,8 +552,16 @@ class _Loop:
         conversation."""
         from ..prompts.messages import problems_retry_message
 
-        text = problems_retry_message(blocks, said, self.plan.instruction)
+        text = problems_retry_message(blocks, said, self.plan.instruction, self._called(blocks))
         return self._new_conversation(messages, blocks, text)
+
+    def _called(self, blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The signatures of what ``blocks`` call, from the Python files the model was sent
+        (as they are now): a retry that shows only the blocks still says what exists."""
+        from ..edit.callees import called_signatures
+
+        shown = {p: self._read(p) for p in self.plan.selection.files if p.endswith(".py")}
+        return called_signatures(blocks, {p: t for p, t in shown.items() if t is not None})
 
     def _new_conversation(
         self, messages: list[dict[str, str]], blocks: list[tuple[str, str]], text: str

@@ -152,15 +152,20 @@ def improve_user_message(
     )
 
 
-def focused_retry_message(blocks: Sequence[tuple[str, str]], instruction: str) -> str:
+def focused_retry_message(
+    blocks: Sequence[tuple[str, str]],
+    instruction: str,
+    called: Sequence[tuple[str, str]] = (),
+) -> str:
     """A retry that shows only the definitions the model wrote back unchanged, and the request.
 
     Asked for the definitions it changes in a 3,000-token module, the 1.5B model picked the
     right function and copied it as it was, twice in the same conversation; shown only the
     functions it had picked and the request, it made the change at once (settings/bool-case).
-    So the retry is a new, short conversation rather than a longer one."""
+    So the retry is a new, short conversation rather than a longer one. ``called``: the
+    signatures of what they call (see :func:`git_gpte.edit.callees.called_signatures`)."""
     return (
-        f"{_only_definitions(blocks)}\n\n"
+        f"{_only_definitions(blocks)}\n\n{_called(called)}"
         f"Request:\n{instruction.strip()}\n\n"
         "Write the definitions that must change again, complete, with the change made: the "
         "file's path on a line of its own, then a fenced code block. Leave out the ones that "
@@ -169,19 +174,33 @@ def focused_retry_message(blocks: Sequence[tuple[str, str]], instruction: str) -
 
 
 def problems_retry_message(
-    blocks: Sequence[tuple[str, str]], problems: Sequence[str], instruction: str
+    blocks: Sequence[tuple[str, str]],
+    problems: Sequence[str],
+    instruction: str,
+    called: Sequence[tuple[str, str]] = (),
 ) -> str:
     """A retry that shows only the definitions holding what is left to fix (each problem said
     with the definition and the line it is in, since the lines shown are not numbered), and
     the request: a new, short conversation, as for definitions copied unchanged."""
     said = "\n".join(f"- {problem}" for problem in problems)
     return (
-        f"{_only_definitions(blocks)}\n\n"
+        f"{_only_definitions(blocks)}\n\n{_called(called)}"
         f"What is still wrong with them:\n{said}\n\n"
         f"Request:\n{instruction.strip()}\n\n"
         "Write the definitions above again, complete, with what is wrong fixed and the request "
         "done: the file's path on a line of its own, then a fenced code block.\n"
     )
+
+
+def _called(called: Sequence[tuple[str, str]]) -> str:
+    """The signatures the definitions shown call, said to be there to use, not to write."""
+    if not called:
+        return ""
+    shown = "\n\n".join(
+        f"File: {path}\n{fence_for(text)}\n{text.rstrip()}\n{fence_for(text)}"
+        for path, text in called
+    )
+    return f"What they call is defined as follows (use it; do not write it again):\n\n{shown}\n\n"
 
 
 def _only_definitions(blocks: Sequence[tuple[str, str]]) -> str:
