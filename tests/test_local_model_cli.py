@@ -139,24 +139,46 @@ def test_a_logging_call_with_prints_keywords_goes_back(shop: Path, llm_server: L
 
 
 def test_a_retry_after_whole_files_asks_for_the_functions_only(
-    shop: Path, llm_server: LLMServer
+    tmp_path: Path, llm_server: LLMServer
 ) -> None:
     # On a slow machine the real model spent ~400 s a time rewriting two whole files to add
     # the one method it had left out (inventory/categories-command). Asked again, it is asked
     # for what still needs a change, function by function, and that answer is placed.
-    fixed = WITH_LOGGING.split("\n\n\ndef total")[0] + "\n"
-    llm_server.queue(NO_PATH_UNDEFINED, f"invoice.py\n```python\n{fixed}```\n")
+    rates = "".join(f"\n\ndef rate_{n}(amount):\n    return amount * {n}\n" for n in range(25))
+    repo = make_repo(tmp_path / "shop", {"invoice.py": INVOICE + rates})
+    logged = INVOICE.replace(
+        "    return amount *", "    audit_log.debug(amount)\n    return amount *"
+    )
+    first = f"invoice.py\n```python\naudit_log = make_logger(__name__)\n\n\n{logged}{rates}```\n"
+    fixed = "import logging\n\naudit_log = logging.getLogger(__name__)\n"
+    llm_server.queue(first, f"invoice.py\n```python\n{fixed}```\n")
+    code, out, err = improve(repo, llm_server, "add logging to apply_discount", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert git(repo, "show", f"{data['branch']}:invoice.py") == f"{fixed}\n\n{logged}{rates}"
+    asked, retry = (r.body["messages"] for r in llm_server.requests)
+    # the conversation goes on as it began (a server reuses what it read of it); the retry's
+    # own message says the switch
+    assert "whole function or class at a time" not in asked[0]["content"]
+    assert retry[:3] == [*asked, {"role": "assistant", "content": first}]
+    assert "This time do not write whole files" in retry[-1]["content"]
+
+
+def test_a_retry_after_a_short_whole_file_asks_for_it_whole_again(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # A 65-line module is rewritten in 35 s; asked for its functions instead, the real model
+    # answered twice with a few +/- lines in a Python block (invoice/value-error).
+    llm_server.queue(NO_PATH_UNDEFINED, NO_PATH_RIGHT)
     code, out, err = improve(shop, llm_server, "add logging to apply_discount", "--json")
     assert code == 0, err
     data = json.loads(out)
     assert data["attempts"] == 2
     assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
-    first, retry = (r.body["messages"] for r in llm_server.requests)
-    # the conversation goes on as it began (a server reuses what it read of it); the retry's
-    # own message says the switch
-    assert "whole function or class at a time" not in first[0]["content"]
-    assert retry[:3] == [*first, {"role": "assistant", "content": NO_PATH_UNDEFINED}]
-    assert "This time do not write whole files" in retry[-1]["content"]
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "This time do not write whole files" not in retry
+    assert "undefined name 'audit_log'" in retry
 
 
 def test_an_empty_reply_is_asked_again(shop: Path, llm_server: LLMServer) -> None:
@@ -2056,8 +2078,9 @@ def test_a_result_left_with_refused_edits_is_checked_before_it_is_committed(
     llm_server.queue(f"invoice.py\n```python\n{wrong}```\n", broken)
     check = "python3 tests/test_invoice.py"
     code, out, err = improve(
-        repo, llm_server, "tidy up", "--check", check, "--max-retries", "1", PYTHONPATH="."
-    )
+        repo, llm_server, "tidy up", "--check", check, "--max-retries", "1",
+        "--edit-format", "definitions", PYTHONPATH=".",
+    )  # fmt: skip
     assert code == 8, out + err
     assert "nothing committed: the result still fails `python3 tests/test_invoice.py`" in err
     before.assert_unchanged(repo)

@@ -589,7 +589,11 @@ class _Loop:
 
         The system prompt stays as it was and the retry's own message says the switch
         (NARROWED_ASK): a new system prompt made the server read the whole conversation again
-        (csvreport/number-value-error: 200 s for a retry whose new part was 1.4k tokens)."""
+        (csvreport/number-value-error: 200 s for a retry whose new part was 1.4k tokens).
+
+        Files under FOCUS_MIN_LINES in all are asked whole again: rewriting a 65-line module
+        took 35 s, and asked for definitions instead, the model answered twice with a few
+        ``+``/``-`` lines in a Python block (invoice/value-error)."""
         if self.in_focus or not self._narrows():
             return messages
         self.in_focus = self.switched = True
@@ -601,7 +605,10 @@ class _Loop:
         if not plan.definitions_system or not EDIT_FORMATS[plan.edit_format].whole_files:
             return False
         changeable = [p for p in plan.selection.files if p not in plan.kept]
-        return bool(changeable) and all(p.endswith(".py") for p in changeable)
+        if not changeable or not all(p.endswith(".py") for p in changeable):
+            return False
+        texts = [self._read(p) for p in changeable]
+        return sum(text.count("\n") for text in texts if text) >= FOCUS_MIN_LINES
 
     def _rehome_definitions(self, parsed: ParsedReply) -> None:
         """A Python block under a path that does not exist, holding only definitions one file
