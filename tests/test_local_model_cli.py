@@ -1360,8 +1360,15 @@ def test_a_retry_that_shows_one_function_says_what_it_calls(
     )
     repo = make_repo(tmp_path / "todo", {"store.py": store, "queries.py": overdue})
     fixed = overdue.replace("store.list_tasks()", "store.list_tasks(done=False)")
+    # The answer writes back the signature it was shown, bodiless, as the real model did
+    # (settings/env-prefix): left out, not refused.
+    echo = (
+        "store.py\n```python\nclass TaskStore:\n"
+        "    def list_tasks(self, done=None, due_before=None):\n"
+        '        """Tasks matching every filter given."""\n```\n'
+    )
     llm_server.queue(
-        f"queries.py\n```python\n{overdue}```\n", f"queries.py\n```python\n{fixed}```\n"
+        f"queries.py\n```python\n{overdue}```\n", f"queries.py\n```python\n{fixed}```\n{echo}"
     )
     request = "overdue() returns completed tasks too; it should only return open ones"
     code, out, err = improve(
@@ -1380,6 +1387,8 @@ def test_a_retry_that_shows_one_function_says_what_it_calls(
         '        """Tasks matching every filter given."""\n```'
     ) in asked
     assert "return [t for t in self.tasks" not in asked
+    assert git(repo, "show", f"{data['branch']}:store.py") == store
+    assert "left out the signatures shown for reference" in out
 
 
 def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(

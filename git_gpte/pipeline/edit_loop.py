@@ -278,6 +278,8 @@ class _Loop:
         self.asked: frozenset[str] = frozenset()  # the files the last retry message showed
         # In a retry of a new conversation: the names of each file it shows (see _written_blind).
         self.shown_only: dict[str, set[str]] = {}
+        # ... and the lines of the signatures it shows for reference (see _called).
+        self.reference: set[str] = set()
         self.stopped = ""  # why the last reply was cut short by a judge (see ask)
         self.nothing = False  # the last reply held nothing: empty, or cut before any edit
         self.fresh = False  # the next ask is the request again (see starts_over)
@@ -353,6 +355,7 @@ class _Loop:
         edited.started_over += 1
         self.copied, self.in_focus, self.switched = [], False, False
         self.fresh, self.asked, self.shown_only = True, frozenset(), {}
+        self.reference = set()
         return messages
 
     # ------------------------------------------------------------------ one answer
@@ -375,6 +378,7 @@ class _Loop:
         self.copied = []
         self._drop_kept(parsed)
         self._rehome_definitions(parsed)
+        self._drop_echoed(parsed)
         self._written_blind(parsed)
         if parsed.edits:
             self._apply(parsed)
@@ -561,7 +565,9 @@ class _Loop:
         from ..edit.callees import called_signatures
 
         shown = {p: self._read(p) for p in self.plan.selection.files if p.endswith(".py")}
-        return called_signatures(blocks, {p: t for p, t in shown.items() if t is not None})
+        called = called_signatures(blocks, {p: t for p, t in shown.items() if t is not None})
+        self.reference = {line.strip() for _, text in called for line in text.split("\n")}
+        return called
 
     def _new_conversation(
         self, messages: list[dict[str, str]], blocks: list[tuple[str, str]], text: str
@@ -685,6 +691,21 @@ class _Loop:
             # A correction of the reply, not a shortfall of the result: the request is done.
             detail = "left as it is: the request does not ask to change tests"
             self._correction(path, detail, "kept")
+
+    def _drop_echoed(self, parsed: ParsedReply) -> None:
+        """Leave out a block that only copies the signatures a retry showed for reference
+        (a ``def`` line without a body does not parse): the 1.5B model wrote them back under
+        their file after its answer (settings/env-prefix). Said as a correction."""
+        if not self.reference:
+            return
+        kept = []
+        for edit in parsed.edits:
+            lines = {line.strip() for line in (edit.content or "").split("\n")} - {""}
+            if lines and lines <= self.reference:
+                self._correction(edit.path, "left out the signatures shown for reference", "kept")
+            else:
+                kept.append(edit)
+        parsed.edits = kept
 
     def _written_blind(self, parsed: ParsedReply) -> None:
         """Leave out of the answer what a retry in a new conversation did not show: definitions
