@@ -2276,3 +2276,31 @@ def test_tests_appended_to_a_module_are_taken_out(tmp_path: Path, llm_server: LL
     )
     result = git(repo, "show", f"{data['branch']}:tasks.py")
     assert result == TASKS.replace("print(", "print('task:', ")
+
+
+def test_a_name_missing_its_leading_underscore_is_spelled_as_the_module_defines_it(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model wrote PRIORITY_BY_NAME for the module's _PRIORITY_BY_NAME three times,
+    # even when asked "did you mean '_PRIORITY_BY_NAME'?" (todo/priority-value-error).
+    models = (
+        'PRIORITY_NAMES = {1: "low", 2: "normal", 3: "high"}\n'
+        "_PRIORITY_BY_NAME = {name: value for value, name in PRIORITY_NAMES.items()}\n\n\n"
+        "def parse_priority(text):\n    return _PRIORITY_BY_NAME.get(text.lower(), 2)\n"
+    )
+    repo = make_repo(tmp_path / "todo", {"models.py": models})
+    answer = models.replace(
+        "    return _PRIORITY_BY_NAME.get(text.lower(), 2)\n",
+        "    if text.lower() not in PRIORITY_BY_NAME:\n        raise ValueError(text)\n"
+        "    return PRIORITY_BY_NAME[text.lower()]\n",
+    )
+    llm_server.queue(f"models.py\n```python\n{answer}```\n")
+    request = "parse_priority should raise ValueError for an unknown name"
+    code, out, err = improve(repo, llm_server, request, "--no-check", "--no-probe")
+    assert code == 0, err
+    branch = git(repo, "branch", "--list", "gpte/*").strip()
+    assert git(repo, "show", f"{branch}:models.py") == answer.replace(
+        " PRIORITY_BY", " _PRIORITY_BY"
+    )
+    assert "used the module's own _PRIORITY_BY_NAME for PRIORITY_BY_NAME (2 place(s))" in err + out
+    assert len(llm_server.requests) == 1

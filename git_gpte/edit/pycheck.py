@@ -98,7 +98,7 @@ def python_problems(
         if old_tree is not None:
             problems += _unused_new_parameters(path, tree, old_tree)
             problems += _unregistered_handlers(path, tree, old_tree)
-            gone = _defined(old_tree) - _defined(tree)
+            gone = defined_names(old_tree) - defined_names(tree)
             if gone:
                 removed[path] = gone
     if removed and users is not None:
@@ -396,18 +396,18 @@ def _did_you_mean(name: str, tree: ast.Module) -> str:
     (todo/priority-value-error)."""
     import difflib
 
-    close = difflib.get_close_matches(name, sorted(_defined(tree) - {name}), n=1, cutoff=0.8)
+    close = difflib.get_close_matches(name, sorted(defined_names(tree) - {name}), n=1, cutoff=0.8)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _top_level_names(text: str) -> set[str] | None:
     try:
-        return _defined(ast.parse(text))
+        return defined_names(ast.parse(text))
     except (SyntaxError, ValueError):
         return None
 
 
-def _defined(tree: ast.Module) -> set[str]:
+def defined_names(tree: ast.Module) -> set[str]:
     """Names a module defines at its top level (what ``from module import name`` can take)."""
     names: set[str] = set()
 
@@ -630,7 +630,7 @@ def _exports(tree: ast.Module) -> set[str] | None:
             return None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__getattr__":
             return None
-    return _defined(tree)
+    return defined_names(tree)
 
 
 @dataclass(frozen=True)

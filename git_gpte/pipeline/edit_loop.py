@@ -853,13 +853,16 @@ class _Loop:
         """Define the module logger the edits use and never define, make the root-logger
         calls they add on the module's logger, and import the standard-library modules they
         use and never import (see :func:`git_gpte.edit.wholefile.define_logger`,
-        ``use_module_logger`` and ``import_stdlib``), each said as a correction."""
+        ``use_module_logger`` and ``import_stdlib``), and spell a name as the module defines it
+        when only a leading underscore is wrong (:func:`git_gpte.edit.slips.underscore_slips`),
+        each said as a correction."""
+        from ..edit.slips import underscore_slips
         from ..edit.wholefile import define_logger, import_stdlib, use_module_logger
 
         files = self.files
         local: set[str] | None = None
         for path in sorted(files.changes):
-            for fix in (define_logger, use_module_logger, import_stdlib):
+            for fix in (underscore_slips, define_logger, use_module_logger, import_stdlib):
                 text = files.changes[path]
                 if text is None or not path.endswith(".py"):
                     break
