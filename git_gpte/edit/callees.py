@@ -1,13 +1,15 @@
 """The signatures of what a block of definitions calls, for a retry that shows only the block.
 
 A focused retry (see pipeline/edit_loop.py) shows the model a function alone, which keeps the
-1.5B model on the change; but it then no longer sees what the function may call. Asked to make
-``queries.overdue()`` skip completed tasks, with only ``overdue`` shown, it wrote
-``store.is_completed(task.due)``, a method that does not exist, three times; the store's own
-``list_tasks(self, done=None, ...)``, which the file's other functions call with
+1.5B model on the change; but it then no longer sees what the function may call in other
+files. Asked to make ``queries.overdue()`` skip completed tasks, with only ``overdue`` shown,
+it wrote ``store.is_completed(task.due)``, a method that does not exist, three times; the
+store's own ``list_tasks(self, done=None, ...)``, which the file's other functions call with
 ``done=False``, was one signature away (bench/solve.py: todo/overdue-open-only). So the retry
-also shows, read-only, the ``def`` lines and docstring summaries of the functions and methods
-the block calls that the files sent define.
+also names the functions and methods of the other files sent that the block calls, with their
+parameters and docstring summaries. As a list, not as code under the files' names: shown so,
+the model wrote bodies of its own for them as if asked to (csvreport/sort-option), and wrote
+them back bodiless (settings/env-prefix).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import ast
 import textwrap
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 # A name defined in more places than this says nothing about which one is meant (``get``).
 MAX_DEFINERS = 2
@@ -25,13 +28,25 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+class Signature(NamedTuple):
+    path: str
+    name: str  # ``Class.method`` for a method
+    parameters: str  # as written, on one line: ``(self, done=None, due_before=None)``
+    summary: str  # the docstring's first line, or ""
+    lines: frozenset[str]  # its class, ``def`` and docstring lines, stripped (see edit_loop)
+
+    def render(self) -> str:
+        said = f": {self.summary}" if self.summary else ""
+        return f"- `{self.name}{self.parameters}` in {self.path}{said}"
+
+
 def called_signatures(
     blocks: Sequence[tuple[str, str]], sources: Mapping[str, str]
-) -> list[tuple[str, str]]:
-    """Per file of ``sources`` (path -> Python text), the signatures of the functions and
-    methods the ``blocks`` (path, definitions) call and do not define themselves, in the order
-    the blocks first call them; a method under its class's line. Calls of names defined in
-    more than MAX_DEFINERS places are left out, and at most MAX_SIGNATURES are given."""
+) -> list[Signature]:
+    """The functions and methods of the files of ``sources`` (path -> Python text) other than
+    the blocks' own that the ``blocks`` (path, definitions) call and do not define, in the
+    order the blocks first call them. Calls of names defined in more than MAX_DEFINERS places
+    are left out, and at most MAX_SIGNATURES are given."""
     called: list[str] = []
     defined: set[str] = set()
     for _, block in blocks:
@@ -45,7 +60,8 @@ def called_signatures(
     wanted = [name for name in called if name not in defined]
     if not wanted:
         return []
-    definers: dict[str, list[tuple[str, ast.ClassDef | None, _Function, list[str]]]] = {}
+    own = {path for path, _ in blocks}
+    definers: dict[str, list[Signature]] = {}
     for path, text in sources.items():
         tree = _parse(text) if path.endswith(".py") else None
         if tree is None:
@@ -53,14 +69,16 @@ def called_signatures(
         lines = text.split("\n")
         for owner, function in _functions(tree):
             if function.name in wanted:
-                definers.setdefault(function.name, []).append((path, owner, function, lines))
+                found = _signature(path, owner, function, lines)
+                definers.setdefault(function.name, []).append(found)
     chosen = [
         found
         for name in wanted
         if 0 < len(definers.get(name, ())) <= MAX_DEFINERS
         for found in definers[name]
-    ][:MAX_SIGNATURES]
-    return _grouped(chosen)
+        if found.path not in own
+    ]
+    return chosen[:MAX_SIGNATURES]
 
 
 def _parse(text: str) -> ast.Module | None:
@@ -93,29 +111,22 @@ def _functions(tree: ast.Module) -> list[tuple[ast.ClassDef | None, _Function]]:
     return out
 
 
-def _grouped(
-    found: list[tuple[str, ast.ClassDef | None, _Function, list[str]]],
-) -> list[tuple[str, str]]:
-    """One text per file: each function's signature, a class's methods under its line."""
-    per_file: dict[str, list[str]] = {}
-    owners: dict[str, set[int]] = {}
-    for path, owner, function, lines in found:
-        out = per_file.setdefault(path, [])
-        if owner is not None and id(owner) not in owners.setdefault(path, set()):
-            owners[path].add(id(owner))
-            out.append(lines[owner.lineno - 1].rstrip())
-        out.extend(_signature(function, lines))
-    return [(path, "\n".join(text)) for path, text in per_file.items()]
-
-
-def _signature(function: _Function, lines: list[str]) -> list[str]:
-    """The ``def`` line(s) as written and the docstring's first line, if it has one."""
+def _signature(
+    path: str, owner: ast.ClassDef | None, function: _Function, lines: list[str]
+) -> Signature:
     body = function.body[0]
     header = lines[function.lineno - 1 : body.lineno - 1] or [lines[function.lineno - 1]]
-    out = [line.rstrip() for line in header]
+    written = " ".join(line.strip() for line in header)
+    start = written.find("(")
+    end = written.rfind(":")
+    parameters = written[start:end] if 0 <= start < end else "()"
+    parameters = parameters.replace("( ", "(").replace(" )", ")").replace(", )", ")")
     doc = ast.get_docstring(function)
-    indent = lines[body.lineno - 1][: body.col_offset]
     summary = doc.strip().split("\n")[0].strip() if doc else ""
-    if summary:  # never a body of ``...``: copied back, it would be a placeholder
-        out.append(f'{indent}"""{summary}"""')
-    return out
+    seen = {line.strip() for line in header}
+    if owner is not None:
+        seen.add(lines[owner.lineno - 1].strip())
+    if summary:
+        seen |= {summary, f'"""{summary}"""'}
+    name = function.name if owner is None else f"{owner.name}.{function.name}"
+    return Signature(path, name, parameters, summary, frozenset(seen))

@@ -559,15 +559,15 @@ class _Loop:
         text = problems_retry_message(blocks, said, self.plan.instruction, self._called(blocks))
         return self._new_conversation(messages, blocks, text)
 
-    def _called(self, blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        """The signatures of what ``blocks`` call, from the Python files the model was sent
-        (as they are now): a retry that shows only the blocks still says what exists."""
+    def _called(self, blocks: list[tuple[str, str]]) -> list[str]:
+        """What ``blocks`` call in the other Python files the model was sent (as they are
+        now), one line each: a retry that shows only the blocks still says what exists."""
         from ..edit.callees import called_signatures
 
         shown = {p: self._read(p) for p in self.plan.selection.files if p.endswith(".py")}
         called = called_signatures(blocks, {p: t for p, t in shown.items() if t is not None})
-        self.reference = {line.strip() for _, text in called for line in text.split("\n")}
-        return called
+        self.reference = {line for signature in called for line in signature.lines}
+        return [signature.render() for signature in called]
 
     def _new_conversation(
         self, messages: list[dict[str, str]], blocks: list[tuple[str, str]], text: str

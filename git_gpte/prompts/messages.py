@@ -155,15 +155,15 @@ def improve_user_message(
 def focused_retry_message(
     blocks: Sequence[tuple[str, str]],
     instruction: str,
-    called: Sequence[tuple[str, str]] = (),
+    called: Sequence[str] = (),
 ) -> str:
     """A retry that shows only the definitions the model wrote back unchanged, and the request.
 
     Asked for the definitions it changes in a 3,000-token module, the 1.5B model picked the
     right function and copied it as it was, twice in the same conversation; shown only the
     functions it had picked and the request, it made the change at once (settings/bool-case).
-    So the retry is a new, short conversation rather than a longer one. ``called``: the
-    signatures of what they call (see :func:`git_gpte.edit.callees.called_signatures`)."""
+    So the retry is a new, short conversation rather than a longer one. ``called``: what
+    they call in other files, one line each (see :mod:`git_gpte.edit.callees`)."""
     return (
         f"{_only_definitions(blocks)}\n\n{_called(called)}"
         f"Request:\n{instruction.strip()}\n\n"
@@ -177,7 +177,7 @@ def problems_retry_message(
     blocks: Sequence[tuple[str, str]],
     problems: Sequence[str],
     instruction: str,
-    called: Sequence[tuple[str, str]] = (),
+    called: Sequence[str] = (),
 ) -> str:
     """A retry that shows only the definitions holding what is left to fix (each problem said
     with the definition and the line it is in, since the lines shown are not numbered), and
@@ -192,15 +192,13 @@ def problems_retry_message(
     )
 
 
-def _called(called: Sequence[tuple[str, str]]) -> str:
-    """The signatures the definitions shown call, said to be there to use, not to write."""
+def _called(called: Sequence[str]) -> str:
+    """What the definitions shown call in other files, one line each, said to be there to use
+    (see :class:`git_gpte.edit.callees.Signature`)."""
     if not called:
         return ""
-    shown = "\n\n".join(
-        f"File: {path}\n{fence_for(text)}\n{text.rstrip()}\n{fence_for(text)}"
-        for path, text in called
-    )
-    return f"What they call is defined as follows (use it; do not write it again):\n\n{shown}\n\n"
+    listed = "\n".join(called)
+    return f"They may call these, defined in other files (use them as they are):\n{listed}\n\n"
 
 
 def _only_definitions(blocks: Sequence[tuple[str, str]]) -> str:
