@@ -96,6 +96,23 @@ def test_edits_that_change_no_code_leave_the_request_undone() -> None:
     assert code_unchanged("x", {"a.py": before}, {"a.py": damaged, "c.py": None}) == []
 
 
+def test_edits_that_change_only_docstrings_leave_a_code_request_undone() -> None:
+    # Seen (ledger/statement-end-date): a fix of a date range that only took a blank line out
+    # of the function's docstring, committed as a success.
+    from git_gpte.edit.intent import code_unchanged
+
+    before = 'class A:\n    """An A.\n\n    More."""\n\n    def f(self):\n        """F."""\n'
+    after = before.replace("An A.\n\n", "An A.\n").replace('"""F."""', '"""F, now."""')
+    (problem,) = code_unchanged("include the end date", {"a.py": before}, {"a.py": after})
+    assert "or docstrings differ" in problem.render()
+    # a request about documentation is done by docstrings alone
+    assert code_unchanged("document A.f better", {"a.py": before}, {"a.py": after}) == []
+    assert code_unchanged("improve the docstrings", {"a.py": before}, {"a.py": after}) == []
+    # a body emptied of all but its docstring is a change
+    emptied = before.replace('        """F."""\n', '        """F."""\n        return 1\n')
+    assert code_unchanged("include the end date", {"a.py": before}, {"a.py": emptied}) == []
+
+
 def test_a_function_or_method_asked_for_by_name() -> None:
     from git_gpte.edit.intent import added_definitions
 

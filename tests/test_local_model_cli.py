@@ -1008,6 +1008,14 @@ def test_an_answer_that_changes_no_code_is_not_a_success(shop: Path, llm_server:
     assert "do not do what the request asks" in err and "its code is unchanged" in err
     assert "its code is unchanged" in llm_server.requests[1].body["messages"][-1]["content"]
     assert Snapshot.take(shop) == before
+    # Only a docstring changed: no more a change of code (ledger/statement-end-date).
+    documented = INVOICE.replace(
+        "def total(amount, percent):\n", 'def total(amount, percent):\n    """The total."""\n'
+    )
+    llm_server.queue(*[f"invoice.py\n```python\n{documented}```\n"] * 3)
+    code, _, err = improve(shop, llm_server, "make parse errors raise ValueError")
+    assert code == 6 and "or docstrings differ" in err, err
+    assert Snapshot.take(shop) == before
     llm_server.queue(same_code)
     code, _, err = improve(shop, llm_server, "add a comment at the top")
     assert code == 0, err

@@ -118,28 +118,56 @@ _ABOUT_TEXT = re.compile(
 )
 
 
+# ... or about documentation, which docstrings hold.
+_ABOUT_DOCS = re.compile(r"\bdoc(?:s|strings?|ument\w*)?\b", re.I)
+
+
 def code_unchanged(
     request: str, originals: Mapping[str, str], changes: Mapping[str, str | None]
 ) -> list[Problem]:
-    """The edits changed Python files but none of their code: each parses to what it was (only
-    comments or blank lines differ; seen, a whole-file answer that shortened a few comment
-    rulers and left the request undone, committed as a success). Not for a request about
-    comments, wording or layout, nor when a file is added or deleted."""
+    """The edits changed Python files but none of their code: each parses to what it was, its
+    docstrings aside (only comments, blank lines or docstrings differ; seen, a whole-file
+    answer that shortened a few comment rulers and left the request undone, and a fix of a
+    date range that only took a blank line out of the function's docstring, both committed
+    as a success). Not for a request about comments, wording or layout (nor docstrings for one
+    about documentation), nor when a file is added or deleted."""
     if not changes or _ABOUT_TEXT.search(request):
         return []
+    keep_docs = bool(_ABOUT_DOCS.search(request))
     for path, text in changes.items():
         if text is None or not path.endswith(".py") or path not in originals:
             return []
         try:
-            if ast.dump(ast.parse(originals[path])) != ast.dump(ast.parse(text)):
+            if _code(originals[path], keep_docs) != _code(text, keep_docs):
                 return []
         except (SyntaxError, ValueError):
             return []
     said = (
-        "only comments or blank lines differ from the file as it was: its code is unchanged, "
-        "so the request is not done"
+        "only comments, blank lines or docstrings differ from the file as it was: its code is "
+        "unchanged, so the request is not done"
     )
     return [Problem("request", path, None, said) for path in sorted(changes)]
+
+
+def _code(text: str, keep_docs: bool) -> str:
+    """``text`` parsed, as a string to compare; without its docstrings unless ``keep_docs``."""
+    tree = ast.parse(text)
+    if not keep_docs:
+        for node in ast.walk(tree):
+            if isinstance(node, _DOCUMENTED) and node.body and _is_docstring(node.body[0]):
+                node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
 
 
 # "Make average_word_length, average_sentence_length and flesch_reading_ease return 0.0 ...":
