@@ -6,6 +6,7 @@ import pytest
 
 from git_gpte.edit.definitions import (
     NotPlaceable,
+    assigned_before,
     local_homes,
     place_definitions,
     shown_names,
@@ -443,3 +444,13 @@ def test_the_function_a_variable_belongs_to() -> None:
     )
     assert local_homes(text, "found", 7) == [("read", 1), ("C.m", 11)]
     assert local_homes(text, "missing", 7) == []
+
+
+def test_a_name_the_function_used_to_set_is_quoted_from_its_version_before() -> None:
+    before = "class C:\n    def m(self, x):\n        y: int = x + 1\n        return y\n"
+    after = "class C:\n    def m(self, x):\n        return y\n"
+    assert assigned_before(before, after, "y", 3) == ("C.m", "y: int = x + 1")
+    # not set before, not in a function, or not Python that parses
+    assert assigned_before(before, after, "z", 3) is None
+    assert assigned_before(before, "y\n", "y", 1) is None
+    assert assigned_before(before, "def m(:\n", "y", 1) is None

@@ -2308,3 +2308,41 @@ def test_a_name_missing_its_leading_underscore_is_spelled_as_the_module_defines_
     )
     assert "used the module's own _PRIORITY_BY_NAME for PRIORITY_BY_NAME (2 place(s))" in err + out
     assert len(llm_server.requests) == 1
+
+
+def test_a_variable_the_rewrite_stopped_setting_is_quoted_from_before(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ratelimit/parse-rate-errors): parse_rate rewritten without its
+    # `seconds = UNITS[unit]`, `seconds` still returned, three times.
+    helper = "\n\ndef helper_{0}(x):\n    y = x * {0}\n    return y + {0}\n"
+    rate = (
+        'UNITS = {"s": 1, "min": 60}\n\n\n'
+        "def parse_rate(text):\n"
+        '    count, _, unit = text.partition("/")\n'
+        "    seconds = UNITS[unit]\n"
+        "    return int(count), seconds\n"
+    )
+    repo = make_repo(
+        tmp_path / "r", {"rate.py": rate + "".join(helper.format(n) for n in range(25))}
+    )
+    dropped = (
+        "def parse_rate(text):\n"
+        '    count, _, unit = text.partition("/")\n'
+        "    if unit not in UNITS:\n"
+        "        raise ValueError(unit)\n"
+        "    return int(count), seconds\n"
+    )
+    fixed = dropped.replace("seconds\n", "UNITS[unit]\n")
+    llm_server.queue(f"rate.py\n```python\n{dropped}```\n", f"rate.py\n```python\n{fixed}```\n")
+    request = "parse_rate should raise ValueError for an unknown unit"
+    code, out, err = improve(repo, llm_server, request, "--json", "--edit-format", "definitions")
+    assert code == 0, err
+    assert "return int(count), UNITS[unit]" in git(
+        repo, "show", f"{json.loads(out)['branch']}:rate.py"
+    )
+    asked = llm_server.requests[1].body["messages"][1]["content"]
+    assert (
+        "undefined name 'seconds': it is used but never defined or imported "
+        "(before the edit, parse_rate set it: `seconds = UNITS[unit]`)"
+    ) in asked

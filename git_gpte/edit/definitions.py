@@ -856,6 +856,37 @@ def local_homes(text: str, name: str, outside: int) -> list[tuple[str, int]]:
     return homes
 
 
+def assigned_before(before: str, after: str, name: str, line: int) -> tuple[str, str] | None:
+    """The function (qualified name) holding ``line`` of ``after`` and the first statement of
+    its version in ``before`` that assigned ``name`` (one line, stripped), when the function
+    used to set the name and the edit dropped that: the 1.5B model rewrote ``parse_rate``
+    without ``seconds = UNITS[unit]`` and returned ``seconds`` all the same, three times
+    (ratelimit/parse-rate-errors). None otherwise."""
+    old, new = _parses(before), _parses(after)
+    if old is None or new is None:
+        return None
+    held = _holder(new, line)
+    if held is None:
+        return None
+    owner, function = held
+    qualified = f"{owner.name}.{function.name}" if owner is not None else function.name
+    for old_owner, old_function in _functions(old):
+        if (old_owner.name if old_owner else None, old_function.name) != (
+            owner.name if owner else None,
+            function.name,
+        ):
+            continue
+        lines = before.split("\n")
+        for node in ast.walk(old_function):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            named = any(isinstance(t, ast.Name) and t.id == name for t in targets)
+            if named and node.lineno == node.end_lineno:
+                return qualified, lines[node.lineno - 1].strip()
+    return None
+
+
 def written_blind(block: str, current: str, shown: Collection[str]) -> tuple[str, list[str]]:
     """``block`` without its top-level definitions and assignments that ``current`` has and
     that are not among the names ``shown``, and those names.

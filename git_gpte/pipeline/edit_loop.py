@@ -500,20 +500,28 @@ class _Loop:
         self.console.info("asking again with only the definitions where something is left")
         return self._in_focus(messages, blocks, said)
 
-    @staticmethod
     def _homes_of_undefined(
-        failures: list[Problem], texts: Mapping[str, str | None], lines: dict[str, set[int]]
+        self, failures: list[Problem], texts: Mapping[str, str | None], lines: dict[str, set[int]]
     ) -> dict[Problem, str]:
-        """For each undefined name that is a local of one other function of its file (see
-        :func:`~git_gpte.edit.definitions.local_homes`): that function is shown too (its line
-        joins ``lines``), and the problem says whose the name is."""
-        from ..edit.definitions import local_homes
+        """For each undefined name that the function holding it set before the edit (see
+        :func:`~git_gpte.edit.definitions.assigned_before`), the problem quotes that line; for
+        one that is a local of one other function of its file (``local_homes``), that
+        function is shown too (its line joins ``lines``), and the problem says whose the name
+        is."""
+        from ..edit.definitions import assigned_before, local_homes
 
         said: dict[Problem, str] = {}
         for problem in failures:
             text = texts.get(problem.path)
             match = re.match(r"undefined name '(\w+)'", problem.text)
             if problem.kind != "undefined-name" or not text or not match or not problem.line:
+                continue
+            before = _originals(self.files).get(problem.path)
+            earlier = None
+            if before is not None:
+                earlier = assigned_before(before, text, match.group(1), problem.line)
+            if earlier is not None:
+                said[problem] = f" (before the edit, {earlier[0]} set it: `{earlier[1]}`)"
                 continue
             homes = local_homes(text, match.group(1), problem.line)
             if len(homes) != 1:
