@@ -2346,3 +2346,31 @@ def test_a_variable_the_rewrite_stopped_setting_is_quoted_from_before(
         "undefined name 'seconds': it is used but never defined or imported "
         "(before the edit, parse_rate set it: `seconds = UNITS[unit]`)"
     ) in asked
+
+
+def test_a_module_level_constant_written_inside_the_function_is_moved_out(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (textstats/reading-speed-constant): the constant assigned as the first line of
+    # reading_time; the request asked for it at module level.
+    module = (
+        "def word_count(text):\n    return len(text.split())\n\n\n"
+        "def reading_time(text):\n    return word_count(text) / 200\n"
+    )
+    repo = make_repo(tmp_path / "t", {"textstats.py": module})
+    inside = module.replace(
+        "    return word_count(text) / 200\n",
+        "    WORDS_PER_MINUTE = 200  # New constant\n"
+        "    return word_count(text) / WORDS_PER_MINUTE\n",
+    )
+    llm_server.queue(f"textstats.py\n```python\n{inside}```\n")
+    request = "Move the 200 in reading_time into a module-level constant WORDS_PER_MINUTE"
+    code, out, err = improve(repo, llm_server, request, "--json", "--no-check", "--no-probe")
+    assert code == 0, err
+    data = json.loads(out)
+    assert git(repo, "show", f"{data['branch']}:textstats.py") == module.replace(
+        "def reading_time(text):\n    return word_count(text) / 200\n",
+        "WORDS_PER_MINUTE = 200\n\n\n"
+        "def reading_time(text):\n    return word_count(text) / WORDS_PER_MINUTE\n",
+    )
+    assert any("moved WORDS_PER_MINUTE to module level, as asked" in c for c in data["corrected"])

@@ -294,6 +294,13 @@ def complete_constant(request: str, path: str, text: str) -> tuple[str, int]:
     return "".join(lines), len(places)
 
 
+def constant_named(request: str) -> str | None:
+    """The name of the one constant ``request`` speaks of ("a constant WORDS_PER_MINUTE"), if
+    it names exactly one."""
+    names = set(_CONSTANT.findall(request))
+    return names.pop() if len(names) == 1 else None
+
+
 def _constant_asked(request: str) -> tuple[str, object, str] | None:
     """(name, value, the literal as the request spells it) when ``request`` asks to put one
     literal in a named constant and use it everywhere."""

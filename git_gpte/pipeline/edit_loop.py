@@ -929,14 +929,21 @@ class _Loop:
             self._correction(done.path, said, "rename")
 
     def _complete_constant(self) -> None:
-        """Where the edit assigned the constant the request names and left its literal written
-        out elsewhere in that file, the name replaces it (see
-        :func:`git_gpte.edit.intent.complete_constant`), said as a correction."""
+        """Where the edit assigned the constant the request puts at module level inside a
+        function, the assignment goes to module level (see
+        :func:`git_gpte.edit.hoist.hoist_constant`); where it assigned the constant the
+        request names and left its literal written out elsewhere in that file, the name
+        replaces it (:func:`git_gpte.edit.intent.complete_constant`). Each is a correction."""
+        from ..edit.hoist import hoist_constant
         from ..edit.intent import complete_constant
 
         for path, text in list(self.files.changes.items()):
             if text is None or not path.endswith(".py"):
                 continue
+            hoisted = hoist_constant(self.plan.instruction, text)
+            if hoisted is not None:
+                text = self.files.changes[path] = hoisted[0]
+                self._correction(path, f"moved {hoisted[1]} to module level, as asked", "constant")
             done, places = complete_constant(self.plan.instruction, path, text)
             if places:
                 self.files.changes[path] = done
