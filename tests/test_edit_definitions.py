@@ -454,3 +454,25 @@ def test_a_name_the_function_used_to_set_is_quoted_from_its_version_before() -> 
     assert assigned_before(before, after, "z", 3) is None
     assert assigned_before(before, "y\n", "y", 1) is None
     assert assigned_before(before, "def m(:\n", "y", 1) is None
+
+
+def test_a_block_under_a_made_up_path_is_split_among_the_files_defining_it() -> None:
+    from git_gpte.edit.definitions import split_by_home
+
+    files = {
+        "todo/models.py": "class Task:\n    pass\n",
+        "todo/storage.py": "UPDATABLE = ('a',)\n\n\nclass TaskStore:\n    pass\n",
+    }
+    block = (
+        "import json\n\n\nclass Task:\n    notes: str = ''\n\n\n"
+        "UPDATABLE = ('a', 'notes')\n\n\nclass TaskStore:\n    def add(self):\n        return 1\n"
+    )
+    assert split_by_home("path/to/file.py", block, "add a notes field", files) == {
+        "todo/models.py": "import json\n\n\nclass Task:\n    notes: str = ''\n",
+        "todo/storage.py": "import json\n\n\nUPDATABLE = ('a', 'notes')\n\n\n"
+        "class TaskStore:\n    def add(self):\n        return 1\n",
+    }
+    # One home (home_of_definitions' case), a name no file defines, a new module asked for.
+    assert split_by_home("x.py", "class Task:\n    pass\n", "r", files) is None
+    assert split_by_home("x.py", block + "\n\ndef new():\n    pass\n", "r", files) is None
+    assert split_by_home("x.py", block, "move them into a new module", files) is None

@@ -2374,3 +2374,32 @@ def test_a_module_level_constant_written_inside_the_function_is_moved_out(
         "def reading_time(text):\n    return word_count(text) / WORDS_PER_MINUTE\n",
     )
     assert any("moved WORDS_PER_MINUTE to module level, as asked" in c for c in data["corrected"])
+
+
+def test_definitions_of_two_files_under_the_prompt_s_example_path_go_to_their_files(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (todo/notes-field): Task of models.py and TaskStore of storage.py written together
+    # under the prompt's example path, path/to/file.py.
+    models = "class Task:\n    def __init__(self, title):\n        self.title = title\n"
+    storage = (
+        "from models import Task\n\n\n"
+        "class TaskStore:\n    def add(self, title):\n        return Task(title)\n"
+    )
+    repo = make_repo(tmp_path / "t", {"models.py": models, "storage.py": storage})
+    new_task = models.replace("title):\n", 'title, notes=""):\n') + "        self.notes = notes\n"
+    new_store = (
+        'class TaskStore:\n    def add(self, title, notes=""):\n        return Task(title, notes)\n'
+    )
+    answer = f"path/to/file.py\n```python\n{new_task}\n\n{new_store}```\n"
+    llm_server.queue(answer)
+    request = "Add a notes field to Task and a notes parameter to TaskStore.add"
+    code, out, err = improve(
+        repo, llm_server, request, "--json", "--edit-format", "definitions", "--no-check",
+        "--no-probe",
+    )  # fmt: skip
+    assert code == 0, err
+    branch = json.loads(out)["branch"]
+    assert git(repo, "show", f"{branch}:models.py") == new_task
+    assert git(repo, "show", f"{branch}:storage.py") == "from models import Task\n\n\n" + new_store
+    assert "path/to/file.py" not in git(repo, "ls-tree", "-r", "--name-only", branch)

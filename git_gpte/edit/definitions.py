@@ -594,6 +594,52 @@ def home_of_definitions(path: str, block: str, request: str, files: dict[str, st
     return _single_home(names, files, path) if names else None
 
 
+def split_by_home(
+    path: str, block: str, request: str, files: dict[str, str]
+) -> dict[str, str] | None:
+    """``block``, put under ``path``, a file that does not exist, as blocks for the files of
+    ``files`` (those the model was shown) that define its definitions and module-level
+    assignments, each going to the one file defining its name, its imports with each; None
+    when it holds anything else, a name no single file defines, fewer than two homes, or the
+    request may want a new module (see home_of_definitions). Seen: ``Task`` of
+    ``todo/models.py`` and ``TaskStore`` and ``UPDATABLE`` of ``todo/storage.py`` written
+    together under the prompt's example path ``path/to/file.py`` (todo/notes-field)."""
+    name = path.rsplit("/", 1)[-1]
+    if _NEW_MODULE.search(request) or name in request:
+        return None
+    text = textwrap.dedent(block)
+    tree = _parses(text)
+    if tree is None:
+        return None
+    defined: dict[str, set[str]] = {}
+    for other, source in sorted(files.items()):
+        known = _parses(source) if other.endswith(".py") and other != path else None
+        if known is not None:
+            names = {n for node in known.body if (n := _definition_name(node))}
+            defined[other] = names
+    lines = text.split("\n")
+    imports: list[str] = []
+    parts: dict[str, list[str]] = {}
+    for node in tree.body:
+        start, end = _span(node)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports += lines[start:end]
+            continue
+        own = _definition_name(node)
+        homes = [other for other, names in defined.items() if own in names] if own else []
+        if len(homes) != 1:
+            return None
+        parts.setdefault(homes[0], []).extend(["", "", *lines[start:end]])
+    if len(parts) < 2:
+        return None
+    return {home: "\n".join([*imports, *body]).strip("\n") + "\n" for home, body in parts.items()}
+
+
+def _definition_name(node: ast.stmt) -> str | None:
+    """The name a top-level function, class or one-name assignment defines."""
+    return node.name if isinstance(node, _DEF) else _assigned(node)
+
+
 def home_of_imported(path: str, block: str, current: str, files: dict[str, str]) -> str | None:
     """The one other file of ``files`` that defines every function and class of ``block``, a
     block of definitions (and imports) the reply put under ``path``, an existing module whose

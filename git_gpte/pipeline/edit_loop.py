@@ -18,7 +18,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from copy import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..edit import UnreadableFile
@@ -36,7 +36,7 @@ from .more_context import MoreContext, retry_parts
 from .plan import Plan
 
 if TYPE_CHECKING:
-    from ..edit import HunkReport, ParsedReply
+    from ..edit import FileEdit, HunkReport, ParsedReply
     from ..llm import LLM, Reply
 
 # The temperature a self-hosted model is asked at on a retry (see _Loop.ask).
@@ -629,13 +629,14 @@ class _Loop:
         the model was shown has, goes to that file by its definitions (see
         :func:`git_gpte.edit.definitions.home_of_definitions`); so does a block of
         definitions under a module that only imports them (``home_of_imported``), and of
-        methods written alone under a module with no class for them (``home_of_methods``).
-        Each is said as a correction."""
+        methods written alone under a module with no class for them (``home_of_methods``);
+        a block under a path that does not exist holding definitions of several files is
+        split among them (``split_by_home``). Each is said as a correction."""
         from ..edit.definitions import home_of_definitions, home_of_imported, home_of_methods
 
         files = self.files
         texts: dict[str, str] | None = None
-        for edit in parsed.edits:
+        for edit in list(parsed.edits):
             if edit.kind not in ("whole-file", "new") or not edit.content:
                 continue
             new = edit.path not in files.entries and edit.path not in files.changes
@@ -647,6 +648,9 @@ class _Loop:
                 texts = {p: t for p, t in shown.items() if t is not None}
             if new:
                 home = home_of_definitions(edit.path, edit.content, self.plan.instruction, texts)
+                if home is None:
+                    self._split_by_home(parsed, edit, texts)
+                    continue
             else:
                 home = home_of_imported(
                     edit.path, edit.content, current or "", texts
@@ -655,6 +659,26 @@ class _Loop:
                 continue
             detail = f"placed in {home}, which defines what the reply wrote under {edit.path}"
             edit.path, edit.kind, edit.fmt = home, "whole-file", DEFINITIONS
+            self._correction(home, detail, "rehomed")
+
+    def _split_by_home(self, parsed: ParsedReply, edit: FileEdit, texts: dict[str, str]) -> None:
+        """``edit``, a block under a path that does not exist, replaced in ``parsed`` by one
+        block of definitions for each file defining some of it (see
+        :func:`git_gpte.edit.definitions.split_by_home`), when it splits so."""
+        from ..edit.definitions import split_by_home
+
+        split = split_by_home(edit.path, edit.content or "", self.plan.instruction, texts)
+        if split is None:
+            return
+        at = parsed.edits.index(edit)
+        parsed.edits[at : at + 1] = [
+            replace(edit, path=home, kind="whole-file", fmt=DEFINITIONS, content=block)
+            for home, block in split.items()
+        ]
+        for home in split:
+            detail = (
+                f"placed in {home}, which defines part of what the reply wrote under {edit.path}"
+            )
             self._correction(home, detail, "rehomed")
 
     def _unnamed_block(self, text: str) -> ParsedReply | None:
