@@ -104,10 +104,19 @@ def test_edits_that_change_only_docstrings_leave_a_code_request_undone() -> None
     before = 'class A:\n    """An A.\n\n    More."""\n\n    def f(self):\n        """F."""\n'
     after = before.replace("An A.\n\n", "An A.\n").replace('"""F."""', '"""F, now."""')
     (problem,) = code_unchanged("include the end date", {"a.py": before}, {"a.py": after})
-    assert "or docstrings differ" in problem.render()
+    assert "docstrings or imports differ" in problem.render()
     # a request about documentation is done by docstrings alone
     assert code_unchanged("document A.f better", {"a.py": before}, {"a.py": after}) == []
     assert code_unchanged("improve the docstrings", {"a.py": before}, {"a.py": after}) == []
+    # A name imported another way is the same name (seen: `date`, newly imported, written
+    # for `dt.date`), unless the request is about imports; another name is a change.
+    typed = "import datetime as dt\n\n\ndef f(x: dt.date):\n    return x\n"
+    same = "import datetime as dt\nfrom datetime import date\n\n\ndef f(x: date):\n    return x\n"
+    (problem,) = code_unchanged("include the end date", {"a.py": typed}, {"a.py": same})
+    assert "docstrings or imports differ" in problem.render()
+    assert code_unchanged("import date from datetime", {"a.py": typed}, {"a.py": same}) == []
+    other = same.replace("from datetime import date", "from time import date")
+    assert code_unchanged("include the end date", {"a.py": typed}, {"a.py": other}) == []
     # a body emptied of all but its docstring is a change
     emptied = before.replace('        """F."""\n', '        """F."""\n        return 1\n')
     assert code_unchanged("include the end date", {"a.py": before}, {"a.py": emptied}) == []

@@ -118,45 +118,94 @@ _ABOUT_TEXT = re.compile(
 )
 
 
-# ... or about documentation, which docstrings hold.
+# ... or about documentation, which docstrings hold; or about imports.
 _ABOUT_DOCS = re.compile(r"\bdoc(?:s|strings?|ument\w*)?\b", re.I)
+_ABOUT_IMPORTS = re.compile(r"\bimport", re.I)
 
 
 def code_unchanged(
     request: str, originals: Mapping[str, str], changes: Mapping[str, str | None]
 ) -> list[Problem]:
     """The edits changed Python files but none of their code: each parses to what it was, its
-    docstrings aside (only comments, blank lines or docstrings differ; seen, a whole-file
-    answer that shortened a few comment rulers and left the request undone, and a fix of a
-    date range that only took a blank line out of the function's docstring, both committed
-    as a success). Not for a request about comments, wording or layout (nor docstrings for one
-    about documentation), nor when a file is added or deleted."""
+    docstrings aside, and its imports, a name imported another way being the same name (only
+    comments, blank lines, docstrings or the way a name is imported differ). Seen, committed
+    as a success: a whole-file answer that shortened a few comment rulers and left the request
+    undone; a fix of a date range that only took a blank line out of the function's
+    docstring, and, asked again, only wrote ``date`` (newly imported) for ``dt.date``. Not
+    for a request about comments, wording or layout (nor docstrings for one about
+    documentation, nor imports for one about imports), nor when a file is added or deleted."""
     if not changes or _ABOUT_TEXT.search(request):
         return []
     keep_docs = bool(_ABOUT_DOCS.search(request))
+    keep_imports = bool(_ABOUT_IMPORTS.search(request))
     for path, text in changes.items():
         if text is None or not path.endswith(".py") or path not in originals:
             return []
         try:
-            if _code(originals[path], keep_docs) != _code(text, keep_docs):
+            before = _code(originals[path], keep_docs, keep_imports)
+            if before != _code(text, keep_docs, keep_imports):
                 return []
         except (SyntaxError, ValueError):
             return []
     said = (
-        "only comments, blank lines or docstrings differ from the file as it was: its code is "
-        "unchanged, so the request is not done"
+        "only comments, blank lines, docstrings or imports differ from the file as it was: its "
+        "code is unchanged, so the request is not done"
     )
     return [Problem("request", path, None, said) for path in sorted(changes)]
 
 
-def _code(text: str, keep_docs: bool) -> str:
-    """``text`` parsed, as a string to compare; without its docstrings unless ``keep_docs``."""
+def _code(text: str, keep_docs: bool, keep_imports: bool = True) -> str:
+    """``text`` parsed, as a string to compare; without its docstrings unless ``keep_docs``;
+    unless ``keep_imports``, without its imports, each imported name written as what it
+    names (``dt.date`` and ``date`` both ``datetime.date``)."""
     tree = ast.parse(text)
     if not keep_docs:
         for node in ast.walk(tree):
             if isinstance(node, _DOCUMENTED) and node.body and _is_docstring(node.body[0]):
                 node.body = node.body[1:] or [ast.Pass()]
+    if not keep_imports:
+        tree = _Qualified(_imported_as(tree)).visit(tree)
     return ast.dump(tree)
+
+
+def _imported_as(tree: ast.Module) -> dict[str, str]:
+    """Each name the module's top-level imports bind, and the dotted name it stands for."""
+    names: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    first = alias.name.split(".")[0]
+                    names[first] = first
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
+
+
+class _Qualified(ast.NodeTransformer):
+    """Top-level imports taken out, the names they bind written as what they name."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def visit_Module(self, node: ast.Module) -> ast.AST:
+        node.body = [n for n in node.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.names and isinstance(node.ctx, ast.Load):
+            return ast.Name(f"import:{self.names[node.id]}", ast.Load())
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Name) and node.value.id.startswith("import:"):
+            return ast.Name(f"{node.value.id}.{node.attr}", ast.Load())
+        return node
 
 
 _DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
