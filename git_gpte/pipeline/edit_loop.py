@@ -843,7 +843,9 @@ class _Loop:
 
     def _repair_whole_files(self, paths: set[str]) -> None:
         """Put back what whole-file replies lost in copying (see
-        :mod:`git_gpte.edit.wholefile`): each repair is reported as a correction."""
+        :mod:`git_gpte.edit.wholefile`), and take off the diff markers they copied
+        (:mod:`git_gpte.edit.diffmarks`): each repair is reported as a correction."""
+        from ..edit.diffmarks import unmark_diff
         from ..edit.wholefile import defined_names, restore_dropped, restore_imports, undo_damage
 
         files = self.files
@@ -858,12 +860,15 @@ class _Loop:
                 for name in defined_names(other_text)
             }
             request = self.plan.instruction
+            unmarked = unmark_diff(before, text)
+            if unmarked is not None:
+                text = unmarked.text
             damage = undo_damage(before, text, request)
             if damage is not None:
                 text = damage.text
             dropped = restore_dropped(before, text, request, elsewhere)
             imports = restore_imports(before, dropped.text if dropped else text, request)
-            for repair in (damage, dropped, imports):
+            for repair in (unmarked, damage, dropped, imports):
                 if repair is not None:
                     files.changes[path] = repair.text
                     self._correction(path, repair.detail, "whole-file")
