@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,6 +80,18 @@ def improve(repo: Path, server: LLMServer, *args: str, **env: str) -> tuple[int,
     return result.returncode, result.stdout, result.stderr
 
 
+def answered_once(
+    repo: Path, server: LLMServer, request: str, path: str, text: str
+) -> dict[str, Any]:
+    """``improve --json`` of ``request`` answered by ``text`` as the whole file ``path``,
+    without the check and the probe; its JSON, once it succeeded."""
+    server.queue(f"{path}\n```python\n{text}```\n")
+    code, out, err = improve(repo, server, request, "--json", "--no-check", "--no-probe")
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "shop", {"invoice.py": INVOICE})
@@ -119,6 +132,10 @@ def test_an_undefined_name_goes_back_and_the_fix_is_committed(
     assert llm_server.requests[1].body["temperature"] == 0.6
     assert "undefined name 'audit_log'" in retry[-1]["content"]
     assert "invoice.py:2" in retry[-1]["content"]
+    # A 65-line module is rewritten in 35 s; asked for its functions instead, the real model
+    # answered twice with a few +/- lines in a Python block (invoice/value-error): a short
+    # module is asked for whole again.
+    assert "This time do not write whole files" not in retry[-1]["content"]
 
 
 def test_a_logging_call_with_prints_keywords_goes_back(shop: Path, llm_server: LLMServer) -> None:
@@ -163,22 +180,6 @@ def test_a_retry_after_whole_files_asks_for_the_functions_only(
     assert "whole function or class at a time" not in asked[0]["content"]
     assert retry[:3] == [*asked, {"role": "assistant", "content": first}]
     assert "This time do not write whole files" in retry[-1]["content"]
-
-
-def test_a_retry_after_a_short_whole_file_asks_for_it_whole_again(
-    shop: Path, llm_server: LLMServer
-) -> None:
-    # A 65-line module is rewritten in 35 s; asked for its functions instead, the real model
-    # answered twice with a few +/- lines in a Python block (invoice/value-error).
-    llm_server.queue(NO_PATH_UNDEFINED, NO_PATH_RIGHT)
-    code, out, err = improve(shop, llm_server, "add logging to apply_discount", "--json")
-    assert code == 0, err
-    data = json.loads(out)
-    assert data["attempts"] == 2
-    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
-    retry = llm_server.requests[1].body["messages"][-1]["content"]
-    assert "This time do not write whole files" not in retry
-    assert "undefined name 'audit_log'" in retry
 
 
 def test_an_empty_reply_is_asked_again(shop: Path, llm_server: LLMServer) -> None:
@@ -2298,16 +2299,12 @@ def test_a_name_missing_its_leading_underscore_is_spelled_as_the_module_defines_
         "    if text.lower() not in PRIORITY_BY_NAME:\n        raise ValueError(text)\n"
         "    return PRIORITY_BY_NAME[text.lower()]\n",
     )
-    llm_server.queue(f"models.py\n```python\n{answer}```\n")
     request = "parse_priority should raise ValueError for an unknown name"
-    code, out, err = improve(repo, llm_server, request, "--no-check", "--no-probe")
-    assert code == 0, err
-    branch = git(repo, "branch", "--list", "gpte/*").strip()
-    assert git(repo, "show", f"{branch}:models.py") == answer.replace(
-        " PRIORITY_BY", " _PRIORITY_BY"
-    )
-    assert "used the module's own _PRIORITY_BY_NAME for PRIORITY_BY_NAME (2 place(s))" in err + out
-    assert len(llm_server.requests) == 1
+    data = answered_once(repo, llm_server, request, "models.py", answer)
+    fixed = answer.replace(" PRIORITY_BY", " _PRIORITY_BY")
+    assert git(repo, "show", f"{data['branch']}:models.py") == fixed
+    said = "used the module's own _PRIORITY_BY_NAME for PRIORITY_BY_NAME (2 place(s))"
+    assert any(said in c for c in data["corrected"]) and len(llm_server.requests) == 1
 
 
 def test_a_variable_the_rewrite_stopped_setting_is_quoted_from_before(
@@ -2363,11 +2360,8 @@ def test_a_module_level_constant_written_inside_the_function_is_moved_out(
         "    WORDS_PER_MINUTE = 200  # New constant\n"
         "    return word_count(text) / WORDS_PER_MINUTE\n",
     )
-    llm_server.queue(f"textstats.py\n```python\n{inside}```\n")
     request = "Move the 200 in reading_time into a module-level constant WORDS_PER_MINUTE"
-    code, out, err = improve(repo, llm_server, request, "--json", "--no-check", "--no-probe")
-    assert code == 0, err
-    data = json.loads(out)
+    data = answered_once(repo, llm_server, request, "textstats.py", inside)
     assert git(repo, "show", f"{data['branch']}:textstats.py") == module.replace(
         "def reading_time(text):\n    return word_count(text) / 200\n",
         "WORDS_PER_MINUTE = 200\n\n\n"
@@ -2416,10 +2410,7 @@ def test_a_whole_file_with_the_retry_s_diff_pasted_in_is_read_without_its_marker
         "def apply_discount(amount, percent):\n"
         "+    if percent < 0:\n+        raise ValueError(percent)\n",
     )
-    llm_server.queue(f"invoice.py\n```python\n{marked}```\n")
     request = "apply_discount should raise ValueError for a negative percent"
-    code, out, err = improve(repo, llm_server, request, "--json", "--no-check", "--no-probe")
-    assert code == 0, err
-    data = json.loads(out)
+    data = answered_once(repo, llm_server, request, "invoice.py", marked)
     assert git(repo, "show", f"{data['branch']}:invoice.py") == marked.replace("+    ", "    ")
     assert any("took the diff markers off 2 line(s)" in c for c in data["corrected"])

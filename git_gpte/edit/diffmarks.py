@@ -10,9 +10,7 @@ not parse
 
 from __future__ import annotations
 
-import ast
-
-from .wholefile import Repair
+from .wholefile import Repair, parses
 
 
 def unmark_diff(before: str, after: str) -> Repair | None:
@@ -20,7 +18,7 @@ def unmark_diff(before: str, after: str) -> Repair | None:
     parse and that makes it parse; None otherwise. A ``-`` line counts only when it is a line
     of ``before``; a context line (one space, then a line of ``before``) only beside marked
     lines."""
-    if _parses(after):
+    if parses(after):
         return None
     had = set(before.split("\n"))
     lines = after.split("\n")
@@ -41,7 +39,7 @@ def unmark_diff(before: str, after: str) -> Repair | None:
             line = line[1:]
         out.append(line)
     text = "\n".join(out)
-    if not taken or not _parses(text):
+    if not taken or not parses(text):
         return None
     return Repair(text, f"took the diff markers off {taken} line(s) the reply copied from a diff")
 
@@ -55,11 +53,3 @@ def _mark(line: str, had: set[str]) -> str:
     if line.startswith(" ") and line[1:] in had and line not in had and line.strip():
         return " "
     return ""
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return True

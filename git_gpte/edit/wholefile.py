@@ -57,6 +57,11 @@ class Repair:
     detail: str
 
 
+def parses(text: str) -> bool:
+    """Whether ``text`` is Python that parses."""
+    return _parses(text) is not None
+
+
 def _parses(text: str) -> ast.Module | None:
     try:
         return ast.parse(text)
