@@ -511,12 +511,13 @@ class _Loop:
         from ..edit.definitions import assigned_before, local_homes
 
         said: dict[Problem, str] = {}
+        originals = _originals(self.files)
         for problem in failures:
             text = texts.get(problem.path)
             match = re.match(r"undefined name '(\w+)'", problem.text)
             if problem.kind != "undefined-name" or not text or not match or not problem.line:
                 continue
-            before = _originals(self.files).get(problem.path)
+            before = originals.get(problem.path)
             earlier = None
             if before is not None:
                 earlier = assigned_before(before, text, match.group(1), problem.line)
