@@ -115,6 +115,10 @@ def test_edits_that_change_only_docstrings_leave_a_code_request_undone() -> None
     (problem,) = code_unchanged("include the end date", {"a.py": typed}, {"a.py": same})
     assert "docstrings or imports differ" in problem.render()
     assert code_unchanged("import date from datetime", {"a.py": typed}, {"a.py": same}) == []
+    # A parameter named like the import is the function's own (ledger/statement-end-date).
+    shadowed = "def g(date):\n    return date or dt.date.today()\n"
+    (problem,) = code_unchanged("r", {"a.py": typed + shadowed}, {"a.py": same + shadowed})
+    assert "docstrings or imports differ" in problem.render()
     other = same.replace("from datetime import date", "from time import date")
     assert code_unchanged("include the end date", {"a.py": typed}, {"a.py": other}) == []
     # a body emptied of all but its docstring is a change

@@ -190,6 +190,32 @@ class _Qualified(ast.NodeTransformer):
 
     def __init__(self, names: dict[str, str]) -> None:
         self.names = names
+        self.local: list[set[str]] = []  # names the enclosing functions bind themselves
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        return self._scope(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        return self._scope(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return self._scope(node)
+
+    def _scope(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> ast.AST:
+        """A function's own names (its parameters, what it assigns) stay as they are in it."""
+        arguments = node.args
+        bound = {
+            a.arg
+            for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                      *filter(None, [arguments.vararg, arguments.kwarg])]
+        }  # fmt: skip
+        bound |= {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        self.local.append(bound)
+        self.generic_visit(node)
+        self.local.pop()
+        return node
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         node.body = [n for n in node.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
@@ -197,7 +223,8 @@ class _Qualified(ast.NodeTransformer):
         return node
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in self.names and isinstance(node.ctx, ast.Load):
+        own = any(node.id in bound for bound in self.local)
+        if node.id in self.names and isinstance(node.ctx, ast.Load) and not own:
             return ast.Name(f"import:{self.names[node.id]}", ast.Load())
         return node
 
