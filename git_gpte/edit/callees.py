@@ -19,6 +19,8 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from .definitions import parse_or_none, top_functions
+
 # A name defined in more places than this says nothing about which one is meant (``get``).
 MAX_DEFINERS = 2
 # The most signatures shown: a reminder of what exists, not another file.
@@ -50,7 +52,7 @@ def called_signatures(
     called: list[str] = []
     defined: set[str] = set()
     for _, block in blocks:
-        tree = _parse(textwrap.dedent(block))
+        tree = parse_or_none(textwrap.dedent(block))
         if tree is None:
             continue
         defined |= {node.name for node in ast.walk(tree) if isinstance(node, _FUNCTIONS)}
@@ -63,11 +65,11 @@ def called_signatures(
     own = {path for path, _ in blocks}
     definers: dict[str, list[Signature]] = {}
     for path, text in sources.items():
-        tree = _parse(text) if path.endswith(".py") else None
+        tree = parse_or_none(text) if path.endswith(".py") else None
         if tree is None:
             continue
         lines = text.split("\n")
-        for owner, function in _functions(tree):
+        for owner, function in top_functions(tree):
             if function.name in wanted:
                 found = _signature(path, owner, function, lines)
                 definers.setdefault(function.name, []).append(found)
@@ -81,13 +83,6 @@ def called_signatures(
     return chosen[:MAX_SIGNATURES]
 
 
-def _parse(text: str) -> ast.Module | None:
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-
-
 def _calls(tree: ast.Module) -> list[str]:
     """The names called in ``tree`` (``f(...)``, ``x.f(...)``), in the order of the source."""
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
@@ -99,16 +94,6 @@ def _calls(tree: ast.Module) -> list[str]:
         elif isinstance(call.func, ast.Attribute):
             names.append(call.func.attr)
     return names
-
-
-def _functions(tree: ast.Module) -> list[tuple[ast.ClassDef | None, _Function]]:
-    out: list[tuple[ast.ClassDef | None, _Function]] = []
-    for node in tree.body:
-        if isinstance(node, _FUNCTIONS):
-            out.append((None, node))
-        elif isinstance(node, ast.ClassDef):
-            out += [(node, member) for member in node.body if isinstance(member, _FUNCTIONS)]
-    return out
 
 
 def _signature(

@@ -608,12 +608,12 @@ def split_by_home(
     if _NEW_MODULE.search(request) or name in request:
         return None
     text = textwrap.dedent(block)
-    tree = _parses(text)
+    tree = parse_or_none(text)
     if tree is None:
         return None
     defined: dict[str, set[str]] = {}
     for other, source in sorted(files.items()):
-        known = _parses(source) if other.endswith(".py") and other != path else None
+        known = parse_or_none(source) if other.endswith(".py") and other != path else None
         if known is not None:
             names = {n for node in known.body if (n := _definition_name(node))}
             defined[other] = names
@@ -887,7 +887,7 @@ def local_homes(text: str, name: str, outside: int) -> list[tuple[str, int]]:
     except (SyntaxError, ValueError):
         return []
     homes = []
-    for owner, node in _functions(tree):
+    for owner, node in top_functions(tree):
         start, end = _span(node)
         if start < outside <= end:
             continue
@@ -908,7 +908,7 @@ def assigned_before(before: str, after: str, name: str, line: int) -> tuple[str,
     used to set the name and the edit dropped that: the 1.5B model rewrote ``parse_rate``
     without ``seconds = UNITS[unit]`` and returned ``seconds`` all the same, three times
     (ratelimit/parse-rate-errors). None otherwise."""
-    old, new = _parses(before), _parses(after)
+    old, new = parse_or_none(before), parse_or_none(after)
     if old is None or new is None:
         return None
     held = _holder(new, line)
@@ -916,7 +916,7 @@ def assigned_before(before: str, after: str, name: str, line: int) -> tuple[str,
         return None
     owner, function = held
     qualified = f"{owner.name}.{function.name}" if owner is not None else function.name
-    for old_owner, old_function in _functions(old):
+    for old_owner, old_function in top_functions(old):
         if (old_owner.name if old_owner else None, old_function.name) != (
             owner.name if owner else None,
             function.name,
@@ -943,7 +943,7 @@ def written_blind(block: str, current: str, shown: Collection[str]) -> tuple[str
     "This part of the code remains unchanged" (settings/env-prefix), and a ``namedtuple`` in
     place of an exception class it was not shown (ratelimit/decorator-logging). New names and
     imports are the answer's own and stay. A block that does not parse is left whole."""
-    tree, had = _parses(block), _parses(current)
+    tree, had = parse_or_none(block), parse_or_none(current)
     if tree is None or had is None:
         return block, []
     existing = _top_level_names(had) | {n for node in had.body if (n := _assigned(node))}
@@ -961,7 +961,7 @@ def written_blind(block: str, current: str, shown: Collection[str]) -> tuple[str
     return "\n".join(lines), names
 
 
-def _parses(text: str) -> ast.Module | None:
+def parse_or_none(text: str) -> ast.Module | None:
     try:
         return ast.parse(text)
     except (SyntaxError, ValueError):
@@ -970,7 +970,7 @@ def _parses(text: str) -> ast.Module | None:
 
 def shown_names(block: str) -> set[str]:
     """The top-level names a block of definitions shows (functions, classes, assignments)."""
-    tree = _parses(textwrap.dedent(block))
+    tree = parse_or_none(textwrap.dedent(block))
     if tree is None:
         return set()
     return {
@@ -978,7 +978,7 @@ def shown_names(block: str) -> set[str]:
     }
 
 
-def _functions(tree: ast.Module) -> list[tuple[ast.ClassDef | None, _Function]]:
+def top_functions(tree: ast.Module) -> list[tuple[ast.ClassDef | None, _Function]]:
     """The top-level functions and the methods of top-level classes."""
     out: list[tuple[ast.ClassDef | None, _Function]] = []
     for node in tree.body:
