@@ -34,6 +34,7 @@ from ..ui import Console
 from .files import CommitFiles
 from .more_context import MoreContext, retry_parts
 from .plan import Plan
+from .standing import dropped_note, fails_check, may_fall_back_to
 
 if TYPE_CHECKING:
     from ..edit import FileEdit, HunkReport, ParsedReply
@@ -197,6 +198,9 @@ def edit_loop(
             console.info("the model gave the same answer again; not asking once more")
             break
         answers.append(text.strip())
+        if loop.broke_check():
+            messages = loop.go_back()
+            continue
         again = loop.starts_over(feedback if attempt > 0 and loop.nothing else None)
         if again is not None:
             console.info("the answer held nothing: asking the request again, from the start")
@@ -217,7 +221,9 @@ def edit_loop(
         if following is None:
             console.info("a retry would not fit in the model's window; not asking again")
             break
+        loop.remember(following)
         messages = following
+    loop.fall_back()
     loop.keep_sound()
     loop.check_what_is_kept()
     loop.drop_broken_new_files()
@@ -240,6 +246,20 @@ def edit_loop(
 
 # What a sound result's record is (see _Loop.note_sound).
 _SOUND_FIELDS = ("reports", "refused", "failures", "notes", "explanation", "checked")
+# What the loop knows of the retry it asked, kept with a result to go back to (see
+# _Loop.remember): how the answer to that retry is read.
+_RETRY_FIELDS = ("in_focus", "switched", "asked", "shown_only", "reference")
+
+
+@dataclass
+class _Fallback:
+    """A result a later answer may go back to (see standing.py): the edits, the record and
+    the loop's fields then, and the retry asked from it."""
+
+    changes: dict[str, str | None]
+    record: dict[str, Any]
+    state: dict[str, Any]
+    retry: list[dict[str, str]]
 
 # Files concerned by a retry that have fewer lines than this in all are shown whole again (the
 # five everyday requests on a 62-line module were all done so); longer ones, only the
@@ -286,6 +306,8 @@ class _Loop:
         # The first result that failed nothing but the probe: what the edits and the edited
         # record were then (see note_sound).
         self.sound: tuple[dict[str, str | None], dict[str, Any]] | None = None
+        self.fallback: _Fallback | None = None  # the last result a retry was asked from that
+        # runs and passed the checks it reached (see remember)
 
     # ------------------------------------------------------------------ asking
     def ask(self, messages: list[dict[str, str]], *, first: bool) -> tuple[str, str]:
@@ -1145,6 +1167,56 @@ class _Loop:
         if self.sound is None and advisory and not (edited.refused or self.outstanding):
             kept = {name: copy(getattr(edited, name)) for name in _SOUND_FIELDS}
             self.sound = (dict(self.files.changes), kept)
+
+    def remember(self, retry: list[dict[str, str]]) -> None:
+        """Keep this result and ``retry``, the retry asked from it, when a later answer may
+        go back to it (see :func:`~git_gpte.pipeline.standing.may_fall_back_to`)."""
+        edited = self.edited
+        if edited.refused or self.outstanding or not may_fall_back_to(edited.failures):
+            return
+        self.fallback = _Fallback(
+            dict(self.files.changes),
+            {name: copy(getattr(edited, name)) for name in _SOUND_FIELDS},
+            {name: copy(getattr(self, name)) for name in _RETRY_FIELDS},
+            retry,
+        )
+
+    def broke_check(self) -> bool:
+        """The last answer made the result fail a check the result it was asked from did
+        not fail."""
+        return self.fallback is not None and fails_check(self.edited.failures)
+
+    def go_back(self) -> list[dict[str, str]]:
+        """Drop the last answer (see broke_check) and return to the result before it: the
+        retry asked then, asked again with what the dropped answer broke."""
+        assert self.fallback is not None
+        note = dropped_note(self.edited.failures)
+        self.console.info("the answer broke tests the result before it passed: asking again")
+        self._restore(self.fallback)
+        retry = [dict(message) for message in self.fallback.retry]
+        retry[-1]["content"] = f"{retry[-1]['content'].rstrip()}\n\n{note}\n"
+        return retry
+
+    def fall_back(self) -> None:
+        """When no attempt is left, keep the result before an answer that broke a check: a
+        request not done is said as such rather than as the tests the last answer broke."""
+        if self.broke_check():
+            assert self.fallback is not None
+            self.console.info("the last answer broke tests: keeping the result before it")
+            self._restore(self.fallback)
+
+    def _restore(self, fallback: _Fallback) -> None:
+        edited = self.edited
+        kept = {id(report) for report in fallback.record["reports"]}
+        dropped = [r for r in edited.reports if id(r) not in kept]
+        edited.discarded += [f"{r.one_line()} (answer dropped: it broke tests)" for r in dropped]
+        self.files.changes.clear()
+        self.files.changes.update(fallback.changes)
+        self.outstanding = {}
+        for name, value in fallback.record.items():
+            setattr(edited, name, copy(value))
+        for name, value in fallback.state.items():
+            setattr(self, name, copy(value))
 
     def keep_sound(self) -> None:
         """Go back to the first result that failed only the probe when the retries it asked
