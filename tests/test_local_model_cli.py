@@ -2399,6 +2399,33 @@ def test_definitions_of_two_files_under_the_prompt_s_example_path_go_to_their_fi
     assert "path/to/file.py" not in git(repo, "ls-tree", "-r", "--name-only", branch)
 
 
+def test_a_new_class_under_the_prompt_s_example_path_is_no_new_file(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # What no file defines cannot be placed by its definitions: under the example path of the
+    # instructions it is left out, and the model is told to write it where it belongs.
+    repo = make_repo(tmp_path / "t", {"models.py": "class Task:\n    pass\n"})
+    note = "class Note:\n    def __init__(self, text):\n        self.text = text\n"
+    llm_server.queue(
+        f"path/to/file.py\n```python\n{note}```\n", f"models.py\n```python\n{note}```\n"
+    )
+    request = "Add a Note class with a text attribute to models.py"
+    code, out, err = improve(
+        repo, llm_server, request, "--json", "--edit-format", "definitions", "--no-check",
+        "--no-probe",
+    )  # fmt: skip
+    assert code == 0, err
+    branch = json.loads(out)["branch"]
+    assert git(repo, "ls-tree", "-r", "--name-only", branch).split() == ["models.py"]
+    assert "class Note:" in git(repo, "show", f"{branch}:models.py")
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "path/to/file.py is the example path of the instructions" in retry
+    # A repository that has the path keeps it as any other.
+    repo = make_repo(tmp_path / "u", {"path/to/file.py": "X = 1\n"})
+    data = answered_once(repo, llm_server, "Set X to 2", "path/to/file.py", "X = 2\n")
+    assert git(repo, "show", f"{data['branch']}:path/to/file.py") == "X = 2\n"
+
+
 def test_a_whole_file_with_the_retry_s_diff_pasted_in_is_read_without_its_markers(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

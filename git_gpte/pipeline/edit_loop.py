@@ -54,6 +54,9 @@ STOPPED_REPLY = (
 )
 # A fenced Python block (see _Loop._unnamed_block).
 _UNNAMED_BLOCK = re.compile(r"^```(?:python|py)?[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
+# The folder of the example path the edit formats' instructions show (preprompts/file_format_*):
+# no answer's file (see _Loop._drop_example_paths).
+EXAMPLE_FOLDER = "path/to/"
 # Lines of a cut-off answer the retry's conversation keeps (see _as_said).
 CUT_REPLY_LINES = 40
 
@@ -261,6 +264,7 @@ class _Fallback:
     state: dict[str, Any]
     retry: list[dict[str, str]]
 
+
 # Files concerned by a retry that have fewer lines than this in all are shown whole again (the
 # five everyday requests on a 62-line module were all done so); longer ones, only the
 # definitions where something is left (see _Loop.on_problems).
@@ -400,6 +404,7 @@ class _Loop:
         self.copied = []
         self._drop_kept(parsed)
         self._rehome_definitions(parsed)
+        feedback += self._drop_example_paths(parsed)
         self._drop_echoed(parsed)
         self._written_blind(parsed)
         if parsed.edits:
@@ -683,6 +688,27 @@ class _Loop:
             detail = f"placed in {home}, which defines what the reply wrote under {edit.path}"
             edit.path, edit.kind, edit.fmt = home, "whole-file", DEFINITIONS
             self._correction(home, detail, "rehomed")
+
+    def _drop_example_paths(self, parsed: ParsedReply) -> list[str]:
+        """Leave out a block under the prompts' example path (``path/to/file.py``) that
+        could not be placed by its definitions, unless the repository has that path or the
+        request names it: the 1.5B model wrote a new class there, and it would have been
+        created as a file (todo/notes-field). What to tell the model, one line each."""
+        said = []
+        for edit in list(parsed.edits):
+            path = edit.path
+            if not path.startswith(EXAMPLE_FOLDER) or path in self.files.entries:
+                continue
+            if path in self.files.changes or path in self.plan.instruction:
+                continue
+            parsed.edits.remove(edit)
+            self._correction(path, "left out: it is the prompt's example path", "kept")
+            said.append(
+                f"{path} is the example path of the instructions, not a file of this "
+                "repository: write each definition under the path of the file it belongs in, "
+                'as shown after "File:".'
+            )
+        return said
 
     def _split_by_home(self, parsed: ParsedReply, edit: FileEdit, texts: dict[str, str]) -> None:
         """``edit``, a block under a path that does not exist, replaced in ``parsed`` by one
