@@ -10,9 +10,10 @@ not a crash.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
-from git_gpte.pipeline.demos import crashed, demo_command, has_main_block
+from git_gpte.pipeline.demos import crashed, demo_command, demo_run, has_main_block
 from git_gpte.run import RunResult
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
@@ -57,6 +58,27 @@ def test_a_demo_is_a_top_level_main_block() -> None:
     assert demo_command("scripts/make-report.py") == "python3 scripts/make-report.py"
 
 
+def test_a_crashing_demo_says_what_the_failing_call_was_given(tmp_path: Path) -> None:
+    script = tmp_path / "scripts" / "make-report.py"
+    script.parent.mkdir()
+    script.write_text(
+        "def half(n, *, strict=True):\n    assert n % 2 == 0, n\n\n\n"
+        "if __name__ == '__main__':\n    half(3)\n"
+    )
+    command = demo_run("scripts/make-report.py")
+    assert command.display == "python3 scripts/make-report.py"
+    ran = subprocess.run(command.argv, cwd=tmp_path, capture_output=True, text=True)
+    assert ran.returncode == 1
+    assert ran.stderr.startswith("Traceback (most recent call last):")
+    assert ran.stderr.endswith("half was called with n=3, strict=True\n")
+    # An exit the demo chose is its own: passed on, nothing added.
+    (tmp_path / "usage.py").write_text(
+        "import sys\n\nif __name__ == '__main__':\n    sys.exit(2)\n"
+    )
+    exits = subprocess.run(demo_run("usage.py").argv, cwd=tmp_path, capture_output=True, text=True)
+    assert (exits.returncode, exits.stderr) == (2, "")
+
+
 def test_only_a_crash_fails_a_demo() -> None:
     traceback = 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: x\n'
     assert crashed(_result(1, traceback))
@@ -76,6 +98,7 @@ def test_a_result_that_crashes_the_demo_goes_back(tmp_path: Path, llm_server: LL
     retry = llm_server.requests[1].body["messages"][-1]["content"]
     assert "`python3 -m orders` (the module's `__main__` block) runs cleanly" in retry
     assert "ValueError" in retry
+    assert "parse_quantity was called with text=' 1 '" in retry  # what the traceback leaves out
     branch = git(repo, "branch", "--list", "gpte/*").strip(" *\n")
     assert git(repo, "show", f"{branch}:orders.py") == RIGHT
     before.assert_unchanged(repo, new_branches=(branch,))

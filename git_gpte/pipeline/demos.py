@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..config import Settings
 from ..edit.pycheck import Problem
@@ -24,6 +24,7 @@ from ..errors import GpteError
 from ..git import FileChange, Repository
 from ..prompts.probe import module_name
 from ..run import RunOptions, RunResult
+from ..run.command import RunCommand
 from ..ui import Console
 from .edit_loop import Verify
 from .regression import OnBase
@@ -31,6 +32,38 @@ from .verify import judged_by
 
 DEMO_TIMEOUT = 20.0  # a demo, not a job: one taking longer is waiting for something
 _TRACEBACK = "Traceback (most recent call last):"
+
+# How a demo runs: as ``python3 -m module`` (or ``python3 path``) would, and on a crash, after
+# the traceback, what the project's innermost function in it was called with. A traceback
+# names the call but not its values; seen with the 1.5B model: told that the demo raised
+# ValueError in parse_quantity, it wrote the same answer again, never seeing that the demo's
+# quantity was " 1 " (invoice/value-error).
+_RUN_DEMO = """\
+import os, runpy, sys, traceback
+how, target = sys.argv[1], sys.argv[2]
+sys.argv = [target]
+try:
+    if how == "-m":
+        runpy.run_module(target, run_name="__main__", alter_sys=True)
+    else:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
+        runpy.run_path(target, run_name="__main__")
+except SystemExit:
+    raise
+except BaseException as exc:
+    traceback.print_exc()
+    root, frame, tb = os.getcwd() + os.sep, None, exc.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(root):
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    code = frame.f_code if frame is not None else None
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount] if code else ()
+    values = [f"{n}={frame.f_locals[n]!r:.80}" for n in names if n in frame.f_locals]
+    if values:
+        print(f"{code.co_name} was called with {', '.join(values)}", file=sys.stderr)
+    sys.exit(1)
+"""
 
 
 def has_main_block(source: str) -> bool:
@@ -58,6 +91,14 @@ def demo_command(path: str) -> str:
     imports need that), else as a script."""
     module = module_name(path)
     return f"python3 -m {module}" if module else f"python3 {shlex.quote(path)}"
+
+
+def demo_run(path: str) -> RunCommand:
+    """:func:`demo_command`, run through _RUN_DEMO (shown as the command it stands for)."""
+    module = module_name(path)
+    how, target = ("-m", module) if module else ("-", path)
+    argv = ("python3", "-c", _RUN_DEMO, how, target)
+    return RunCommand(argv=argv, display=demo_command(path), source="the module's demo")
 
 
 def crashed(result: RunResult) -> bool:
@@ -134,7 +175,9 @@ class DemoCheck:
             return None
         if not has_main_block(before):
             return None
-        options = RunOptions.resolve(self.settings, command=demo_command(path))
+        options = replace(
+            RunOptions.resolve(self.settings, command="python3"), command=demo_run(path)
+        )
         options.environment().check()
         runner = OnBase(self.repo, options, self.base, self.identity)
         self.console.info(f"running {path}'s demo on the base: {options.command.display}")
