@@ -1183,7 +1183,21 @@ class _Loop:
         if self.outstanding:
             return problems  # the result is not complete yet: check it once it is
         self.edited.checked = True
-        return self.verify(files.file_changes())
+        return self._with_attributes(self.verify(files.file_changes()))
+
+    def _with_attributes(self, problems: list[Problem]) -> list[Problem]:
+        """``problems``, a failing run's told what the classes it found lacking an attribute
+        have (see :mod:`git_gpte.edit.attributes`)."""
+        from ..edit.attributes import missing_attribute_hints
+
+        out = []
+        for problem in problems:
+            named = re.findall(r"AttributeError: '(\w+)' object", problem.text)
+            hints = missing_attribute_hints(problem.text, self._users(named)) if named else []
+            if hints:
+                problem = replace(problem, text="\n".join([problem.text.rstrip(), *hints]))
+            out.append(problem)
+        return out
 
     def note_sound(self) -> None:
         """Remember the first result that passed every check but the probe (an advisory one:
