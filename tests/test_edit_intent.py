@@ -329,3 +329,39 @@ def test_prints_asked_to_go_with_no_place_named_must_be_fewer() -> None:
         "Replace the prints with logging, except the one for the usage line.",
     ):
         assert prints_kept(other, base, {"m.py": logged}) == []
+
+
+SAVING = '''\
+class Store:
+    def save(self, path):
+        """Write the store."""
+        tmp = path + ".tmp"
+        return tmp
+'''
+
+
+def test_a_named_function_changed_only_in_its_annotations_is_not_changed() -> None:
+    from git_gpte.edit.intent import annotations_only
+
+    annotated = SAVING.replace("(self, path):", "(self, path: str | Path) -> str:")
+    request = "Store.save raises TypeError when given a pathlib.Path; make it accept one too."
+    found = annotations_only(request, {"s.py": SAVING}, {"s.py": annotated})
+    assert [(p.line, p.text) for p in found] == [
+        (
+            2,
+            "the only change to Store.save is its type annotations, which change nothing it "
+            "does when it runs: make the change the request asks of Store.save",
+        )
+    ]
+    # Its docstring too changes nothing it does; a change to its code is a change.
+    redoc = annotated.replace("Write the store.", "Write the store to path.")
+    assert annotations_only(request, {"s.py": SAVING}, {"s.py": redoc})
+    documented = SAVING.replace("Write the store.", "Write the store to path.")
+    assert annotations_only(request, {"s.py": SAVING}, {"s.py": documented}) == []
+    fixed = annotated.replace("path + ", "str(path) + ")
+    assert annotations_only(request, {"s.py": SAVING}, {"s.py": fixed}) == []
+    # A function the request does not name, or a request about types, is not judged so.
+    unnamed = "Make saving accept a Path"
+    assert annotations_only(unnamed, {"s.py": SAVING}, {"s.py": annotated}) == []
+    hints = "Add type hints to Store.save"
+    assert annotations_only(hints, {"s.py": SAVING}, {"s.py": annotated}) == []

@@ -1349,6 +1349,25 @@ def test_a_parameter_added_and_never_used_goes_back_as_a_change_not_finished(
     assert code == 6 and "never uses" in err
 
 
+def test_a_named_method_given_only_annotations_goes_back_as_not_done(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model, asked to make InventoryStore.save accept a pathlib.Path, annotated the
+    # parameter and kept `path + ".tmp"`: committed as a success (inventory/save-pathlib).
+    store = "import pathlib\n\n\nclass Store:\n    def save(self, path):\n"
+    store += "        return path + '.tmp'\n"
+    repo = make_repo(tmp_path / "s", {"store.py": store})
+    annotated = store.replace("(self, path):", "(self, path: str | pathlib.Path):")
+    done = store.replace("path + '.tmp'", "str(path) + '.tmp'")
+    llm_server.queue(f"store.py\n```python\n{annotated}```\n", f"store.py\n```python\n{done}```\n")
+    request = "Store.save fails when given a pathlib.Path; make it accept one as well as a str."
+    code, out, err = improve(repo, llm_server, request, "--json", "--no-probe")
+    assert code == 0, err
+    assert git(repo, "show", f"{json.loads(out)['branch']}:store.py") == done
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "the only change to Store.save is its type annotations" in retry
+
+
 def test_a_retry_that_shows_one_function_says_what_it_calls(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -287,6 +287,62 @@ def listed_unchanged(
     return problems
 
 
+_ANNOTATING = re.compile(r"\b(?:type|types|typing|typed|hints?|annotat\w*|mypy)\b", re.I)
+
+
+def annotations_only(
+    request: str, originals: Mapping[str, str], texts: Mapping[str, str]
+) -> list[Problem]:
+    """The functions and methods the request names whose only change is their type
+    annotations (and docstring): nothing they do when they run changed. Seen, committed as a
+    success: asked to make ``InventoryStore.save`` accept a ``pathlib.Path``, the model wrote
+    ``path: str | pathlib.Path`` and kept ``path + ".tmp"`` (inventory/save-pathlib). Not for
+    a request about types, hints or annotations."""
+    from .definitions import parse_or_none, top_functions
+
+    if _ANNOTATING.search(request):
+        return []
+    words = set(re.findall(r"\w+", request))
+    problems = []
+    for path, text in sorted(texts.items()):
+        before, after = parse_or_none(originals.get(path) or ""), parse_or_none(text)
+        if before is None or after is None:
+            continue
+        was = {_qualified(c, f): f for c, f in top_functions(before)}
+        for holder, function in top_functions(after):
+            name = _qualified(holder, function)
+            old = was.get(name)
+            if function.name not in words or old is None or ast.dump(old) == ast.dump(function):
+                continue
+            bare = _bare(old, annotated=True) != _bare(function, annotated=True)
+            if bare and _bare(old) == _bare(function):
+                said = (
+                    f"the only change to {name} is its type annotations, which change nothing "
+                    f"it does when it runs: make the change the request asks of {name}"
+                )
+                problems.append(Problem("request", path, function.lineno, said))
+    return problems
+
+
+def _qualified(holder: ast.ClassDef | None, function: ast.AST) -> str:
+    name = getattr(function, "name", "")
+    return f"{holder.name}.{name}" if holder is not None else name
+
+
+def _bare(function: ast.FunctionDef | ast.AsyncFunctionDef, annotated: bool = False) -> str:
+    """The function as a string to compare, without its docstrings, and without its
+    annotations unless ``annotated``."""
+    tree = ast.parse(ast.unparse(function))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and not annotated:
+            node.annotation = None
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = node.returns if annotated else None
+            if node.body and _is_docstring(node.body[0]):
+                node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
 def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
     """What the result (``texts``: path -> Python source as edited) leaves undone of what
     ``request`` names: a definition still without the docstring or the type hints it asks for."""

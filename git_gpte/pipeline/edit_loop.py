@@ -1158,6 +1158,7 @@ class _Loop:
         request names left undone (see edit/intent.py); then the user's check, on a result
         that changes something."""
         from ..edit.intent import (
+            annotations_only,
             code_unchanged,
             listed_unchanged,
             missing_definitions,
@@ -1176,6 +1177,7 @@ class _Loop:
             problems = problems or request_problems(instruction, texts)
             problems = problems or prints_kept(instruction, self._as_was(texts), texts)
             problems = problems or listed_unchanged(instruction, self._as_was(texts), texts)
+            problems = problems or annotations_only(instruction, self._as_was(texts), texts)
             problems = problems or missing_definitions(instruction, self._defining(texts))
         self.edited.checked = False
         if problems or self.verify is None or not files.file_changes():
