@@ -92,6 +92,18 @@ def answered_once(
     return data
 
 
+def answered_twice(
+    repo: Path, server: LLMServer, request: str, path: str, first: str, then: str, *args: str
+) -> tuple[dict[str, Any], str]:
+    """``improve --json`` of ``request`` answered by the whole file ``path`` as ``first``,
+    then, asked again, as ``then``: its JSON once it succeeded, and what the retry said."""
+    server.queue(f"{path}\n```python\n{first}```\n", f"{path}\n```python\n{then}```\n")
+    code, out, err = improve(repo, server, request, "--json", *args)
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data, server.requests[1].body["messages"][-1]["content"]
+
+
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "shop", {"invoice.py": INVOICE})
@@ -1280,14 +1292,11 @@ def test_a_print_asked_to_go_with_no_place_named_goes_back_when_kept(
     done = logged.replace(
         "print('unclosed block', file=sys.stderr)", "logger.warning('unclosed block')"
     )
-    llm_server.queue(f"parser.py\n```python\n{logged}```\n", f"parser.py\n```python\n{done}```\n")
     request = (
         "When a block is never closed, the parser prints a warning to stderr. Log it instead "
         "at WARNING level on a module-level logger and remove the print."
     )
-    code, out, err = improve(repo, llm_server, request, "--json")
-    assert code == 0, err
-    data = json.loads(out)
+    data, _ = answered_twice(repo, llm_server, request, "parser.py", logged, done)
     assert data["attempts"] == 2
     assert "print(" not in git(repo, "show", f"{data['branch']}:parser.py")
     assert "print() calls to go" in llm_server.requests[1].body["messages"][-1]["content"]
@@ -1359,12 +1368,11 @@ def test_a_named_method_given_only_annotations_goes_back_as_not_done(
     repo = make_repo(tmp_path / "s", {"store.py": store})
     annotated = store.replace("(self, path):", "(self, path: str | pathlib.Path):")
     done = store.replace("path + '.tmp'", "str(path) + '.tmp'")
-    llm_server.queue(f"store.py\n```python\n{annotated}```\n", f"store.py\n```python\n{done}```\n")
     request = "Store.save fails when given a pathlib.Path; make it accept one as well as a str."
-    code, out, err = improve(repo, llm_server, request, "--json", "--no-probe")
-    assert code == 0, err
-    assert git(repo, "show", f"{json.loads(out)['branch']}:store.py") == done
-    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    data, retry = answered_twice(
+        repo, llm_server, request, "store.py", annotated, done, "--no-probe"
+    )
+    assert git(repo, "show", f"{data['branch']}:store.py") == done
     assert "the only change to Store.save is its type annotations" in retry
 
 
