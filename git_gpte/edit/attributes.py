@@ -16,6 +16,7 @@ from collections.abc import Mapping
 # Python's own words for it, on any line of a run's output.
 _MISSING = re.compile(r"AttributeError: '(\w+)' object has no attribute '(\w+)'")
 MAX_NAMES = 20  # a class's attributes said in one line; more are left out with "…"
+_HAS = "what it has:"
 
 
 def missing_attribute_hints(output: str, texts: Mapping[str, str]) -> list[str]:
@@ -36,10 +37,15 @@ def missing_attribute_hints(output: str, texts: Mapping[str, str]) -> list[str]:
             continue
         listed = ", ".join(has[:MAX_NAMES]) + (", …" if len(has) > MAX_NAMES else "")
         lines.append(
-            f"{name} (in {path}) has no attribute `{attribute}`; what it has: {listed}. "
+            f"{name} (in {path}) has no attribute `{attribute}`; {_HAS} {listed}. "
             "Use one of these, or define the attribute in the class."
         )
     return lines
+
+
+def hint_lines(text: str) -> list[str]:
+    """The lines of ``text`` that missing_attribute_hints wrote."""
+    return [line for line in text.splitlines() if f"`; {_HAS} " in line]
 
 
 def _classes(texts: Mapping[str, str]) -> dict[str, list[tuple[str, ast.ClassDef]]]:

@@ -39,11 +39,15 @@ def may_fall_back_to(failures: Sequence[Problem]) -> bool:
 
 def dropped_note(failures: Sequence[Problem]) -> str:
     """What the retry asked again says of the answer it dropped: the first line of the failed
-    check (which tests) and the first error lines of its output."""
+    check (which tests), the first error lines of its output (each once), and what a class it
+    found lacking an attribute has (see :mod:`git_gpte.edit.attributes`)."""
+    from ..edit.attributes import hint_lines
+
     failed = next(p for p in failures if p.kind == "check" and not p.advisory)
     lines = failed.text.splitlines()
-    errors = [line.strip() for line in lines[1:] if line.startswith("E ")][:_ERROR_LINES]
-    said = "\n".join(f"    {line}" for line in [lines[0], *errors])
+    errors = dict.fromkeys(line.strip() for line in lines[1:] if line.startswith("E "))
+    said = "\n".join(f"    {line}" for line in [lines[0], *list(errors)[:_ERROR_LINES]])
+    said += "".join(f"\n{line}" for line in hint_lines(failed.text))
     return (
         f"An answer to this was not kept: it made this fail:\n{said}\n"
         "Do not write that answer again. Keep what the code does that the tests check, and do "
