@@ -257,6 +257,26 @@ def test_a_standard_module_used_and_never_imported_is_imported() -> None:
     assert import_stdlib(before, after, local={"logging"}) is None
 
 
+def test_a_standard_name_used_and_never_imported_is_imported_from_its_module() -> None:
+    from git_gpte.edit.wholefile import import_stdlib_names
+
+    before = "import os\n\n\nclass Store:\n    def save(self, path):\n        return path\n"
+    after = before.replace("(self, path):", "(self, path: Union[str, Path]) -> Optional[str]:")
+    repair = import_stdlib_names(before, after)
+    assert repair is not None
+    assert repair.detail.endswith("never imported: Optional, Path, Union")
+    assert repair.text.startswith(
+        "import os\nfrom pathlib import Path\nfrom typing import Optional, Union\n\n"
+    )
+    # Undefined before, bound in the file, or a module of the repository's own: left alone.
+    assert import_stdlib_names(after, after) is None
+    bound = "Path = str\n" + after
+    partly = import_stdlib_names(before, bound)
+    assert partly is not None and partly.detail.endswith("never imported: Optional, Union")
+    assert import_stdlib_names(before, after, local={"typing", "pathlib"}) is None
+    assert import_stdlib_names(before, before.replace("path):", "path: Frob):")) is None
+
+
 def test_a_standard_module_is_imported_among_the_standard_imports() -> None:
     from git_gpte.edit.wholefile import import_stdlib
 

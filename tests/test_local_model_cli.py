@@ -1376,6 +1376,21 @@ def test_a_named_method_given_only_annotations_goes_back_as_not_done(
     assert "the only change to Store.save is its type annotations" in retry
 
 
+def test_names_of_standard_modules_used_and_never_imported_are_imported(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (inventory/save-pathlib): `Union` written in an annotation, never imported.
+    store = "class Store:\n    def save(self, path):\n        return path + '.tmp'\n"
+    repo = make_repo(tmp_path / "s", {"store.py": store})
+    typed = "class Store:\n    def save(self, path: Union[str, Path]):\n"
+    typed += "        return str(path) + '.tmp'\n"
+    request = "Make Store.save accept a pathlib.Path as well as a str"
+    data = answered_once(repo, llm_server, request, "store.py", typed)
+    imported = "from pathlib import Path\nfrom typing import Union\n\n\n"
+    assert git(repo, "show", f"{data['branch']}:store.py") == imported + typed
+    assert any("never imported: Path, Union" in c for c in data["corrected"])
+
+
 def test_a_retry_that_shows_one_function_says_what_it_calls(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

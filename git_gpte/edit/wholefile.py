@@ -342,6 +342,57 @@ def import_stdlib(before: str | None, after: str, local: Collection[str] = ()) -
     return Repair(text, "imported what the edit uses and never imported: " + ", ".join(wanted))
 
 
+# Names a standard module defines that a small model writes without importing them, each
+# from the one module that has it (``Union`` in an annotation, ``Path``, ``defaultdict``): the
+# names of ``typing`` that a module of the repository would not define itself, and a few
+# classes and functions no other standard module has.
+_FROM_STDLIB = {
+    **{
+        name: "typing"
+        for name in (
+            "Any", "Callable", "ClassVar", "Dict", "Final", "FrozenSet", "Generic", "Iterable",
+            "Iterator", "List", "Literal", "Mapping", "NamedTuple", "Optional", "Protocol",
+            "Sequence", "Set", "Tuple", "Type", "TypeVar", "TypedDict", "Union",
+        )
+    },
+    "Path": "pathlib", "dataclass": "dataclasses", "defaultdict": "collections",
+    "Counter": "collections", "OrderedDict": "collections", "namedtuple": "collections",
+    "deque": "collections", "wraps": "functools", "partial": "functools", "Enum": "enum",
+    "Decimal": "decimal",
+}  # fmt: skip
+
+
+def import_stdlib_names(
+    before: str | None, after: str, local: Collection[str] = ()
+) -> Repair | None:
+    """``after`` with ``from MODULE import NAME`` added for each name of _FROM_STDLIB it uses,
+    never binds, and did not use undefined before (``before``; None: a new file): seen,
+    ``path: Union[str, Path]`` written without either import (inventory/save-pathlib). Not
+    for a module the repository has a file of the same name for (``local``). None when there
+    is nothing to add."""
+    from .pycheck import undefined_names
+
+    now = undefined_names(after)
+    had = undefined_names(before) if before is not None else set()
+    if now is None:
+        return None
+    wanted = sorted(
+        n for n in now - (had or set()) if n in _FROM_STDLIB and _FROM_STDLIB[n] not in local
+    )
+    if not wanted:
+        return None
+    modules = sorted({_FROM_STDLIB[name] for name in wanted})
+    statements = [
+        f"from {module} import {', '.join(n for n in wanted if _FROM_STDLIB[n] == module)}"
+        for module in modules
+    ]
+    text = _insert_imports(after, statements, stdlib=True)
+    left = undefined_names(text) if text is not None else None
+    if text is None or left is None or left & set(wanted):
+        return None
+    return Repair(text, "imported what the edit uses and never imported: " + ", ".join(wanted))
+
+
 # What a module-level logger is called, and what is called on one.
 _LOGGER_NAMES = frozenset({"logger", "log", "LOGGER", "LOG", "_logger", "_log"})
 _LOGGER_METHODS = frozenset(

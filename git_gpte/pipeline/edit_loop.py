@@ -938,17 +938,24 @@ class _Loop:
     def _import_stdlib(self) -> None:
         """Define the module logger the edits use and never define, make the root-logger
         calls they add on the module's logger, and import the standard-library modules they
-        use and never import (see :func:`git_gpte.edit.wholefile.define_logger`,
-        ``use_module_logger`` and ``import_stdlib``), and spell a name as the module defines it
+        use and never import, and the names of them such as ``Union`` and ``Path`` (see
+        :func:`git_gpte.edit.wholefile.define_logger`, ``use_module_logger``,
+        ``import_stdlib`` and ``import_stdlib_names``), and spell a name as the module defines it
         when only a leading underscore is wrong (:func:`git_gpte.edit.slips.underscore_slips`),
         each said as a correction."""
         from ..edit.slips import underscore_slips
-        from ..edit.wholefile import define_logger, import_stdlib, use_module_logger
+        from ..edit.wholefile import (
+            define_logger,
+            import_stdlib,
+            import_stdlib_names,
+            use_module_logger,
+        )
 
         files = self.files
         local: set[str] | None = None
+        fixes = (underscore_slips, define_logger, use_module_logger, import_stdlib)
         for path in sorted(files.changes):
-            for fix in (underscore_slips, define_logger, use_module_logger, import_stdlib):
+            for fix in (*fixes, import_stdlib_names):
                 text = files.changes[path]
                 if text is None or not path.endswith(".py"):
                     break
