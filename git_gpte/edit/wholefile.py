@@ -335,7 +335,15 @@ def import_stdlib(before: str | None, after: str, local: Collection[str] = ()) -
     wanted = sorted(candidates - used_bare)
     if not wanted:
         return None
-    text = _insert_imports(after, [f"import {name}" for name in wanted], stdlib=True)
+    return _with_imports(after, [f"import {name}" for name in wanted], wanted)
+
+
+def _with_imports(after: str, statements: list[str], wanted: list[str]) -> Repair | None:
+    """``after`` with the standard-library import ``statements`` of ``wanted`` added, when
+    that leaves none of them undefined."""
+    from .pycheck import undefined_names
+
+    text = _insert_imports(after, statements, stdlib=True)
     left = undefined_names(text) if text is not None else None
     if text is None or left is None or left & set(wanted):
         return None
@@ -386,11 +394,7 @@ def import_stdlib_names(
         f"from {module} import {', '.join(n for n in wanted if _FROM_STDLIB[n] == module)}"
         for module in modules
     ]
-    text = _insert_imports(after, statements, stdlib=True)
-    left = undefined_names(text) if text is not None else None
-    if text is None or left is None or left & set(wanted):
-        return None
-    return Repair(text, "imported what the edit uses and never imported: " + ", ".join(wanted))
+    return _with_imports(after, statements, wanted)
 
 
 # What a module-level logger is called, and what is called on one.
