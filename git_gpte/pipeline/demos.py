@@ -40,6 +40,11 @@ _TRACEBACK = "Traceback (most recent call last):"
 # quantity was " 1 " (invoice/value-error).
 _RUN_DEMO = """\
 import os, runpy, sys, traceback
+def shown(value):
+    try:
+        return repr(value)[:80]
+    except Exception:
+        return "?"
 how, target = sys.argv[1], sys.argv[2]
 sys.argv = [target]
 try:
@@ -59,7 +64,7 @@ except BaseException as exc:
         tb = tb.tb_next
     code = frame.f_code if frame is not None else None
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount] if code else ()
-    values = [f"{n}={frame.f_locals[n]!r:.80}" for n in names if n in frame.f_locals]
+    values = [f"{n}={shown(frame.f_locals[n])}" for n in names if n in frame.f_locals]
     if values:
         print(f"{code.co_name} was called with {', '.join(values)}", file=sys.stderr)
     sys.exit(1)

@@ -953,9 +953,15 @@ class _Loop:
 
         files = self.files
         local: set[str] | None = None
-        fixes = (underscore_slips, define_logger, use_module_logger, import_stdlib)
+        fixes = (
+            underscore_slips,
+            define_logger,
+            use_module_logger,
+            import_stdlib,
+            import_stdlib_names,
+        )
         for path in sorted(files.changes):
-            for fix in (*fixes, import_stdlib_names):
+            for fix in fixes:
                 text = files.changes[path]
                 if text is None or not path.endswith(".py"):
                     break
@@ -1195,8 +1201,8 @@ class _Loop:
         return self._with_attributes(self.verify(files.file_changes()))
 
     def _with_attributes(self, problems: list[Problem]) -> list[Problem]:
-        """``problems``, a failing run's told what the classes it found lacking an attribute
-        have (see :mod:`git_gpte.edit.attributes`)."""
+        """``problems``, each failing run's text followed by what the classes it found
+        lacking an attribute have (see :mod:`git_gpte.edit.attributes`)."""
         from ..edit.attributes import missing_attribute_hints
 
         out = []
@@ -1231,8 +1237,8 @@ class _Loop:
         )
 
     def broke_check(self) -> bool:
-        """The last answer made the result fail a check the result it was asked from did
-        not fail."""
+        """The last answer made the result fail a check that the remembered result (the
+        last one a retry was asked from that ran and failed no check) did not fail."""
         return self.fallback is not None and fails_check(self.edited.failures)
 
     def go_back(self) -> list[dict[str, str]]:
