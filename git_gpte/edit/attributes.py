@@ -43,6 +43,11 @@ def missing_attribute_hints(output: str, texts: Mapping[str, str]) -> list[str]:
     return lines
 
 
+def lacking(output: str) -> list[str]:
+    """The classes ``output`` says lack an attribute, once each (where to look them up)."""
+    return list(dict.fromkeys(name for name, _ in _MISSING.findall(output)))
+
+
 def hint_lines(text: str) -> list[str]:
     """The lines of ``text`` that missing_attribute_hints wrote."""
     return [line for line in text.splitlines() if f"`; {_HAS} " in line]

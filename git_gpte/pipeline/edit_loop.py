@@ -1203,11 +1203,11 @@ class _Loop:
     def _with_attributes(self, problems: list[Problem]) -> list[Problem]:
         """``problems``, each failing run's text followed by what the classes it found
         lacking an attribute have (see :mod:`git_gpte.edit.attributes`)."""
-        from ..edit.attributes import missing_attribute_hints
+        from ..edit.attributes import lacking, missing_attribute_hints
 
         out = []
         for problem in problems:
-            named = re.findall(r"AttributeError: '(\w+)' object", problem.text)
+            named = lacking(problem.text)
             hints = missing_attribute_hints(problem.text, self._users(named)) if named else []
             if hints:
                 problem = replace(problem, text="\n".join([problem.text.rstrip(), *hints]))
