@@ -11,6 +11,7 @@ import pytest
 
 from git_gpte.prompts.probe import (
     changed_signatures,
+    focus_sentences,
     module_name,
     probe_enough,
     probe_script,
@@ -128,6 +129,44 @@ def test_pytest_raises_becomes_plain_python(tmp_path: Path) -> None:
     kept = reply.replace("match='x'):", "match='x') as info:")
     kept = kept.removesuffix("```") + "    assert info\n```"
     assert "pytest.raises" in (probe_script(kept) or "")
+
+
+def test_standard_modules_and_names_the_probe_never_imports_are_imported() -> None:
+    # Seen: probes calling time.sleep with no `import time`, which failed on their own.
+    reply = "```python\nfrom rl import Limiter\n\nlimiter = Limiter(1, 0.1)\n"
+    reply += "time.sleep(0.2)\nassert limiter.allow()\nseen: Optional[int] = None\n```"
+    script = probe_script(reply, "class Limiter:\n    def allow(self)") or ""
+    assert "import time\n" in script and "from typing import Optional\n" in script
+    # Not when the repository has a module of that name, which the import would find first.
+    assert "import time" not in (probe_script(reply, local={"time"}) or "")
+
+
+@pytest.mark.parametrize(
+    ("request_", "focused"),
+    [
+        (
+            'Add get_list(key, default=None, sep=","): it splits the value on sep. '
+            "When the key is not set it returns default, or [] if default is None.",
+            ["When the key is not set it returns default, or [] if default is None."],
+        ),
+        # An abbreviation before an example, or a number in code, ends no sentence.
+        ("Add a __repr__ that returns e.g. Limiter(limit=5) for a limit of 5.", []),
+        (
+            "Lists that start at a number lose it: `3. c` should render as <ol start=3>. "
+            "Lists that start at 1, and bullet lists, should stay as they are. Fix it.",
+            ["Lists that start at 1, and bullet lists, should stay as they are."],
+        ),
+        ("One. Two three four five six. Seven eight nine ten eleven! Twelve a b c d?", None),
+    ],
+)
+def test_each_later_sentence_of_a_request_gets_a_probe_of_its_own(
+    request_: str, focused: list[str] | None
+) -> None:
+    found = focus_sentences(request_)
+    if focused is None:  # at most two besides the probe of the whole request
+        assert found == ["Two three four five six.", "Seven eight nine ten eleven!"]
+    else:
+        assert found == focused
 
 
 def test_a_failure_judges_the_code_only_when_the_code_answered() -> None:
@@ -261,3 +300,41 @@ def test_a_repository_with_a_file_of_the_probes_name_is_not_probed(
     done = run_gpte("improve", REQUEST, cwd=shop, env=_env(llm_server), timeout=300)
     assert done.returncode == 0, done.stderr
     assert len(llm_server.requests) == 1
+
+
+TWO_PARTS = REQUEST + " A sku the store has no level for is never low, whatever its stock."
+ANY_SKU = STOCK.replace(
+    "return stock < self.levels[sku]", "return stock <= self.levels.get(sku, 0)"
+)
+BOTH = STOCK.replace(
+    "return stock < self.levels[sku]", "return sku in self.levels and stock <= self.levels[sku]"
+)
+UNKNOWN_SKU = """\
+```python
+from stock import Store
+
+assert not Store({"a": 5}).is_low("zz", 0)
+```
+"""
+
+
+def test_a_later_sentence_of_the_request_is_probed_on_its_own(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # Seen (settings/get-list): the probe of the whole request checked its first sentence
+    # only, and a result wrong on the second was committed as a success.
+    llm_server.queue(
+        f"stock.py\n```python\n{ANY_SKU}```\n", PROBE, UNKNOWN_SKU,
+        f"stock.py\n```python\n{BOTH}```\n",
+    )  # fmt: skip
+    done = run_gpte("improve", TWO_PARTS, "-b", "two", cwd=shop, env=_env(llm_server), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "asking for a probe of: A sku the store has no level for is never low" in done.stderr
+    assert len(llm_server.requests) == 4
+    whole, focused = (llm_server.requests[i].body["messages"][-1]["content"] for i in (1, 2))
+    assert "Check above all" not in whole
+    assert "Check above all this part of the request" in focused
+    assert "A sku the store has no level for is never low, whatever its stock." in focused
+    retry = llm_server.requests[3].body["messages"][-1]["content"]
+    assert 'is_low("zz", 0)' in retry and 'is_low("a", 6)' not in retry
+    assert git(shop, "show", "two:stock.py") == BOTH

@@ -15,6 +15,7 @@ on the result; so is probing in a repository that tracks a file of the probe's n
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..config import Settings
@@ -25,6 +26,7 @@ from ..prompts.probe import (
     PROBE_FILE,
     Verdict,
     changed_signatures,
+    focus_sentences,
     probe_enough,
     probe_messages,
     probe_script,
@@ -43,8 +45,18 @@ PROBE_TIMEOUT = 60.0
 PROBE_FAILS = "A check written from the request fails on the result"
 
 
+@dataclass
+class _Probe:
+    """One probe that stands: its script, and what it said on the base."""
+
+    script: str
+    on_base: Verdict
+
+
 class ProbeCheck:
-    """A :data:`Verify`: ``inner`` (None: none), then the probe on a result that passes it."""
+    """A :data:`Verify`: ``inner`` (None: none), then the probes on a result that passes it:
+    one of the whole request and one of each later sentence of it that says what must hold
+    (see :func:`~git_gpte.prompts.probe.focus_sentences`)."""
 
     def __init__(
         self,
@@ -57,13 +69,12 @@ class ProbeCheck:
         self.inner, self.llm, self.request = inner, llm, request
         self.runner, self.console = runner, console
         self.repo, self.base = runner.repo, runner.base
-        self.script: str | None = None
+        self.probes: list[_Probe] = []
         self.asked = False
-        self.on_base: Verdict | None = None
 
     def judged_by(self) -> list[str]:
-        """The wrapped check's judges, and the probe while it stands."""
-        return judged_by(self.inner) + (["the probe"] if self.script is not None else [])
+        """The wrapped check's judges, and the probe while one stands."""
+        return judged_by(self.inner) + (["the probe"] if self.probes else [])
 
     def __call__(self, changes: list[FileChange]) -> list[Problem]:
         problems = self.inner(changes) if self.inner is not None else []
@@ -71,17 +82,22 @@ class ProbeCheck:
             return problems
         if not self.asked:
             self.asked = True
-            self.script = self._write(changes)
-        if self.script is None:
+            self.probes = self._write(changes)
+        failed: tuple[_Probe, Verdict] | None = None
+        for probe in list(self.probes):
+            found = self._run(probe.script, changes)
+            if found.passed:
+                continue
+            if not found.judges or found.as_before(probe.on_base):
+                self.console.info(f"the probe failed on its own ({found.error}): dropped")
+                self.probes.remove(probe)
+            elif failed is None:
+                failed = (probe, found)
+        if failed is None:
+            if self.probes:
+                self.console.info("the probe passed")
             return []
-        found = self._run(changes)
-        if found.passed:
-            self.console.info("the probe passed")
-            return []
-        if not found.judges or found.as_before(self.on_base):
-            self.console.info(f"the probe failed on its own ({found.error}): dropped")
-            self.script = None
-            return []
+        probe, found = failed
         self.console.info(f"the probe failed: {found.error}")
         return [
             Problem(
@@ -89,14 +105,26 @@ class ProbeCheck:
                 "",
                 None,
                 f"{PROBE_FAILS} ({found.error}).\n"
-                f"The check:\n```python\n{self.script}```\n"
+                f"The check:\n```python\n{probe.script}```\n"
                 "Change the code so that it does what the request asks.",
                 advisory=True,
             )
         ]
 
-    def _write(self, changes: list[FileChange]) -> str | None:
-        """Ask for a probe; keep it only when it fails on the base."""
+    def _write(self, changes: list[FileChange]) -> list[_Probe]:
+        """Ask for the probes; keep those that fail on the base."""
+        signatures = changed_signatures(self._before_after(changes))
+        if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
+            return []  # nothing importable changed, or the probe would replace a file
+        local = self._top_modules()
+        kept: list[_Probe] = []
+        for focus in ["", *focus_sentences(self.request)]:
+            probe = self._ask(signatures, focus, local)
+            if probe is not None and all(probe.script != k.script for k in kept):
+                kept.append(probe)
+        return kept
+
+    def _before_after(self, changes: list[FileChange]) -> dict[str, tuple[str, str]]:
         before_after = {}
         for change in changes:
             if change.content is None or not change.path.endswith(".py"):
@@ -106,31 +134,42 @@ class ProbeCheck:
             except GpteError:  # a new file: all of it is the change
                 before = ""
             before_after[change.path] = (before, change.content.decode("utf-8", "replace"))
-        signatures = changed_signatures(before_after)
-        if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
-            return None  # nothing importable changed, or the probe would replace a file
-        self.console.info("asking for a probe of the request")
+        return before_after
+
+    def _top_modules(self) -> set[str]:
+        """The modules and packages at the repository's top, which an import finds first."""
+        entries = self.repo.tree_entries(self.base)
+        return {entry.path.split("/", 1)[0].removesuffix(".py") for entry in entries}
+
+    def _ask(self, signatures: str, focus: str, local: set[str]) -> _Probe | None:
+        """One probe of the request (of its sentence ``focus`` above all, when given), when
+        the answer holds one that fails on the base."""
+        what = f"of: {_short(focus)}" if focus else "of the request"
+        self.console.info(f"asking for a probe {what}")
         try:
-            reply = self.llm.ask(probe_messages(self.request, signatures), enough=probe_enough)
+            messages = probe_messages(self.request, signatures, focus)
+            reply = self.llm.ask(messages, enough=probe_enough)
         except GpteError as exc:  # the edit stands on its own checks; the probe is extra
             self.console.info(f"no probe: {exc.render().splitlines()[0]}")
             return None
-        script = probe_script(reply.text, signatures)
+        script = probe_script(reply.text, signatures, local)
         if script is None:
             self.console.info("no usable probe in the answer: not probing")
             return None
-        self.script = script
-        self.on_base = self._run([])
-        if self.on_base.passed:
+        on_base = self._run(script, [])
+        if on_base.passed:
             self.console.info("the probe passes before the change too: not probing")
             return None
-        return script
+        return _Probe(script, on_base)
 
-    def _run(self, changes: list[FileChange]) -> Verdict:
-        assert self.script is not None
-        probe = FileChange(PROBE_FILE, self.script.encode("utf-8"))
+    def _run(self, script: str, changes: list[FileChange]) -> Verdict:
+        probe = FileChange(PROBE_FILE, script.encode("utf-8"))
         result = self.runner.run([*changes, probe], PROBE_TIMEOUT)
         return verdict(None if result.timed_out else result.exit_code, result.output_tail)
+
+
+def _short(sentence: str, most: int = 60) -> str:
+    return sentence if len(sentence) <= most else sentence[: most - 1].rstrip() + "…"
 
 
 def probe_check(
