@@ -234,6 +234,27 @@ def write_tree(files: dict[str, str], root: Path) -> None:
         target.write_text(text, encoding="utf-8")
 
 
+def write_solution(task: SolveTask, root: Path) -> str:
+    """Write the repository with the reference solution applied at ``root`` (a new folder);
+    what ``git apply`` said when it does not apply (empty when it does)."""
+    assert task.solution is not None
+    write_tree(task.files, root)
+    patch = root.parent / f"{root.name}.patch"
+    patch.write_text(task.solution, encoding="utf-8")
+    applied = subprocess.run(
+        ["git", "apply", "--unsafe-paths", f"--directory={root.name}", str(patch)],
+        cwd=root.parent,
+        capture_output=True,
+        text=True,
+    )
+    if applied.returncode != 0:
+        applied = subprocess.run(
+            ["git", "apply", str(patch)], cwd=root, capture_output=True, text=True
+        )
+    patch.unlink()
+    return applied.stderr.strip() if applied.returncode != 0 else ""
+
+
 def validate(task: SolveTask) -> list[str]:
     """What is wrong with ``task``: its check must fail on the repository as given and pass
     with the reference solution applied."""
@@ -247,21 +268,9 @@ def validate(task: SolveTask) -> list[str]:
         if result.passed:
             problems.append(f"{task.name}: the check passes before any change")
         after = Path(tmp) / "after"
-        write_tree(task.files, after)
-        patch = Path(tmp) / "solution.patch"
-        patch.write_text(task.solution, encoding="utf-8")
-        applied = subprocess.run(
-            ["git", "apply", "--unsafe-paths", f"--directory={after.name}", str(patch)],
-            cwd=tmp,
-            capture_output=True,
-            text=True,
-        )
-        if applied.returncode != 0:
-            applied = subprocess.run(
-                ["git", "apply", str(patch)], cwd=after, capture_output=True, text=True
-            )
-        if applied.returncode != 0:
-            problems.append(f"{task.name}: the solution does not apply: {applied.stderr.strip()}")
+        error = write_solution(task, after)
+        if error:
+            problems.append(f"{task.name}: the solution does not apply: {error}")
         else:
             result = run_check(task, after)
             if not result.passed:
