@@ -462,3 +462,25 @@ def test_tests_added_to_a_module_are_taken_out() -> None:
     leading = drop_new_tests(before, first + "    return math.pi * r * r\n")
     assert leading is not None and leading.text == before
     assert drop_new_tests(after, after) is None  # tests the module had stay
+
+
+def test_a_last_return_that_slid_into_the_block_above_it_is_moved_out() -> None:
+    from git_gpte.edit.wholefile import return_out_of_block
+
+    before = (
+        "def pick(items):\n    for item in items:\n        if item:\n            break\n"
+        "    else:\n        item = None\n    return item\n"
+    )
+    slid = before.replace("    return item\n", "        return item\n")
+    repair = return_out_of_block(before, slid, "name the loop variable better")
+    assert repair is not None and repair.text == before
+    assert repair.detail == "moved the last return back out of the block it slid into: pick"
+    # All the block held: written again after it, the block keeping its own.
+    alone = slid.replace("        item = None\n", "")
+    repair = return_out_of_block(before, alone)
+    assert repair is not None
+    assert repair.text.endswith("    else:\n        return item\n    return item\n")
+    assert return_out_of_block(before, slid, "return None when nothing is found") is None
+    assert return_out_of_block(before, before) is None
+    other = slid.replace("        return item\n", "        return items\n")
+    assert return_out_of_block(before, other) is None  # not the same return

@@ -2483,3 +2483,57 @@ def test_a_whole_file_with_the_retry_s_diff_pasted_in_is_read_without_its_marker
     data = answered_once(repo, llm_server, request, "invoice.py", marked)
     assert git(repo, "show", f"{data['branch']}:invoice.py") == marked.replace("+    ", "    ")
     assert any("took the diff markers off 2 line(s)" in c for c in data["corrected"])
+
+
+FENCES = '''\
+import sys
+
+
+def read_block(lines):
+    """The lines up to the closing fence."""
+    body = []
+    for line in lines:
+        if line == "```":
+            break
+        body.append(line)
+    else:
+        print("warning: the block is never closed", file=sys.stderr)
+    return body
+'''
+
+FENCES_LOGGED = '''\
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def read_block(lines):
+    """The lines up to the closing fence."""
+    body = []
+    for line in lines:
+        if line == "```":
+            break
+        body.append(line)
+    else:
+        logger.warning("the block is never closed")
+{}return body
+'''
+
+
+def test_a_last_return_that_slid_into_the_block_above_it_is_moved_out(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (minimark/log-unclosed-fence): the warning logged in a loop's `else`, and the
+    # function's final return written inside that `else`: a closed block then gave None,
+    # and three retries wrote it the same way.
+    repo = make_repo(tmp_path / "fences", {"fences.py": FENCES})
+    request = "Log read_block's warning on a module-level logger instead of printing it."
+    slid = FENCES_LOGGED.format(" " * 8)
+    data = answered_once(repo, llm_server, request, "fences.py", slid)
+    assert git(repo, "show", f"{data['branch']}:fences.py") == FENCES_LOGGED.format(" " * 4)
+    assert any("moved the last return back out of the block" in c for c in data["corrected"])
+    # A request about what it returns is left as answered.
+    data = answered_once(
+        repo, llm_server, "Return the lines only when the block is never closed", "fences.py", slid
+    )
+    assert git(repo, "show", f"{data['branch']}:fences.py") == slid

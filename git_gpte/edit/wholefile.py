@@ -814,6 +814,68 @@ def keep_returns(before: str, after: str, request: str = "") -> Repair | None:
     return _inserted(lines, inserts, names, "the return value")
 
 
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
+
+
+def return_out_of_block(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with a function's last ``return value`` taken back out of the block it slid
+    into: the function ended in a block (an ``if``, a loop, a ``with``) and then that return,
+    and its new version ends in a block of the same kind whose last line is the same return,
+    indented one block deeper; the request says nothing of returning. The 1.5B model, asked to
+    log a warning in a ``while``'s ``else``, wrote the function's final ``return Block(...)``
+    inside that ``else`` (minimark/log-unclosed-fence): a fenced block that closed then gave
+    None, and three retries shown the failing test wrote it the same way. The return is
+    moved out to the function's own indentation, or, when it is all its block holds, written
+    again after the block."""
+    if re.search(r"\breturn", request, re.IGNORECASE):
+        return None
+    old_tree, new_tree = _parses(before), _parses(after)
+    if old_tree is None or new_tree is None:
+        return None
+    lines = after.split("\n")
+    names: list[str] = []
+    old_functions = _by_qualified_name(old_tree)
+    for name, new in sorted(_by_qualified_name(new_tree).items(), key=lambda i: -i[1].lineno):
+        old = old_functions.get(name)
+        if not isinstance(new, _FUNCTIONS) or not isinstance(old, _FUNCTIONS):
+            continue
+        slid = _slid_return(old, new)
+        if slid is None:
+            continue
+        body = _indent(lines[new.body[-1].lineno - 1])
+        start, end = slid.lineno - 1, slid.end_lineno or slid.lineno
+        moved = _moved(lines, slid, body)
+        out = [*lines[:start], *moved, *lines[end:]]  # dedented where it is: after the block
+        if _parses("\n".join(out)) is None:  # the return was all its block held
+            out = [*lines[:end], *moved, *lines[end:]]
+        lines = out
+        names.append(name)
+    if not names:
+        return None
+    repaired = "\n".join(lines)
+    if _parses(repaired) is None:
+        return None
+    said = ", ".join(sorted(names))
+    return Repair(repaired, f"moved the last return back out of the block it slid into: {said}")
+
+
+def _slid_return(
+    old: ast.FunctionDef | ast.AsyncFunctionDef, new: ast.FunctionDef | ast.AsyncFunctionDef
+) -> ast.Return | None:
+    """The return ``new`` holds as the last line of its final block, where ``old`` had it
+    after a block of the same kind; None when the function is not so."""
+    last = old.body[-1]
+    if not isinstance(last, ast.Return) or last.value is None or len(old.body) < 2:
+        return None
+    block, ended = new.body[-1], old.body[-2]
+    if not isinstance(block, _BLOCKS) or type(block) is not type(ended):
+        return None
+    inner = (getattr(block, "orelse", None) or block.body)[-1]
+    if not isinstance(inner, ast.Return) or ast.dump(inner) != ast.dump(last):
+        return None
+    return inner
+
+
 def _moved(old_lines: list[str], node: ast.stmt, now: str) -> list[str]:
     """The original lines of ``node``, re-indented from their own indentation to ``now``."""
     was = _indent(old_lines[node.lineno - 1])

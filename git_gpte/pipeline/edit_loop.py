@@ -841,14 +841,15 @@ class _Loop:
     def _keep_what_was_copied(self, paths: set[str]) -> None:
         """What rewritten files lost in copying and nobody asked to change, given back: trailing
         white space, and the docstrings and last return values of Python definitions (see
-        :func:`git_gpte.edit.wholefile.keep_trailing_space`, ``keep_docstrings`` and
-        ``keep_returns``), each said as a correction."""
+        :func:`git_gpte.edit.wholefile.keep_trailing_space`, ``keep_docstrings``,
+        ``keep_returns`` and ``return_out_of_block``), each said as a correction."""
         from ..edit.wholefile import (
             keep_comment_rulers,
             keep_continuation_indent,
             keep_docstrings,
             keep_returns,
             keep_trailing_space,
+            return_out_of_block,
         )
 
         files = self.files
@@ -863,6 +864,7 @@ class _Loop:
                     keep_comment_rulers,
                     keep_continuation_indent,
                     keep_returns,
+                    return_out_of_block,
                 ]
             for repair_with in repairs:
                 text = files.changes.get(path)
