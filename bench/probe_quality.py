@@ -67,6 +67,7 @@ class Row:
     on_base: str = ""
     on_solution: str = ""
     seconds: float = 0.0
+    script: str = ""
 
 
 def run_probe(script: str, tree: Path) -> Verdict:
@@ -95,7 +96,7 @@ def judge(row: Row, script: str | None, base: Path, solution: Path) -> Row:
     """Fill ``row`` from running ``script`` (None: no usable probe) on both trees."""
     if script is None:
         return row
-    row.usable = True
+    row.usable, row.script = True, script
     before = run_probe(script, base)
     row.on_base = "passed" if before.passed else before.error
     if before.passed:
