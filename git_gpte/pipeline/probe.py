@@ -15,7 +15,7 @@ on the result; so is probing in a repository that tracks a file of the probe's n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..config import Settings
@@ -27,6 +27,7 @@ from ..prompts.probe import (
     Verdict,
     changed_signatures,
     focus_sentences,
+    mend_messages,
     probe_enough,
     probe_messages,
     probe_script,
@@ -46,17 +47,26 @@ PROBE_FAILS = "A check written from the request fails on the result"
 
 
 @dataclass
-class _Probe:
-    """One probe that stands: its script, and what it said on the base."""
+class Probe:
+    """One probe that stands: its script, what it said on the base, the sentence of the
+    request it checks above all (empty: the whole request), the conversation that wrote it,
+    whether it was written again after failing on its own, and what it said on the last
+    result it ran on (None: none yet)."""
 
     script: str
     on_base: Verdict
+    focus: str
+    messages: list[dict[str, str]]
+    mended: bool = False
+    last: Verdict | None = None
 
 
 class ProbeCheck:
     """A :data:`Verify`: ``inner`` (None: none), then the probes on a result that passes it:
     one of the whole request and one of each later sentence of it that says what must hold
-    (see :func:`~git_gpte.prompts.probe.focus_sentences`)."""
+    (see :func:`~git_gpte.prompts.probe.focus_sentences`). A probe that fails on its own is
+    written again once, told how it failed (see :func:`~git_gpte.prompts.probe.mend_messages`),
+    and dropped if it still does."""
 
     def __init__(
         self,
@@ -69,8 +79,9 @@ class ProbeCheck:
         self.inner, self.llm, self.request = inner, llm, request
         self.runner, self.console = runner, console
         self.repo, self.base = runner.repo, runner.base
-        self.probes: list[_Probe] = []
+        self.probes: list[Probe] = []
         self.asked = False
+        self.signatures, self.local = "", set[str]()
 
     def judged_by(self) -> list[str]:
         """The wrapped check's judges, and the probe while one stands."""
@@ -83,43 +94,51 @@ class ProbeCheck:
         if not self.asked:
             self.asked = True
             self.probes = self._write(changes)
-        failed: tuple[_Probe, Verdict] | None = None
-        for probe in list(self.probes):
-            found = self._run(probe.script, changes)
-            if found.passed:
-                continue
-            if not found.judges or found.as_before(probe.on_base):
-                self.console.info(f"the probe failed on its own ({found.error}): dropped")
-                self.probes.remove(probe)
-            elif failed is None:
-                failed = (probe, found)
+        judged = [self._judge(probe, changes) for probe in self.probes]
+        self.probes = [probe for probe in judged if probe is not None]
+        failed = next((p for p in self.probes if p.last is not None and not p.last.passed), None)
         if failed is None:
             if self.probes:
                 self.console.info("the probe passed")
             return []
-        probe, found = failed
-        self.console.info(f"the probe failed: {found.error}")
+        assert failed.last is not None
+        self.console.info(f"the probe failed: {failed.last.error}")
         return [
             Problem(
                 "check",
                 "",
                 None,
-                f"{PROBE_FAILS} ({found.error}).\n"
-                f"The check:\n```python\n{probe.script}```\n"
+                f"{PROBE_FAILS} ({failed.last.error}).\n"
+                f"The check:\n```python\n{failed.script}```\n"
                 "Change the code so that it does what the request asks.",
                 advisory=True,
             )
         ]
 
-    def _write(self, changes: list[FileChange]) -> list[_Probe]:
+    def _judge(self, probe: Probe, changes: list[FileChange]) -> Probe | None:
+        """``probe`` run on the result (its verdict in ``last``), or written again once when
+        it failed on its own; None when it is dropped."""
+        found, output = self._run(probe.script, changes)
+        if found.passed or (found.judges and not found.as_before(probe.on_base)):
+            return replace(probe, last=found)
+        if probe.mended:
+            self.console.info(f"the probe failed on its own ({found.error}): dropped")
+            return None
+        self.console.info(f"the probe failed on its own ({found.error}): asking for it again")
+        mended = self._ask(mend_messages(probe.messages, probe.script, output), probe.focus)
+        return self._judge(replace(mended, mended=True), changes) if mended else None
+
+    def _write(self, changes: list[FileChange]) -> list[Probe]:
         """Ask for the probes; keep those that fail on the base."""
-        signatures = changed_signatures(self._before_after(changes))
-        if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
+        self.signatures = changed_signatures(self._before_after(changes))
+        if not self.signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
             return []  # nothing importable changed, or the probe would replace a file
-        local = self._top_modules()
-        kept: list[_Probe] = []
+        self.local = self._top_modules()
+        kept: list[Probe] = []
         for focus in ["", *focus_sentences(self.request)]:
-            probe = self._ask(signatures, focus, local)
+            what = f"of: {_short(focus)}" if focus else "of the request"
+            self.console.info(f"asking for a probe {what}")
+            probe = self._ask(probe_messages(self.request, self.signatures, focus), focus)
             if probe is not None and all(probe.script != k.script for k in kept):
                 kept.append(probe)
         return kept
@@ -141,31 +160,29 @@ class ProbeCheck:
         entries = self.repo.tree_entries(self.base)
         return {entry.path.split("/", 1)[0].removesuffix(".py") for entry in entries}
 
-    def _ask(self, signatures: str, focus: str, local: set[str]) -> _Probe | None:
-        """One probe of the request (of its sentence ``focus`` above all, when given), when
-        the answer holds one that fails on the base."""
-        what = f"of: {_short(focus)}" if focus else "of the request"
-        self.console.info(f"asking for a probe {what}")
+    def _ask(self, messages: list[dict[str, str]], focus: str) -> Probe | None:
+        """A probe from the answer to ``messages``, when it holds one that fails on the base."""
         try:
-            messages = probe_messages(self.request, signatures, focus)
             reply = self.llm.ask(messages, enough=probe_enough)
         except GpteError as exc:  # the edit stands on its own checks; the probe is extra
             self.console.info(f"no probe: {exc.render().splitlines()[0]}")
             return None
-        script = probe_script(reply.text, signatures, local)
+        script = probe_script(reply.text, self.signatures, self.local)
         if script is None:
             self.console.info("no usable probe in the answer: not probing")
             return None
-        on_base = self._run(script, [])
+        on_base, _ = self._run(script, [])
         if on_base.passed:
             self.console.info("the probe passes before the change too: not probing")
             return None
-        return _Probe(script, on_base)
+        return Probe(script, on_base, focus, messages)
 
-    def _run(self, script: str, changes: list[FileChange]) -> Verdict:
+    def _run(self, script: str, changes: list[FileChange]) -> tuple[Verdict, str]:
+        """The probe's verdict on base + ``changes``, and the end of its output."""
         probe = FileChange(PROBE_FILE, script.encode("utf-8"))
         result = self.runner.run([*changes, probe], PROBE_TIMEOUT)
-        return verdict(None if result.timed_out else result.exit_code, result.output_tail)
+        code = None if result.timed_out else result.exit_code
+        return verdict(code, result.output_tail), result.output_tail
 
 
 def _short(sentence: str, most: int = 60) -> str:
