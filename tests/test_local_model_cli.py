@@ -2501,23 +2501,12 @@ def read_block(lines):
     return body
 '''
 
-FENCES_LOGGED = '''\
-import logging
-
-logger = logging.getLogger(__name__)
-
-
-def read_block(lines):
-    """The lines up to the closing fence."""
-    body = []
-    for line in lines:
-        if line == "```":
-            break
-        body.append(line)
-    else:
-        logger.warning("the block is never closed")
-{}return body
-'''
+FENCES_LOGGED = FENCES.replace(
+    "import sys\n", "import logging\n\nlogger = logging.getLogger(__name__)\n"
+).replace(
+    '        print("warning: the block is never closed", file=sys.stderr)\n    return body\n',
+    '        logger.warning("the block is never closed")\n{}return body\n',
+)
 
 
 def test_a_last_return_that_slid_into_the_block_above_it_is_moved_out(
