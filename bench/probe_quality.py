@@ -5,11 +5,10 @@ project's tests. Whether it helps depends on two things a full ``bench/solve.py`
 only slowly and mixed with everything else: does it stand (fail before the change), and does a
 right result pass it? Here the change is each task's reference solution, so every failure on
 it is a false alarm. git-gpte's own probe check (``probe_check``, with its messages, client
-settings and rules: one probe of the whole request and one of each later sentence, a probe
-failing on its own written again once) runs on a git repository of the task, with the
-solution as the result:
+settings and rules: one probe of the whole request and one of each later sentence) runs on a
+git repository of the task, with the solution as the result:
 
-- stands: it failed on the base and was kept, after being written again or not (``mended``);
+- stands: it failed on the base and was kept (not failing on its own on the solution);
 - right: it stands and the solution passes it (it checks what the change did);
 - false alarm: it stands and the solution fails it: a right result that git-gpte would send
   back, and commit with exit 1 if the retries keep it;
@@ -52,7 +51,6 @@ class Row:
     kind: str  # "whole" or "sentence"
     sample: int
     stands: bool = False
-    mended: bool = False
     right: bool = False
     false_alarm: bool = False
     on_base: str = ""
@@ -103,7 +101,7 @@ def task_rows(task: SolveTask, llm: LLM, settings: Settings, samples: int, tmp: 
             last = probe.last
             rows.append(
                 Row(
-                    task.name, kind, sample, stands=True, mended=probe.mended,
+                    task.name, kind, sample, stands=True,
                     right=last is not None and last.passed,
                     false_alarm=last is not None and not last.passed,
                     on_base=probe.on_base.error,
@@ -124,12 +122,12 @@ def pct(part: int, whole: int) -> str:
 
 
 def tables(rows: list[Row]) -> str:
-    out = [f"{'probe':<10}{'asked':>7}{'stands':>8}{'mended':>8}{'right':>8}{'false alarm':>13}"]
+    out = [f"{'probe':<10}{'asked':>7}{'stands':>8}{'right':>8}{'false alarm':>13}"]
     for kind in ("whole", "sentence"):
         mine = [r for r in rows if r.kind == kind]
         out.append(
             f"{kind:<10}{len(mine):>7}{sum(r.stands for r in mine):>8}"
-            f"{sum(r.mended for r in mine):>8}{sum(r.right for r in mine):>8}"
+            f"{sum(r.right for r in mine):>8}"
             f"{sum(r.false_alarm for r in mine):>13}"
         )
     tasks = sorted({(r.task, r.sample) for r in rows})
@@ -179,7 +177,6 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{row.task:<36}{row.kind:<9}{row.sample:>2}  "
                 f"{'right' if row.right else 'FALSE ALARM' if row.false_alarm else '-':<12}"
-                f"{'mended ' if row.mended else '':<8}"
                 f"base: {row.on_base[:50]:<52}solution: {row.on_solution[:50]}",
                 flush=True,
             )

@@ -16,12 +16,6 @@ from settings import Settings
 
 assert Settings({"app.tags": "a, b,,c"}).get_list("app.tags") == ["a", "b", "c"]
 ```"""
-# Keys the code refuses, before and after the change: written again, told why.
-MISUSED = """```python
-from settings import Settings
-
-assert Settings({"tags": "a"}).get_list("tags") == ["a"]
-```"""
 # Wrong about the request (the default is [] when none is given): a right result fails it.
 ALARM = """```python
 from settings import Settings
@@ -33,7 +27,7 @@ assert Settings({}).get_list("app.tags") is None
 def test_each_probe_is_run_on_the_base_and_on_the_solution(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
-    llm_server.queue(MISUSED, ALARM, RIGHT)  # the whole request's, the sentence's, the mend
+    llm_server.queue(RIGHT, ALARM)  # the whole request's, the sentence's
     report = tmp_path / "probes.jsonl"
     out = subprocess.run(
         [
@@ -44,11 +38,10 @@ def test_each_probe_is_run_on_the_base_and_on_the_solution(
         capture_output=True, text=True, check=True, timeout=300,
     ).stdout  # fmt: skip
     rows = [json.loads(line) for line in report.read_text().splitlines()]
-    assert [(r["kind"], r["stands"], r["mended"], r["right"], r["false_alarm"]) for r in rows] == [
-        ("whole", True, True, True, False),
-        ("sentence", True, False, False, True),
+    assert [(r["kind"], r["stands"], r["right"], r["false_alarm"]) for r in rows] == [
+        ("whole", True, True, False),
+        ("sentence", True, False, True),
     ]
-    assert "setting keys look like" in llm_server.requests[2].body["messages"][-1]["content"]
     asked = llm_server.requests[1].body["messages"][-1]["content"]
     assert "When the key is not set it returns default" in asked.split("above all")[1]
     assert "whole only: 1 task run(s), a right probe in 1 (100%), a false alarm in 0" in out

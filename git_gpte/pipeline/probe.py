@@ -27,7 +27,6 @@ from ..prompts.probe import (
     Verdict,
     changed_signatures,
     focus_sentences,
-    mend_messages,
     probe_enough,
     probe_messages,
     probe_script,
@@ -49,24 +48,19 @@ PROBE_FAILS = "A check written from the request fails on the result"
 @dataclass
 class Probe:
     """One probe that stands: its script, what it said on the base, the sentence of the
-    request it checks above all (empty: the whole request), the conversation that wrote it,
-    whether it was written again after failing on its own, and what it said on the last
+    request it checks above all (empty: the whole request), and what it said on the last
     result it ran on (None: none yet)."""
 
     script: str
     on_base: Verdict
     focus: str
-    messages: list[dict[str, str]]
-    mended: bool = False
     last: Verdict | None = None
 
 
 class ProbeCheck:
     """A :data:`Verify`: ``inner`` (None: none), then the probes on a result that passes it:
     one of the whole request and one of each later sentence of it that says what must hold
-    (see :func:`~git_gpte.prompts.probe.focus_sentences`). A probe that fails on its own is
-    written again once, told how it failed (see :func:`~git_gpte.prompts.probe.mend_messages`),
-    and dropped if it still does."""
+    (see :func:`~git_gpte.prompts.probe.focus_sentences`)."""
 
     def __init__(
         self,
@@ -81,7 +75,6 @@ class ProbeCheck:
         self.repo, self.base = runner.repo, runner.base
         self.probes: list[Probe] = []
         self.asked = False
-        self.signatures, self.local = "", set[str]()
 
     def judged_by(self) -> list[str]:
         """The wrapped check's judges, and the probe while one stands."""
@@ -116,29 +109,23 @@ class ProbeCheck:
         ]
 
     def _judge(self, probe: Probe, changes: list[FileChange]) -> Probe | None:
-        """``probe`` run on the result (its verdict in ``last``), or written again once when
-        it failed on its own; None when it is dropped."""
-        found, output = self._run(probe.script, changes)
+        """``probe`` with its verdict on the result in ``last``; None when it failed on its
+        own there, and is dropped."""
+        found = self._run(probe.script, changes)
         if found.passed or (found.judges and not found.as_before(probe.on_base)):
             return replace(probe, last=found)
-        if probe.mended:
-            self.console.info(f"the probe failed on its own ({found.error}): dropped")
-            return None
-        self.console.info(f"the probe failed on its own ({found.error}): asking for it again")
-        mended = self._ask(mend_messages(probe.messages, probe.script, output), probe.focus)
-        return self._judge(replace(mended, mended=True), changes) if mended else None
+        self.console.info(f"the probe failed on its own ({found.error}): dropped")
+        return None
 
     def _write(self, changes: list[FileChange]) -> list[Probe]:
         """Ask for the probes; keep those that fail on the base."""
-        self.signatures = changed_signatures(self._before_after(changes))
-        if not self.signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
+        signatures = changed_signatures(self._before_after(changes))
+        if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
             return []  # nothing importable changed, or the probe would replace a file
-        self.local = self._top_modules()
+        local = self._top_modules()
         kept: list[Probe] = []
         for focus in ["", *focus_sentences(self.request)]:
-            what = f"of: {_short(focus)}" if focus else "of the request"
-            self.console.info(f"asking for a probe {what}")
-            probe = self._ask(probe_messages(self.request, self.signatures, focus), focus)
+            probe = self._ask(signatures, focus, local)
             if probe is not None and all(probe.script != k.script for k in kept):
                 kept.append(probe)
         return kept
@@ -160,29 +147,31 @@ class ProbeCheck:
         entries = self.repo.tree_entries(self.base)
         return {entry.path.split("/", 1)[0].removesuffix(".py") for entry in entries}
 
-    def _ask(self, messages: list[dict[str, str]], focus: str) -> Probe | None:
-        """A probe from the answer to ``messages``, when it holds one that fails on the base."""
+    def _ask(self, signatures: str, focus: str, local: set[str]) -> Probe | None:
+        """One probe of the request (of its sentence ``focus`` above all, when given), when
+        the answer holds one that fails on the base."""
+        what = f"of: {_short(focus)}" if focus else "of the request"
+        self.console.info(f"asking for a probe {what}")
         try:
+            messages = probe_messages(self.request, signatures, focus)
             reply = self.llm.ask(messages, enough=probe_enough)
         except GpteError as exc:  # the edit stands on its own checks; the probe is extra
             self.console.info(f"no probe: {exc.render().splitlines()[0]}")
             return None
-        script = probe_script(reply.text, self.signatures, self.local)
+        script = probe_script(reply.text, signatures, local)
         if script is None:
             self.console.info("no usable probe in the answer: not probing")
             return None
-        on_base, _ = self._run(script, [])
+        on_base = self._run(script, [])
         if on_base.passed:
             self.console.info("the probe passes before the change too: not probing")
             return None
-        return Probe(script, on_base, focus, messages)
+        return Probe(script, on_base, focus)
 
-    def _run(self, script: str, changes: list[FileChange]) -> tuple[Verdict, str]:
-        """The probe's verdict on base + ``changes``, and the end of its output."""
+    def _run(self, script: str, changes: list[FileChange]) -> Verdict:
         probe = FileChange(PROBE_FILE, script.encode("utf-8"))
         result = self.runner.run([*changes, probe], PROBE_TIMEOUT)
-        code = None if result.timed_out else result.exit_code
-        return verdict(code, result.output_tail), result.output_tail
+        return verdict(None if result.timed_out else result.exit_code, result.output_tail)
 
 
 def _short(sentence: str, most: int = 60) -> str:

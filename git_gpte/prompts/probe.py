@@ -86,32 +86,6 @@ def probe_messages(request: str, signatures: str, focus: str = "") -> list[dict[
     ]
 
 
-_MEND = """\
-Run on the changed project, the script failed before it checked anything the request asks:
-```
-{output}
-```
-Write the script again so that it calls the project's code the way that code expects (the \
-error says how) and checks what the request asks. Answer with the script in one ```python \
-block and nothing else.
-"""
-MEND_LINES = 12  # the end of the traceback: the error, and the frames that led to it
-
-
-def mend_messages(messages: list[dict[str, str]], script: str, output: str) -> list[dict[str, str]]:
-    """The conversation that wrote ``script``, told how it failed on its own (``output``, the
-    end of its run), asking for it again. The 1.5B model's probes mostly fail on their own by
-    misusing the code, and the error says how it is used: keys that look like
-    ``'section.option'``, a property called as a method, an SKU that is not valid
-    (bench/probe_quality.py: 8 of 18 tasks)."""
-    tail = "\n".join(output.rstrip().splitlines()[-MEND_LINES:])
-    return [
-        *messages,
-        {"role": "assistant", "content": f"```python\n{script}```"},
-        {"role": "user", "content": _MEND.format(output=tail)},
-    ]
-
-
 # A sentence ends at . ! or ? before white space and a capital, a quote or a backquote; not
 # after the abbreviations a request uses before an example.
 _SENTENCE_END = re.compile(r"(?<![ (]e\.g\.)(?<![ (]i\.e\.)(?<=[.!?])\s+(?=[A-Z`'\"])")
