@@ -2,7 +2,8 @@
 
 Wraps the check (the user's command, or the project's tests): once a result passes it, the
 model is asked (once, in a short conversation of its own) for a probe of what the request asks,
-shown only the signatures of what changed (see prompts/probe.py). The probe must fail on the
+and for one of each later sentence of a request of several, shown only the signatures of what
+changed (see prompts/probe.py). Each probe stands or falls alone. A probe must fail on the
 base, or it checks nothing the change did, and is dropped. A result on which it fails, by an
 assertion or by an exception out of the project's code, fails like a failing check: the probe
 and its output go back to the model. A result still failing it after the retries is committed
