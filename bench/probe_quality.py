@@ -25,13 +25,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from solve_tasks import SolveTask, load_all, write_solution, write_tree
+from solve import git, make_repo
+from solve_tasks import SolveTask, load_all, write_solution
 
 from git_gpte.config import Settings
 from git_gpte.git import FileChange, Repository
@@ -58,20 +58,11 @@ class Row:
     script: str = ""
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
 def task_repo(task: SolveTask, root: Path) -> tuple[Repository, str]:
-    """A git repository of the task's files, and its one commit."""
-    write_tree(task.files, root)
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "-c", f"user.name={IDENTITY[0]}", "-c", f"user.email={IDENTITY[1]}",
-        "commit", "-qm", "base")  # fmt: skip
-    return Repository.discover(root), git(root, "rev-parse", "HEAD")
+    """A git repository of the task's files (as bench/solve.py gives it to the tools), and its
+    one commit."""
+    repo = make_repo(task, root)
+    return Repository.discover(repo), git(repo, "rev-parse", "HEAD").strip()
 
 
 def solution_changes(task: SolveTask, root: Path) -> list[FileChange]:
@@ -85,7 +76,7 @@ def solution_changes(task: SolveTask, root: Path) -> list[FileChange]:
 
 
 def task_rows(task: SolveTask, llm: LLM, settings: Settings, samples: int, tmp: Path) -> list[Row]:
-    repo, base = task_repo(task, tmp / "repo")
+    repo, base = task_repo(task, tmp)
     changes = solution_changes(task, tmp / "solution")
     asked = {"whole": 1, "sentence": len(focus_sentences(task.prompt))}
     rows = []
