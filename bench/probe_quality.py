@@ -23,6 +23,7 @@ Prints a table per kind of probe (whole request / later sentence) and per task.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -56,6 +57,7 @@ class Row:
     on_base: str = ""
     on_solution: str = ""
     script: str = ""
+    said: str = ""  # what the check said while asking and running (why a probe was dropped)
 
 
 def task_repo(task: SolveTask, root: Path) -> tuple[Repository, str]:
@@ -81,9 +83,9 @@ def task_rows(task: SolveTask, llm: LLM, settings: Settings, samples: int, tmp: 
     asked = {"whole": 1, "sentence": len(focus_sentences(task.prompt))}
     rows = []
     for sample in range(samples):
-        check = probe_check(
-            None, llm, task.prompt, repo, settings, base, IDENTITY, Console(quiet=True)
-        )
+        said = io.StringIO()
+        console = Console(stream=said, live=False)
+        check = probe_check(None, llm, task.prompt, repo, settings, base, IDENTITY, console)
         check(changes)
         kinds = {"whole": 0, "sentence": 0}
         for probe in check.probes:
@@ -98,10 +100,11 @@ def task_rows(task: SolveTask, llm: LLM, settings: Settings, samples: int, tmp: 
                     on_base=probe.on_base.error,
                     on_solution="" if last is None else "passed" if last.passed else last.error,
                     script=probe.script,
+                    said=said.getvalue(),
                 )
             )  # fmt: skip
         rows += [
-            Row(task.name, kind, sample)
+            Row(task.name, kind, sample, said=said.getvalue())
             for kind, n in asked.items()
             for _ in range(n - kinds[kind])
         ]
