@@ -97,7 +97,7 @@ def task_rows(task: SolveTask, llm: LLM, settings: Settings, samples: int, tmp: 
                     task.name, kind, sample, stands=True,
                     right=last is not None and last.passed,
                     false_alarm=last is not None and not last.passed,
-                    on_base=probe.on_base.error,
+                    on_base="; ".join(v.error for v in probe.on_base.values()),
                     on_solution="" if last is None else "passed" if last.passed else last.error,
                     script=probe.script,
                     said=said.getvalue(),

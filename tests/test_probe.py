@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 
 from git_gpte.prompts.probe import (
+    Verdict,
     changed_signatures,
     focus_sentences,
     module_name,
     probe_enough,
     probe_script,
-    verdict,
+    step_verdicts,
 )
+from git_gpte.prompts.probe_steps import harness, steps
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer, self_hosted_env
@@ -169,22 +171,55 @@ def test_each_later_sentence_of_a_request_gets_a_probe_of_its_own(
         assert found == focused
 
 
-def test_a_failure_judges_the_code_only_when_the_code_answered() -> None:
-    frame = 'Traceback (most recent call last):\n  File "{}", line 3, in <module>\n'
-    mine = frame.format("/tmp/w/gpte_probe.py")
-    theirs = mine + '  File "/tmp/w/stock.py", line 9, in is_low\n'
-    assert verdict(0, "").passed
-    assert verdict(1, mine + "AssertionError").judges
-    assert verdict(1, theirs + "KeyError: 'week'").judges  # the code raised: its answer
-    assert not verdict(1, mine + "NameError: name 'Shop' is not defined").judges
-    assert not verdict(1, mine + "TypeError: is_low() takes 2 arguments").judges
-    assert not verdict(None, "").judges  # timed out: nothing says which is wrong
+STEPS = """\
+from stock import Store
+
+store = Store({"a": 5})
+assert store.is_low("a", 5)
+assert store.is_low("zz", 1)
+assert Shop()
+store.is_low("a", "x")
+
+
+def test_names():
+    assert store.names() == ["a"]
+
+
+if __name__ == "__main__":
+    test_names()
+"""
+
+
+def _run_steps(tmp_path: Path, script: str, stock: str = STOCK) -> dict[int, Verdict] | None:
+    (tmp_path / "stock.py").write_text(stock)
+    (tmp_path / "gpte_probe.py").write_text(harness(script))
+    done = subprocess.run(
+        [sys.executable, "gpte_probe.py"], cwd=tmp_path, capture_output=True, text=True
+    )
+    return step_verdicts(done.returncode, done.stdout + done.stderr)
+
+
+def test_each_statement_of_the_probe_is_judged_alone(tmp_path: Path) -> None:
+    assert steps(STEPS)[1:] == [
+        'store = Store({\'a\': 5})', "assert store.is_low('a', 5)", "assert store.is_low('zz', 1)",
+        "assert Shop()", "store.is_low('a', 'x')", "test_names()",
+    ]  # fmt: skip
+    found = _run_steps(tmp_path, STEPS)
+    assert found is not None
+    assert sorted(found) == [2, 3, 4, 5]  # the import, the set-up and test_names() passed
+    assert found[2].judges and found[2].error == "AssertionError"  # not so: judges the code
+    assert found[3].judges and found[3].error == "KeyError: 'zz'"  # the code raised: its answer
+    assert not found[4].judges and found[4].error.startswith("NameError")  # the probe's own
+    assert found[5].judges and found[5].error.startswith("TypeError")  # raised in stock.py
+    again = _run_steps(tmp_path, STEPS)
+    assert again is not None
     # Failing by an exception just as before the change: the probe exercised nothing changed.
-    base = verdict(1, theirs + "KeyError: '123'")
-    assert verdict(1, theirs + "KeyError: '123'").as_before(base)
-    assert not verdict(1, theirs.replace("line 3", "line 5") + "KeyError: '5'").as_before(base)
-    failed = verdict(1, mine + "AssertionError")
-    assert not failed.as_before(verdict(1, mine + "AssertionError"))  # still not as asked
+    assert again[3].as_before(found[3]) and not again[2].as_before(found[2])
+    assert _run_steps(tmp_path, STEPS, RIGHT) is not None
+    # A run that did not get to its end (killed, timed out, a definition that raised).
+    assert _run_steps(tmp_path, STEPS, "import os\nos._exit(3)\n") is None
+    assert step_verdicts(None, "") is None and step_verdicts(0, "no mark") is None
+    assert step_verdicts(0, "@@gpte-probe-step {broken\n@@gpte-probe-done\n") == {}
 
 
 def _env(server: LLMServer) -> dict[str, str]:
@@ -338,3 +373,40 @@ def test_a_later_sentence_of_the_request_is_probed_on_its_own(
     retry = llm_server.requests[3].body["messages"][-1]["content"]
     assert 'is_low("zz", 0)' in retry and 'is_low("a", 6)' not in retry
     assert git(shop, "show", "two:stock.py") == BOTH
+
+
+CONTRADICTING = """\
+```python
+from stock import Store
+
+store = Store({"a": 5})
+assert not store.is_low("a", 6)
+assert not store.is_low("a", 5)
+assert store.is_low("a", 5)
+```
+"""
+
+
+def test_a_statement_passing_on_the_base_is_not_held_against_the_result(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # Seen (csvreport/number-value-error): a probe asserting what the code did before the
+    # change beside what was asked; the right result failed the first, and was committed as
+    # not done. Only the statements that fail on the base judge a result.
+    llm_server.queue(f"stock.py\n```python\n{RIGHT}```\n", CONTRADICTING)
+    done = run_gpte("improve", REQUEST, "-b", "right", cwd=shop, env=_env(llm_server), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "the probe passed" in done.stderr
+    assert git(shop, "show", "right:stock.py") == RIGHT
+    # A result failing the statement that failed on the base is sent back with that statement.
+    llm_server.queue(f"stock.py\n```python\n{WRONG}```\n", CONTRADICTING, "no change")
+    done = run_gpte(
+        "improve", REQUEST, "--max-retries", "1", "-b", "wrong", cwd=shop,
+        env=_env(llm_server), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    retry = llm_server.requests[-1].body["messages"][-1]["content"]
+    assert (
+        "fails on the result (AssertionError), at:\n```python\nassert store.is_low('a', 5)\n```"
+        in retry
+    )

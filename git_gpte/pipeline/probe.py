@@ -3,15 +3,16 @@
 Wraps the check (the user's command, or the project's tests): once a result passes it, the
 model is asked (once, in a short conversation of its own) for a probe of what the request asks,
 and for one of each later sentence of a request of several, shown only the signatures of what
-changed (see prompts/probe.py). Each probe stands or falls alone. A probe must fail on the
-base, or it checks nothing the change did, and is dropped. A result on which it fails, by an
-assertion or by an exception out of the project's code, fails like a failing check: the probe
-and its output go back to the model. A result still failing it after the retries is committed
+changed (see prompts/probe.py). Each probe stands or falls alone, and so does each of its
+statements (prompts/probe_steps.py): only those that fail on the base check what the change
+did; a probe with none is dropped. A result on which one of them fails, by an assertion or by
+an exception out of the project's code, fails like a failing check: the probe, the statement
+and its error go back to the model. A result still failing it after the retries is committed
 with exit 1 and the failure said, never as a success: the probe is the model's own reading of
 the request and may be what is wrong (asserting 50 less 30 % is 37.5, it refused a right
-rename), so it does not refuse what the other checks pass. A probe that misuses the code (a
-name it made up, a call with wrong arguments) is dropped with one line saying so, never blamed
-on the result; so is probing in a repository that tracks a file of the probe's name.
+rename), so it does not refuse what the other checks pass. A statement that misuses the code
+(a name it made up, a call with wrong arguments) is dropped with one line saying so, never
+blamed on the result; so is probing in a repository that tracks a file of the probe's name.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from ..prompts.probe import (
     probe_enough,
     probe_messages,
     probe_script,
-    verdict,
+    step_verdicts,
 )
+from ..prompts.probe_steps import harness, steps
 from ..run import RunOptions
 from ..ui import Console
 from .edit_loop import Verify
@@ -48,14 +50,17 @@ PROBE_FAILS = "A check written from the request fails on the result"
 
 @dataclass
 class Probe:
-    """One probe that stands: its script, what it said on the base, the sentence of the
-    request it checks above all (empty: the whole request), and what it said on the last
-    result it ran on (None: none yet)."""
+    """One probe that stands: its script; its steps that failed on the base, with what they
+    said there (see :mod:`~git_gpte.prompts.probe_steps`: the others are not held against a
+    result); the sentence of the request it checks above all (empty: the whole request); and
+    what it said on the last result it ran on (None: none yet), with the statement that
+    failed there."""
 
     script: str
-    on_base: Verdict
+    on_base: dict[int, Verdict]
     focus: str
     last: Verdict | None = None
+    failing: str = ""
 
 
 class ProbeCheck:
@@ -102,7 +107,8 @@ class ProbeCheck:
                 "check",
                 "",
                 None,
-                f"{PROBE_FAILS} ({failed.last.error}).\n"
+                f"{PROBE_FAILS} ({failed.last.error}), at:\n"
+                f"```python\n{failed.failing}\n```\n"
                 f"The check:\n```python\n{failed.script}```\n"
                 "Change the code so that it does what the request asks.",
                 advisory=True,
@@ -110,13 +116,31 @@ class ProbeCheck:
         ]
 
     def _judge(self, probe: Probe, changes: list[FileChange]) -> Probe | None:
-        """``probe`` with its verdict on the result in ``last``; None when it failed on its
-        own there, and is dropped."""
+        """``probe`` with its verdict on the result in ``last``, keeping the steps that still
+        judge; None when none does (each failed on its own there), and it is dropped."""
         found = self._run(probe.script, changes)
-        if found.passed or (found.judges and not found.as_before(probe.on_base)):
-            return replace(probe, last=found)
-        self.console.info(f"the probe failed on its own ({found.error}): dropped")
-        return None
+        if found is None:
+            self.console.info("the probe did not run to its end on the result: dropped")
+            return None
+        standing: dict[int, Verdict] = {}
+        failures: list[tuple[int, Verdict]] = []
+        own: list[Verdict] = []
+        for step, before in probe.on_base.items():
+            now = found.get(step)
+            if now is None:
+                standing[step] = before
+            elif now.judges and not now.as_before(before):
+                standing[step] = before
+                failures.append((step, now))
+            else:
+                own.append(now)
+        if not standing:
+            self.console.info(f"the probe failed on its own ({own[0].error}): dropped")
+            return None
+        if not failures:
+            return replace(probe, on_base=standing, last=Verdict(True, True), failing="")
+        step, now = failures[0]
+        return replace(probe, on_base=standing, last=now, failing=steps(probe.script)[step])
 
     def _write(self, changes: list[FileChange]) -> list[Probe]:
         """Ask for the probes; keep those that fail on the base."""
@@ -164,15 +188,20 @@ class ProbeCheck:
             self.console.info("no usable probe in the answer: not probing")
             return None
         on_base = self._run(script, [])
-        if on_base.passed:
+        if on_base is None:
+            self.console.info("the probe did not run to its end before the change: not probing")
+            return None
+        if not on_base:
             self.console.info("the probe passes before the change too: not probing")
             return None
         return Probe(script, on_base, focus)
 
-    def _run(self, script: str, changes: list[FileChange]) -> Verdict:
-        probe = FileChange(PROBE_FILE, script.encode("utf-8"))
+    def _run(self, script: str, changes: list[FileChange]) -> dict[int, Verdict] | None:
+        """The verdicts of the probe's steps that failed (see
+        :func:`~git_gpte.prompts.probe_steps.harness`); None when the run did not end."""
+        probe = FileChange(PROBE_FILE, harness(script).encode("utf-8"))
         result = self.runner.run([*changes, probe], PROBE_TIMEOUT)
-        return verdict(None if result.timed_out else result.exit_code, result.output_tail)
+        return step_verdicts(None if result.timed_out else result.exit_code, result.output_tail)
 
 
 def _short(sentence: str, most: int = 60) -> str:

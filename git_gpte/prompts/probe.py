@@ -5,8 +5,8 @@ compile, define every name and break no test the project had (a boundary left wh
 sort after the rows were built: bench/solve.py, docs/benchmarks.md). The request often says
 what must hold ("'5/week' raises ValueError", "an item exactly at its level is low"); a script
 of asserts written from it, shown only the signatures of what changed (so it states what was
-asked, not what the edit does), checks that. Pure functions: the messages, the script read
-from the reply, and what a run of it says.
+asked, not what the edit does), checks that, statement by statement (probe_steps.py). Pure
+functions: the messages, the script read from the reply, and what a run of it says.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ..edit.definitions import changed_lines
 from ..edit.rename import bound_names
 from ..edit.wholefile import import_stdlib, import_stdlib_names
+from .probe_steps import step_failures
 
 PROBE_FILE = "gpte_probe.py"
 MAX_PROBE_LINES = 80
@@ -358,19 +359,19 @@ class Verdict:
         )
 
 
-_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+def step_verdicts(exit_code: int | None, output: str) -> dict[int, Verdict] | None:
+    """Read a run of the probe's :func:`~git_gpte.prompts.probe_steps.harness`: the verdict
+    of each step that failed, by step number; None when the run did not get to its end."""
+    failed = step_failures(output) if exit_code == 0 else None
+    if failed is None:
+        return None
+    return {step: _failure(frames, error) for step, (frames, error) in failed.items()}
 
 
-def verdict(exit_code: int | None, output: str) -> Verdict:
-    """Read a probe's run: its exit code and output (the traceback of a failure)."""
-    if exit_code == 0:
-        return Verdict(True, True)
-    lines = [line for line in output.splitlines() if line.strip()]
-    frames = [
-        (m.group(1).replace("\\", "/"), int(m.group(2))) for m in map(_FRAME.match, lines) if m
-    ]
-    error = next((line for line in reversed(lines) if not line.startswith(" ")), "")
-    if not frames:  # killed, timed out, no traceback: nothing says which is wrong
+def _failure(frames: list[tuple[str, int]], error: str) -> Verdict:
+    """The verdict of a failure: its traceback's frames (file, line) and its error line."""
+    frames = [(path.replace("\\", "/"), line) for path, line in frames]
+    if not frames:
         return Verdict(False, False, error)
     mine = [line for path, line in frames if path.rsplit("/", 1)[-1] == PROBE_FILE]
     where = mine[-1] if mine else None

@@ -1,0 +1,113 @@
+"""A probe run statement by statement, so that each of its checks stands or falls alone.
+
+Run as one script, a probe's first failure decides. Seen (bench/probe_quality.py): a probe
+asserting both that ``parse_number('abc') is None`` (what the code did) and that it raises
+ValueError (what was asked); the right result failed the first assert, and the probe raised a
+false alarm though its checks of the request held. Rewritten by :func:`harness`, every
+top-level statement but a definition is tried on its own and its failure reported on one line
+of the output. A statement that fails on the base checks something the change must do; one
+that passes there says nothing of the change, and may assert the very behaviour the request
+changes, so it is not held against the result. Pure functions: the script in, the script to
+run and what its run said out.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+
+STEP_MARK = "@@gpte-probe-step "
+DONE_MARK = "@@gpte-probe-done"
+MAX_ERROR_CHARS = 300
+
+# Names a probe is unlikely to use; the prelude reports a step's failure as one JSON line:
+# its number, the frames of its traceback and the exception's last line.
+_PRELUDE = f"""\
+import json as _gpte_json, sys as _gpte_sys, traceback as _gpte_traceback
+
+
+def _gpte_failed(_gpte_step, _gpte_error):
+    _gpte_frames = [
+        [_f.filename, _f.lineno] for _f in _gpte_traceback.extract_tb(_gpte_error.__traceback__)
+    ]
+    _gpte_last = _gpte_traceback.format_exception_only(type(_gpte_error), _gpte_error)
+    _gpte_text = _gpte_last[-1].strip()[:{MAX_ERROR_CHARS}]
+    _gpte_line = {{"step": _gpte_step, "frames": _gpte_frames, "error": _gpte_text}}
+    _gpte_sys.stdout.flush()
+    print({STEP_MARK!r} + _gpte_json.dumps(_gpte_line), flush=True)
+"""
+
+_KEPT = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def steps(script: str) -> list[str]:
+    """The source of each statement :func:`harness` tries on its own, by step number."""
+    return [ast.unparse(s) for s in _statements(ast.parse(script)) if not _kept(s)]
+
+
+def _statements(tree: ast.Module) -> list[ast.stmt]:
+    """The module's statements, the body of an ``if __name__ == "__main__":`` in its place
+    (a probe written as tests calls each there)."""
+    out: list[ast.stmt] = []
+    for statement in tree.body:
+        main = isinstance(statement, ast.If) and not statement.orelse
+        if isinstance(statement, ast.If) and main and "__name__" in ast.unparse(statement.test):
+            out += statement.body
+        else:
+            out.append(statement)
+    return out
+
+
+def harness(script: str) -> str:
+    """``script`` with each top-level statement but definitions (and ``__future__``
+    imports) tried on its own, a failure reported and the next statement run; a last line
+    says the run got to its end."""
+    tree = ast.parse(script)
+    future = [s for s in tree.body if _is_future(s)]
+    body: list[ast.stmt] = []
+    step = 0
+    for statement in _statements(tree):
+        if _is_future(statement):
+            continue
+        if _kept(statement):
+            body.append(statement)
+            continue
+        body.append(_tried(statement, step))
+        step += 1
+    done = ast.parse(f"print({DONE_MARK!r}, flush=True)").body
+    module = ast.Module(body=[*future, *ast.parse(_PRELUDE).body, *body, *done], type_ignores=[])
+    return ast.unparse(ast.fix_missing_locations(module)) + "\n"
+
+
+def _kept(statement: ast.stmt) -> bool:
+    return isinstance(statement, _KEPT) or _is_future(statement)
+
+
+def _is_future(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+
+
+def _tried(statement: ast.stmt, step: int) -> ast.stmt:
+    report = ast.parse(f"_gpte_failed({step}, _gpte_error)").body
+    handler = ast.ExceptHandler(type=ast.Name("BaseException"), name="_gpte_error", body=report)
+    return ast.Try(body=[statement], handlers=[handler], orelse=[], finalbody=[])
+
+
+def step_failures(output: str) -> dict[int, tuple[list[tuple[str, int]], str]] | None:
+    """Each failed step's traceback frames (file, line) and error, by step number, from the
+    output of a run of :func:`harness`'s script; None when the run did not get to its end
+    (killed, timed out, a definition that raised)."""
+    lines = output.splitlines()
+    if DONE_MARK not in (line.strip() for line in lines):
+        return None
+    failed: dict[int, tuple[list[tuple[str, int]], str]] = {}
+    for line in lines:
+        if not line.startswith(STEP_MARK):
+            continue
+        try:
+            data = json.loads(line[len(STEP_MARK) :])
+            frames = [(str(path), int(number)) for path, number in data["frames"]]
+            failed[int(data["step"])] = (frames, str(data["error"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return failed
