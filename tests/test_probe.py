@@ -375,47 +375,6 @@ def test_a_later_sentence_of_the_request_is_probed_on_its_own(
     assert git(shop, "show", "two:stock.py") == BOTH
 
 
-STOCK_TESTS = """\
-from stock import Store
-
-
-def test_names():
-    store = Store({"b": 1, "a": 2})
-    assert store.names() == ["a", "b"]
-"""
-
-
-def test_the_probe_is_shown_how_the_projects_tests_build_what_changed(
-    tmp_path: Path, llm_server: LLMServer
-) -> None:
-    # Seen (bench/probe_quality.py): shown signatures only, the model built the project's
-    # objects as it guessed (keys the class refuses, an SKU of the wrong form); the probe
-    # failed before and after the change alike and was dropped, the result left unchecked.
-    shop = make_repo(tmp_path / "tested", {"stock.py": STOCK, "tests/test_stock.py": STOCK_TESTS})
-    llm_server.queue(f"stock.py\n```python\n{RIGHT}```\n", PROBE)
-    done = run_gpte("improve", REQUEST, "--json", cwd=shop, env=_env(llm_server), timeout=300)
-    assert done.returncode == 0, done.stderr
-    asked = llm_server.requests[1].body["messages"][-1]["content"]
-    assert "How the project's own tests build and call these" in asked
-    assert "# tests/test_stock.py\nfrom stock import Store\n\ndef test_names():" in asked
-    assert "self.levels[sku]" not in asked  # still no bodies of the changed code
-    # The worked example before it shows uses too, and a probe that asserts beside them:
-    # without it the model answered with the uses alone.
-    worked = llm_server.requests[1].body["messages"]
-    assert "# tests/test_counting.py" in worked[1]["content"]
-    assert 'counter = Counter(language="en")' in worked[2]["content"]
-
-
-def test_a_project_without_tests_of_the_change_shows_the_probe_no_uses(
-    shop: Path, llm_server: LLMServer
-) -> None:
-    llm_server.queue(f"stock.py\n```python\n{RIGHT}```\n", PROBE)
-    done = run_gpte("improve", REQUEST, cwd=shop, env=_env(llm_server), timeout=300)
-    assert done.returncode == 0, done.stderr
-    conversation = "\n".join(m["content"] for m in llm_server.requests[1].body["messages"])
-    assert "own tests" not in conversation and "test_counting" not in conversation
-
-
 CONTRADICTING = """\
 ```python
 from stock import Store

@@ -3,17 +3,16 @@
 Wraps the check (the user's command, or the project's tests): once a result passes it, the
 model is asked (once, in a short conversation of its own) for a probe of what the request asks,
 and for one of each later sentence of a request of several, shown only the signatures of what
-changed and the project's own tests of it (see prompts/probe.py, prompts/probe_examples.py).
-Each probe stands or falls alone, and so does each of its statements (prompts/probe_steps.py):
-only those that fail on the base check what the change did; a probe with none is dropped. A
-result on which one of them fails, by an assertion or by an exception out of the project's
-code, fails like a failing check: the probe, the statement and its error go back to the model.
-A result still failing it after the retries is committed with exit 1 and the failure said,
-never as a success: the probe is the model's own reading of the request and may be what is
-wrong (asserting 50 less 30 % is 37.5, it refused a right rename), so it does not refuse what
-the other checks pass. A statement that misuses the code (a name it made up, a call with wrong
-arguments) is dropped with one line saying so, never blamed on the result; so is probing in a
-repository that tracks a file of the probe's name.
+changed (see prompts/probe.py). Each probe stands or falls alone, and so does each of its
+statements (prompts/probe_steps.py): only those that fail on the base check what the change
+did; a probe with none is dropped. A result on which one of them fails, by an assertion or by
+an exception out of the project's code, fails like a failing check: the probe, the statement
+and its error go back to the model. A result still failing it after the retries is committed
+with exit 1 and the failure said, never as a success: the probe is the model's own reading of
+the request and may be what is wrong (asserting 50 less 30 % is 37.5, it refused a right
+rename), so it does not refuse what the other checks pass. A statement that misuses the code
+(a name it made up, a call with wrong arguments) is dropped with one line saying so, never
+blamed on the result; so is probing in a repository that tracks a file of the probe's name.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..config import Settings
-from ..context.languages import is_test
 from ..edit.pycheck import Problem
 from ..errors import GpteError
 from ..git import FileChange, Repository
@@ -36,7 +34,6 @@ from ..prompts.probe import (
     probe_script,
     step_verdicts,
 )
-from ..prompts.probe_examples import changed_names, usage_examples
 from ..prompts.probe_steps import harness, steps
 from ..run import RunOptions
 from ..ui import Console
@@ -48,7 +45,6 @@ if TYPE_CHECKING:
     from ..llm.client import LLM
 
 PROBE_TIMEOUT = 60.0
-MAX_TEST_BYTES = 100_000  # a test file bigger than this is generated, or no example
 PROBE_FAILS = "A check written from the request fails on the result"
 
 
@@ -148,15 +144,13 @@ class ProbeCheck:
 
     def _write(self, changes: list[FileChange]) -> list[Probe]:
         """Ask for the probes; keep those that fail on the base."""
-        before_after = self._before_after(changes)
-        signatures = changed_signatures(before_after)
+        signatures = changed_signatures(self._before_after(changes))
         if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
             return []  # nothing importable changed, or the probe would replace a file
         local = self._top_modules()
-        examples = usage_examples(self._tests(), changed_names(before_after))
         kept: list[Probe] = []
         for focus in ["", *focus_sentences(self.request)]:
-            probe = self._ask(signatures, focus, local, examples)
+            probe = self._ask(signatures, focus, local)
             if probe is not None and all(probe.script != k.script for k in kept):
                 kept.append(probe)
         return kept
@@ -173,30 +167,18 @@ class ProbeCheck:
             before_after[change.path] = (before, change.content.decode("utf-8", "replace"))
         return before_after
 
-    def _tests(self) -> dict[str, str]:
-        """The base's Python test files (path → text), those of a reasonable size."""
-        entries = [
-            e
-            for e in self.repo.tree_entries(self.base)
-            if e.path.endswith(".py") and is_test(e.path) and e.size <= MAX_TEST_BYTES
-        ]
-        paths = {e.sha: e.path for e in entries}
-        return {
-            paths[sha]: blob.decode("utf-8", "replace") for sha, blob in self.repo.read_blobs(paths)
-        }
-
     def _top_modules(self) -> set[str]:
         """The modules and packages at the repository's top, which an import finds first."""
         entries = self.repo.tree_entries(self.base)
         return {entry.path.split("/", 1)[0].removesuffix(".py") for entry in entries}
 
-    def _ask(self, signatures: str, focus: str, local: set[str], examples: str) -> Probe | None:
+    def _ask(self, signatures: str, focus: str, local: set[str]) -> Probe | None:
         """One probe of the request (of its sentence ``focus`` above all, when given), when
         the answer holds one that fails on the base."""
         what = f"of: {_short(focus)}" if focus else "of the request"
         self.console.info(f"asking for a probe {what}")
         try:
-            messages = probe_messages(self.request, signatures, focus, examples)
+            messages = probe_messages(self.request, signatures, focus)
             reply = self.llm.ask(messages, enough=probe_enough)
         except GpteError as exc:  # the edit stands on its own checks; the probe is extra
             self.console.info(f"no probe: {exc.render().splitlines()[0]}")

@@ -5,9 +5,8 @@ compile, define every name and break no test the project had (a boundary left wh
 sort after the rows were built: bench/solve.py, docs/benchmarks.md). The request often says
 what must hold ("'5/week' raises ValueError", "an item exactly at its level is low"); a script
 of asserts written from it, shown only the signatures of what changed (so it states what was
-asked, not what the edit does) and how the project's tests call them (probe_examples.py),
-checks that, statement by statement (probe_steps.py). Pure functions: the messages, the script
-read from the reply, and what a run of it says.
+asked, not what the edit does), checks that, statement by statement (probe_steps.py). Pure
+functions: the messages, the script read from the reply, and what a run of it says.
 """
 
 from __future__ import annotations
@@ -44,13 +43,6 @@ Request:
 {focus}
 What the change touched (bodies not shown):
 {signatures}
-{examples}"""
-
-_EXAMPLES = """
-How the project's own tests build and call these (what they assert is left out):
-```python
-{tests}
-```
 """
 
 
@@ -61,29 +53,14 @@ _EXAMPLE_REQUEST = (
     "count_words should raise TypeError when it is given None; it counts the words split on "
     "white space, so 'a  b' has 2."
 )
-_EXAMPLE_SIGNATURES = (
-    "# wordy/counting.py: import wordy.counting\n"
-    "class Counter:\n"
-    "    def __init__(self, language)\n"
-    "    def count_words(self, text)"
-)
-# The examples of use are those of the project's tests (probe_examples.py); shown them with no
-# worked example that has some, the 1.5B model answered with the examples alone, no assert.
-_EXAMPLE_USES = """\
-# tests/test_counting.py
-from wordy.counting import Counter
-
-def test_letters():
-    counter = Counter(language="en")
-    counter.count_letters("ab c")"""
+_EXAMPLE_SIGNATURES = "# wordy/counting.py: import wordy.counting\ndef count_words(text)"
 _EXAMPLE_PROBE = """\
 ```python
-from wordy.counting import Counter
+from wordy.counting import count_words
 
-counter = Counter(language="en")
-assert counter.count_words("a  b") == 2
+assert count_words("a  b") == 2
 try:
-    counter.count_words(None)
+    count_words(None)
     assert False, "count_words(None) did not raise TypeError"
 except TypeError:
     pass
@@ -96,21 +73,12 @@ Check above all this part of the request, which a change easily misses:
 """
 
 
-def probe_messages(
-    request: str, signatures: str, focus: str = "", examples: str = ""
-) -> list[dict[str, str]]:
+def probe_messages(request: str, signatures: str, focus: str = "") -> list[dict[str, str]]:
     """The conversation asking for a probe of ``request`` (of its sentence ``focus`` above
-    all, when given), after one worked example; ``examples``: the project's tests of what
-    changed (see :mod:`~git_gpte.prompts.probe_examples`)."""
-    uses = _EXAMPLES.format(tests=_EXAMPLE_USES) if examples.strip() else ""
-    example = _ASK.format(
-        request=_EXAMPLE_REQUEST, focus="", signatures=_EXAMPLE_SIGNATURES, examples=uses
-    )
+    all, when given), after one worked example."""
+    example = _ASK.format(request=_EXAMPLE_REQUEST, focus="", signatures=_EXAMPLE_SIGNATURES)
     focused = _FOCUS.format(sentence=focus.strip()) if focus else ""
-    shown = _EXAMPLES.format(tests=examples.strip("\n")) if examples.strip() else ""
-    text = _ASK.format(
-        request=request.strip(), focus=focused, signatures=signatures.rstrip(), examples=shown
-    )
+    text = _ASK.format(request=request.strip(), focus=focused, signatures=signatures.rstrip())
     return [
         {"role": "system", "content": _SYSTEM},
         {"role": "user", "content": example},
