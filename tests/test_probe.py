@@ -172,6 +172,8 @@ def test_each_later_sentence_of_a_request_gets_a_probe_of_its_own(
 
 
 STEPS = """\
+from __future__ import annotations
+
 from stock import Store
 
 store = Store({"a": 5})
