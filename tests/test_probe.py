@@ -18,7 +18,7 @@ from git_gpte.prompts.probe import (
     probe_script,
     step_verdicts,
 )
-from git_gpte.prompts.probe_steps import harness, steps
+from git_gpte.prompts.probe_steps import harness, quoted, steps, uses_example
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer, self_hosted_env
@@ -412,3 +412,54 @@ def test_a_statement_passing_on_the_base_is_not_held_against_the_result(
         "fails on the result (AssertionError), at:\n```python\nassert store.is_low('a', 5)\n```"
         in retry
     )
+
+
+def test_the_examples_a_request_quotes_are_found_in_a_statement() -> None:
+    request = (
+        "get_bool raises for 'True', \"YES\" or `Off`; the user's text, it's fine. "
+        "`Ledger.statement(7, '2024-01-31')` misses a day."
+    )
+    found = quoted(request)
+    assert {"True", "YES", "Off", "2024-01-31"} <= found
+    assert not any("user" in text or text == "it" for text in found)
+    assert uses_example("assert parse_bool('True') is True", found)
+    assert not uses_example('Settings({"a": "True "})', found)  # a string of its own
+    assert not uses_example("assert True", found) and not uses_example("def (", found)
+
+
+UNKNOWN_REQUEST = (
+    "Store.is_low('zz', 1) raises KeyError for a sku with no level; it should be False."
+)
+UNKNOWN_PROBE = """\
+```python
+from stock import Store
+
+assert not Store({"a": 5}).is_low("zz", 1)
+```
+"""
+
+
+def test_the_requests_own_example_failing_as_before_judges_the_result(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    # Seen (settings/bool-case): parse_bool('True') raised ValueError before the change and
+    # after it, the result having only rewritten the function's ifs; taken for a probe that
+    # misuses the code, it was dropped and the result committed as a success.
+    unchanged = STOCK.replace(
+        "    def names(self):", "    def count(self):\n        return 0\n\n    def names(self):"
+    )
+    answer = f"stock.py\n```python\n{unchanged}```\n"
+    llm_server.queue(answer, UNKNOWN_PROBE, answer.replace("return 0", "return 1"))
+    done = run_gpte(
+        "improve", UNKNOWN_REQUEST, "--max-retries", "1", "-b", "same", cwd=shop,
+        env=_env(llm_server), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "the probe failed: KeyError: 'zz'" in done.stderr
+    # The same statement with a sku of its own, not the request's, is taken as misuse.
+    llm_server.queue(answer, UNKNOWN_PROBE.replace('"zz"', '"qq"'))
+    done = run_gpte(
+        "improve", UNKNOWN_REQUEST, "-b", "own", cwd=shop, env=_env(llm_server), timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "the probe failed on its own (KeyError: 'qq'): dropped" in done.stderr

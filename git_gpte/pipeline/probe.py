@@ -34,7 +34,7 @@ from ..prompts.probe import (
     probe_script,
     step_verdicts,
 )
-from ..prompts.probe_steps import harness, steps
+from ..prompts.probe_steps import harness, quoted, steps, uses_example
 from ..run import RunOptions
 from ..ui import Console
 from .edit_loop import Verify
@@ -81,6 +81,7 @@ class ProbeCheck:
         self.repo, self.base = runner.repo, runner.base
         self.probes: list[Probe] = []
         self.asked = False
+        self.examples = quoted(request)
 
     def judged_by(self) -> list[str]:
         """The wrapped check's judges, and the probe while one stands."""
@@ -125,13 +126,12 @@ class ProbeCheck:
         standing: dict[int, Verdict] = {}
         failures: list[tuple[int, Verdict]] = []
         own: list[Verdict] = []
+        sources = steps(probe.script)
         for step, before in probe.on_base.items():
             now = found.get(step)
-            if now is None:
+            if now is None or self._judges(now, before, sources[step]):
                 standing[step] = before
-            elif now.judges and not now.as_before(before):
-                standing[step] = before
-                failures.append((step, now))
+                failures += [(step, now)] if now is not None else []
             else:
                 own.append(now)
         if not standing:
@@ -140,7 +140,16 @@ class ProbeCheck:
         if not failures:
             return replace(probe, on_base=standing, last=Verdict(True, True), failing="")
         step, now = failures[0]
-        return replace(probe, on_base=standing, last=now, failing=steps(probe.script)[step])
+        return replace(probe, on_base=standing, last=now, failing=sources[step])
+
+    def _judges(self, now: Verdict, before: Verdict, source: str) -> bool:
+        """Whether a statement's failure on the result judges it: an assertion failed, or the
+        project's code raised, but not as it did on the base (the statement misuses the code:
+        an item it never added); unless the statement uses an example the request quotes,
+        when failing as before says the change left what was asked as it was."""
+        if not now.judges:
+            return False
+        return not now.as_before(before) or uses_example(source, self.examples)
 
     def _write(self, changes: list[FileChange]) -> list[Probe]:
         """Ask for the probes; keep those that fail on the base."""

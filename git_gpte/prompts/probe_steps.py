@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 
 STEP_MARK = "@@gpte-probe-step "
 DONE_MARK = "@@gpte-probe-done"
@@ -111,3 +112,35 @@ def step_failures(output: str) -> dict[int, tuple[list[tuple[str, int]], str]] |
         except (ValueError, KeyError, TypeError):
             continue
     return failed
+
+
+# A quoted example of the request: 'True', "YES", `5/week`; not the apostrophe of "it's".
+_QUOTED = re.compile(r"""(?<!\w)(['"`])([^'"`\n]{1,60})\1(?!\w)""")
+
+
+def quoted(request: str) -> frozenset[str]:
+    """The examples the request quotes, and the quoted strings inside a quoted call
+    (``Ledger.statement(id, '2024-01-01', '2024-01-31')``)."""
+    found = {m.group(2) for m in _QUOTED.finditer(request)}
+    inner = {m.group(2) for text in found for m in _QUOTED.finditer(text)}
+    return frozenset(found | inner)
+
+
+def uses_example(statement: str, examples: frozenset[str]) -> bool:
+    """Whether the statement's source uses, as a string, an example the request quotes.
+
+    A statement that raises the same exception after the change as before it is taken for one
+    that misuses the code (an item it never added), and dropped. Not when it calls the code
+    with the request's own example: then the change left what was asked as it was (seen:
+    settings/bool-case, ``parse_bool('True')`` still raising ValueError on a result that had
+    only rewritten the function's ``if``s, committed as a success)."""
+    try:
+        tree = ast.parse(statement)
+    except (SyntaxError, ValueError):
+        return False
+    strings = {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    return bool(strings & examples)
