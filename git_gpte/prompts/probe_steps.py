@@ -51,8 +51,11 @@ def _statements(tree: ast.Module) -> list[ast.stmt]:
     (a probe written as tests calls each there)."""
     out: list[ast.stmt] = []
     for statement in tree.body:
-        main = isinstance(statement, ast.If) and not statement.orelse
-        if isinstance(statement, ast.If) and main and "__name__" in ast.unparse(statement.test):
+        if (
+            isinstance(statement, ast.If)
+            and not statement.orelse
+            and "__name__" in ast.unparse(statement.test)
+        ):
             out += statement.body
         else:
             out.append(statement)
@@ -119,11 +122,9 @@ _QUOTED = re.compile(r"""(?<!\w)(['"`])([^'"`\n]{1,60})\1(?!\w)""")
 
 
 def quoted(request: str) -> frozenset[str]:
-    """The examples the request quotes, and the quoted strings inside a quoted call
+    """The examples the request quotes; those of a call it quotes too
     (``Ledger.statement(id, '2024-01-01', '2024-01-31')``)."""
-    found = {m.group(2) for m in _QUOTED.finditer(request)}
-    inner = {m.group(2) for text in found for m in _QUOTED.finditer(text)}
-    return frozenset(found | inner)
+    return frozenset(m.group(2) for m in _QUOTED.finditer(request))
 
 
 def uses_example(statement: str, examples: frozenset[str]) -> bool:
