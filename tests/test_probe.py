@@ -428,15 +428,8 @@ def test_the_examples_a_request_quotes_are_found_in_a_statement() -> None:
 
 
 UNKNOWN_REQUEST = (
-    "Store.is_low('zz', 1) raises KeyError for a sku with no level; it should be False."
+    "Store.is_low('zz', 0) raises KeyError for a sku with no level; it should be False."
 )
-UNKNOWN_PROBE = """\
-```python
-from stock import Store
-
-assert not Store({"a": 5}).is_low("zz", 1)
-```
-"""
 
 
 def test_the_requests_own_example_failing_as_before_judges_the_result(
@@ -449,7 +442,7 @@ def test_the_requests_own_example_failing_as_before_judges_the_result(
         "    def names(self):", "    def count(self):\n        return 0\n\n    def names(self):"
     )
     answer = f"stock.py\n```python\n{unchanged}```\n"
-    llm_server.queue(answer, UNKNOWN_PROBE, answer.replace("return 0", "return 1"))
+    llm_server.queue(answer, UNKNOWN_SKU, answer.replace("return 0", "return 1"))
     done = run_gpte(
         "improve", UNKNOWN_REQUEST, "--max-retries", "1", "-b", "same", cwd=shop,
         env=_env(llm_server), timeout=300,
@@ -457,7 +450,7 @@ def test_the_requests_own_example_failing_as_before_judges_the_result(
     assert done.returncode == 1, done.stderr
     assert "the probe failed: KeyError: 'zz'" in done.stderr
     # The same statement with a sku of its own, not the request's, is taken as misuse.
-    llm_server.queue(answer, UNKNOWN_PROBE.replace('"zz"', '"qq"'))
+    llm_server.queue(answer, UNKNOWN_SKU.replace('"zz"', '"qq"'))
     done = run_gpte(
         "improve", UNKNOWN_REQUEST, "-b", "own", cwd=shop, env=_env(llm_server), timeout=300
     )
