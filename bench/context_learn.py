@@ -1,0 +1,213 @@
+"""A chunk order learned on the pool, judged leave one repository out.
+
+The hand weights of the chunks' scores are on a plateau (docs/context.md: each within a point),
+while the changed chunks of nearly every missed task would have fit the budget: what misses them
+is the order. This fits a logistic model of "this chunk holds a changed line" on features of the
+kept rankings (``bench/context_pack_sim.py capture``), for each repository on the *other*
+repositories only, orders that repository's chunks by it, packs them at 4k / 8k / 16k / 32k and
+scores locbench's coverage beside the ranking as it is.
+
+    python bench/context_learn.py --tasks pool.jsonl --rankings DIR [--features a,b,...]
+
+Needs numpy (a bench requirement, not the package's). Prints the table and the weights fitted
+on the whole pool (what the ranking would carry).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import pickle
+import sys
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT.parent))
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+from context import BUDGETS  # noqa: E402
+from context_pack_sim import covered, with_named  # noqa: E402
+from context_pool import GROUPS, _line  # noqa: E402
+
+FEATURES = (
+    "score", "file", "file_rank", "rel", "rel_in", "header", "define", "use", "recent",
+    "size", "prior", "lexical", "ppr", "named", "qcov", "file_rel", "file_rel_in",
+)  # fmt: skip
+
+
+def features(ranking: Any, query_terms: Sequence[str]) -> tuple[list[Any], np.ndarray]:
+    """The chunks of a ranking and one row of features each (FEATURES' order)."""
+    rows = {(path, index): relevance for path, index, relevance, _ in ranking.rows}
+    chunks = ranking.chunks
+    if not chunks:
+        return [], np.zeros((0, len(FEATURES)))
+    file_rank = {f.cand.path: n for n, f in enumerate(ranking.files)}
+    top_file = max((c.file.score for c in chunks), default=1.0) or 1.0
+    top_lex = max((c.file.lexical for c in chunks), default=1.0) or 1.0
+    top_ppr = max((c.file.ppr for c in chunks), default=1.0) or 1.0
+    top_score = max((c.score for c in chunks), default=1.0) or 1.0
+    rel = [rows.get((c.file.cand.path, c.index), 0.0) for c in chunks]
+    top_rel = max(rel) or 1.0
+    top_in: dict[str, float] = defaultdict(float)
+    for c, r in zip(chunks, rel, strict=True):
+        top_in[c.file.cand.path] = max(top_in[c.file.cand.path], r)
+    terms = set(query_terms)
+    out = []
+    for c, r in zip(chunks, rel, strict=True):
+        assert c.file.record is not None
+        chunk = c.file.record.chunks[c.index]
+        reasons = " ".join(c.reasons)
+        fs = c.file.score / top_file
+        rin = r / (top_in[c.file.cand.path] or 1.0)
+        out.append([
+            c.score / top_score,
+            fs,
+            1 / (1 + file_rank.get(c.file.cand.path, 99)),
+            r / top_rel,
+            rin,
+            float(chunk.kind == "header"),
+            float("defines" in reasons),
+            float("uses" in reasons),
+            float("changed recently" in reasons),
+            math.log1p(chunk.pieces or chunk.nbytes / 4) / 8,
+            c.file.prior,
+            c.file.lexical / top_lex,
+            c.file.ppr / top_ppr,
+            float(c.file.named),
+            len(terms & chunk.terms.keys()) / (len(terms) or 1),
+            fs * r / top_rel,
+            fs * rin,
+        ])  # fmt: skip
+    return chunks, np.asarray(out, dtype=float)
+
+
+def labels(task: Mapping[str, Any], chunks: Sequence[Any]) -> np.ndarray:
+    """1 for a chunk holding a line the commit changed."""
+    gold = task["gold_lines"]
+    out = []
+    for c in chunks:
+        chunk = c.file.record.chunks[c.index]
+        ranges = gold.get(c.file.cand.path, ()) if c.file.cand.path in task["gold"] else ()
+        out.append(float(any(s <= chunk.end and chunk.start <= e for s, e in ranges)))
+    return np.asarray(out)
+
+
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1e-3) -> np.ndarray:
+    """Weighted logistic regression by Newton's method (bias last)."""
+    xb = np.hstack([x, np.ones((len(x), 1))])
+    beta = np.zeros(xb.shape[1])
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-np.clip(xb @ beta, -30, 30)))
+        grad = xb.T @ (w * (p - y)) + l2 * beta
+        hess = (xb * (w * p * (1 - p))[:, None]).T @ xb + l2 * np.eye(len(beta))
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return beta
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tasks", required=True, type=Path)
+    parser.add_argument("--rankings", required=True, type=Path)
+    parser.add_argument("--features", default=",".join(FEATURES))
+    parser.add_argument("--size-power", type=float, default=0.0,
+                        help="order by p / tokens ** this (0: by p)")  # fmt: skip
+    parser.add_argument("--pairwise", action="store_true")
+    parser.add_argument("--pair-limit", type=int, default=300)
+    args = parser.parse_args()
+    os.environ.setdefault("GPTE_CONTEXT_TOKENIZER", "o200k")
+    from git_gpte.context.pack import pack
+    from git_gpte.context.rank import Ranking
+    from git_gpte.context.request import analyse_request
+
+    chosen = [FEATURES.index(name) for name in args.features.split(",")]
+    tasks = [json.loads(line) for line in args.tasks.read_text().splitlines() if line.strip()]
+    data = []
+    for task in tasks:
+        path = args.rankings / f"{task['id']}.pkl"
+        if not path.exists():
+            continue
+        ranking = with_named(pickle.loads(path.read_bytes()), task)
+        chunks, x = features(ranking, analyse_request(task["query"]).terms)
+        data.append((task, ranking, chunks, x[:, chosen] if len(x) else x, labels(task, chunks)))
+    repos = sorted({task["repo"] for task, *_ in data})
+
+    def stacked(keep: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if args.pairwise:
+            return pairs(keep)
+        xs, ys, ws = [], [], []
+        for task, _, _, x, y in data:
+            if keep(task) and len(x) and y.sum():
+                xs.append(x)
+                ys.append(y)
+                pos = y.sum()
+                ws.append(np.where(y > 0, 0.5 / pos, 0.5 / max(len(y) - pos, 1)))
+        return np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
+
+    def pairs(keep: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each changed chunk against every other chunk ranked above the last changed one
+        (the order as it is): both ways round, so the fit needs no bias."""
+        xs, ws = [], []
+        for task, _, _, x, y in data:
+            if not (keep(task) and len(x) and y.sum()):
+                continue
+            last = int(np.nonzero(y)[0].max())
+            good = x[y > 0]
+            bad = x[: last + 1][y[: last + 1] == 0][: args.pair_limit]
+            if not len(bad):
+                continue
+            diff = (good[:, None, :] - bad[None, :, :]).reshape(-1, x.shape[1])
+            xs.append(diff)
+            ws.append(np.full(len(diff), 1 / len(diff)))
+        x = np.vstack(xs)
+        y = np.concatenate([np.ones(len(x)), np.zeros(len(x))])
+        w = np.concatenate([*ws, *ws])
+        return np.vstack([x, -x]), y, w
+
+    results = []
+    for repo in repos:
+        beta = fit(*stacked(lambda t, repo=repo: t["repo"] != repo))
+        for task, ranking, chunks, x, _ in data:
+            if task["repo"] != repo:
+                continue
+            base = [int(covered(task, pack(ranking, b)[0])) for b in BUDGETS]
+            results.append({"id": task["id"], "repo": repo, "selector": "gpte",
+                            "language": task["language"], "covered": base})  # fmt: skip
+            if len(x):
+                p = 1 / (1 + np.exp(-(x @ beta[:-1] + beta[-1])))
+                if args.size_power:
+                    sizes = np.array([c.file.record.chunks[c.index].pieces or 1 for c in chunks])
+                    p = p / sizes**args.size_power
+                order = sorted(range(len(chunks)), key=lambda n: (-p[n], n))
+                new = [chunks[n] for n in order]
+                for n, c in zip(order, new, strict=True):
+                    c.score = float(p[n])
+                ranking = Ranking(ranking.files, new, ranking.binary)
+            got = [int(covered(task, pack(ranking, b)[0])) for b in BUDGETS]
+            results.append({"id": task["id"], "repo": repo, "selector": "learned",
+                            "language": task["language"], "covered": got})  # fmt: skip
+        print(repo, file=sys.stderr, flush=True)
+    heads = " / ".join(f"{b // 1024}k" for b in BUDGETS)
+    print(f"\n| selector, language | tasks | covered % {heads} |\n|---|---|---|")
+    for name in ("gpte", "learned"):
+        for group, languages in [("python", ("python",)), *GROUPS.items()]:
+            mine = [r for r in results if r["selector"] == name and r["language"] in languages]
+            if mine:
+                print(_line(f"{name}, {group}", mine, BUDGETS))
+    beta = fit(*stacked(lambda t: True))
+    names = [FEATURES[n] for n in chosen]
+    print("\nfitted on the whole pool: " + ", ".join(
+        f"{n} {b:+.2f}" for n, b in zip([*names, "bias"], beta, strict=True)))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

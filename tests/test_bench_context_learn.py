@@ -1,0 +1,40 @@
+"""bench/context_learn.py: a chunk order fitted on the other repositories of a pool, scored on
+each one left out, beside the ranking as it is."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SHARED
+from tests.helpers.pool_task import one_task_pool
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_each_repository_is_ordered_by_a_fit_on_the_others(tmp_path: Path) -> None:
+    tasks, mirrors = one_task_pool(tmp_path)
+    # The same project under a second name: two repositories, so each has one to learn from.
+    subprocess.run(["git", "clone", "-q", "--bare", str(mirrors / "acme+shop" / "repo"),
+                    str(mirrors / "acme+other" / "repo")], check=True)  # fmt: skip
+    task = json.loads(tasks.read_text())
+    other = {**task, "id": "other-1", "repo": "acme/other"}
+    tasks.write_text(json.dumps(task) + "\n" + json.dumps(other) + "\n")
+    kept = tmp_path / "rankings"
+    common = ["--tasks", str(tasks), "--rankings", str(kept)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench/context_pack_sim.py"), *common, "capture",
+         "--mirror-root", str(mirrors), "--locbench", str(SHARED / "locbench")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    shown = subprocess.run(
+        [sys.executable, str(ROOT / "bench/context_learn.py"), *common,
+         "--features", "score,rel,header"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "| gpte, python | 2 | 100.0 / 100.0 / 100.0 / 100.0 |" in shown
+    assert "| learned, python | 2 | 100.0 / 100.0 / 100.0 / 100.0 |" in shown
+    fitted = shown.split("fitted on the whole pool: ", 1)[1]
+    assert [part.split()[0] for part in fitted.split(", ")] == ["score", "rel", "header", "bias"]
