@@ -12,9 +12,7 @@ with exit 1 and the failure said, never as a success: the probe is the model's o
 the request and may be what is wrong (asserting 50 less 30 % is 37.5, it refused a right
 rename), so it does not refuse what the other checks pass. A statement that misuses the code
 (a name it made up, a call with wrong arguments) is dropped with one line saying so, never
-blamed on the result; a probe left with none is asked for again once, shown the first such
-statement and the error the code gave it; so is probing in a repository that tracks a file
-of the probe's name.
+blamed on the result; so is probing in a repository that tracks a file of the probe's name.
 """
 
 from __future__ import annotations
@@ -34,7 +32,6 @@ from ..prompts.probe import (
     probe_enough,
     probe_messages,
     probe_script,
-    repair_messages,
     step_verdicts,
 )
 from ..prompts.probe_steps import harness, quoted, steps, uses_example
@@ -57,14 +54,13 @@ class Probe:
     said there (see :mod:`~git_gpte.prompts.probe_steps`: the others are not held against a
     result); the sentence of the request it checks above all (empty: the whole request); and
     what it said on the last result it ran on (None: none yet), with the statement that
-    failed there; and whether it was asked for again already (``repaired``: once a probe)."""
+    failed there."""
 
     script: str
     on_base: dict[int, Verdict]
     focus: str
     last: Verdict | None = None
     failing: str = ""
-    repaired: bool = False
 
 
 class ProbeCheck:
@@ -85,7 +81,6 @@ class ProbeCheck:
         self.repo, self.base = runner.repo, runner.base
         self.probes: list[Probe] = []
         self.asked = False
-        self.signatures, self.local = "", set[str]()
         self.examples = quoted(request)
 
     def judged_by(self) -> list[str]:
@@ -130,7 +125,7 @@ class ProbeCheck:
             return None
         standing: dict[int, Verdict] = {}
         failures: list[tuple[int, Verdict]] = []
-        own: list[tuple[int, Verdict]] = []
+        own: list[Verdict] = []
         sources = steps(probe.script)
         for step, before in probe.on_base.items():
             now = found.get(step)
@@ -138,14 +133,9 @@ class ProbeCheck:
                 standing[step] = before
                 failures += [(step, now)] if now is not None else []
             else:
-                own.append((step, now))
+                own.append(now)
         if not standing:
-            step, first = min(own, key=lambda found: found[0])
-            if not probe.repaired:
-                fixed = self._repair(probe, sources[step], first.error)
-                if fixed is not None:
-                    return self._judge(fixed, changes)
-            self.console.info(f"the probe failed on its own ({first.error}): dropped")
+            self.console.info(f"the probe failed on its own ({own[0].error}): dropped")
             return None
         if not failures:
             return replace(probe, on_base=standing, last=Verdict(True, True), failing="")
@@ -166,10 +156,10 @@ class ProbeCheck:
         signatures = changed_signatures(self._before_after(changes))
         if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
             return []  # nothing importable changed, or the probe would replace a file
-        self.signatures, self.local = signatures, self._top_modules()
+        local = self._top_modules()
         kept: list[Probe] = []
         for focus in ["", *focus_sentences(self.request)]:
-            probe = self._ask(focus)
+            probe = self._ask(signatures, focus, local)
             if probe is not None and all(probe.script != k.script for k in kept):
                 kept.append(probe)
         return kept
@@ -191,33 +181,18 @@ class ProbeCheck:
         entries = self.repo.tree_entries(self.base)
         return {entry.path.split("/", 1)[0].removesuffix(".py") for entry in entries}
 
-    def _ask(self, focus: str) -> Probe | None:
+    def _ask(self, signatures: str, focus: str, local: set[str]) -> Probe | None:
         """One probe of the request (of its sentence ``focus`` above all, when given), when
         the answer holds one that fails on the base."""
         what = f"of: {_short(focus)}" if focus else "of the request"
         self.console.info(f"asking for a probe {what}")
-        return self._probe(probe_messages(self.request, self.signatures, focus), focus)
-
-    def _repair(self, probe: Probe, statement: str, error: str) -> Probe | None:
-        """``probe`` asked for again (once), shown the statement of it that misused the code
-        and the error that says how: a small model guesses how to build what it checks, and
-        every statement after a failed construction fails on its own too."""
-        self.console.info(f"the probe failed on its own ({error}): asking for it again")
-        messages = repair_messages(
-            self.request, self.signatures, probe.focus, probe.script, statement, error
-        )
-        fixed = self._probe(messages, probe.focus)
-        return None if fixed is None else replace(fixed, repaired=True)
-
-    def _probe(self, messages: list[dict[str, str]], focus: str) -> Probe | None:
-        """The probe in the answer to ``messages``, when it holds one that fails on the
-        base."""
         try:
+            messages = probe_messages(self.request, signatures, focus)
             reply = self.llm.ask(messages, enough=probe_enough)
         except GpteError as exc:  # the edit stands on its own checks; the probe is extra
             self.console.info(f"no probe: {exc.render().splitlines()[0]}")
             return None
-        script = probe_script(reply.text, self.signatures, self.local)
+        script = probe_script(reply.text, signatures, local)
         if script is None:
             self.console.info("no usable probe in the answer: not probing")
             return None

@@ -87,33 +87,6 @@ def probe_messages(request: str, signatures: str, focus: str = "") -> list[dict[
     ]
 
 
-_REPAIR = """\
-Run on the changed project, this statement of your script failed:
-```python
-{statement}
-```
-{error}
-The mistake is the script's: it uses the project's code in a way the code does not accept, so \
-it checks nothing. Write the whole script again, using the code as the error shows it must be \
-used, and check the same behaviour the request asks for. Answer with the script in one \
-```python block and nothing else.
-"""
-
-
-def repair_messages(
-    request: str, signatures: str, focus: str, script: str, statement: str, error: str
-) -> list[dict[str, str]]:
-    """The conversation asking for a probe again: the first one's, its script, and the
-    statement of it that misused the code with the error the code raised (which says how it
-    must be used: settings/get-list's probes built ``Settings({"a": ...})`` and were told
-    that keys look like 'section.option')."""
-    return [
-        *probe_messages(request, signatures, focus),
-        {"role": "assistant", "content": f"```python\n{script.rstrip()}\n```"},
-        {"role": "user", "content": _REPAIR.format(statement=statement.rstrip(), error=error)},
-    ]
-
-
 # A sentence ends at . ! or ? before white space and a capital, a quote or a backquote; not
 # after the abbreviations a request uses before an example.
 _SENTENCE_END = re.compile(r"(?<![ (]e\.g\.)(?<![ (]i\.e\.)(?<=[.!?])\s+(?=[A-Z`'\"])")
