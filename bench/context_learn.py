@@ -113,6 +113,69 @@ def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1e-3) -> np.nda
     return beta
 
 
+Example = tuple[dict[str, Any], Any, list[Any], np.ndarray, np.ndarray]
+
+
+def load(tasks: Path, rankings: Path, chosen: Sequence[int]) -> list[Example]:
+    """(task, ranking, its chunks, their features, their labels) of every task kept."""
+    from git_gpte.context.request import analyse_request
+
+    data = []
+    for line in tasks.read_text().splitlines():
+        if not line.strip():
+            continue
+        task = json.loads(line)
+        path = rankings / f"{task['id']}.pkl"
+        if not path.exists():
+            continue
+        ranking = with_named(pickle.loads(path.read_bytes()), task)
+        chunks, x = features(ranking, analyse_request(task["query"]).terms)
+        data.append((task, ranking, chunks, x[:, list(chosen)] if len(x) else x,
+                     labels(task, chunks)))  # fmt: skip
+    return data
+
+
+def pointwise(data: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every chunk of tasks with a changed chunk among them, each task weighing the same
+    (half on its changed chunks, half on the rest)."""
+    xs, ys, ws = [], [], []
+    for _, _, _, x, y in data:
+        if len(x) and y.sum():
+            pos = y.sum()
+            xs.append(x)
+            ys.append(y)
+            ws.append(np.where(y > 0, 0.5 / pos, 0.5 / max(len(y) - pos, 1)))
+    return np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
+
+
+def pairwise(data: Sequence[Example], limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each changed chunk against the other chunks ranked above the last changed one (the
+    order as it is; at most ``limit``), both ways round, each task weighing the same."""
+    xs, ws = [], []
+    for _, _, _, x, y in data:
+        if not (len(x) and y.sum()):
+            continue
+        last = int(np.nonzero(y)[0].max())
+        bad = x[: last + 1][y[: last + 1] == 0][:limit]
+        if len(bad):
+            diff = (x[y > 0][:, None, :] - bad[None, :, :]).reshape(-1, x.shape[1])
+            xs.append(diff)
+            ws.append(np.full(len(diff), 1 / len(diff)))
+    x = np.vstack(xs)
+    return np.vstack([x, -x]), np.concatenate([np.ones(len(x)), np.zeros(len(x))]), \
+        np.concatenate([*ws, *ws])  # fmt: skip
+
+
+def reordered(ranking: Any, chunks: list[Any], p: np.ndarray) -> Any:
+    """The ranking with its chunks in the order of ``p``, scored by it."""
+    from git_gpte.context.rank import Ranking
+
+    order = sorted(range(len(chunks)), key=lambda n: (-p[n], n))
+    for n in order:
+        chunks[n].score = float(p[n])
+    return Ranking(ranking.files, [chunks[n] for n in order], ranking.binary)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", required=True, type=Path)
@@ -123,77 +186,35 @@ def main() -> int:
     parser.add_argument("--pairwise", action="store_true")
     parser.add_argument("--pair-limit", type=int, default=300)
     args = parser.parse_args()
+    names = args.features.split(",")
+    unknown = [name for name in names if name not in FEATURES]
+    if unknown:
+        parser.error(f"unknown features {', '.join(unknown)} (known: {', '.join(FEATURES)})")
     os.environ.setdefault("GPTE_CONTEXT_TOKENIZER", "o200k")
     from git_gpte.context.pack import pack
-    from git_gpte.context.rank import Ranking
-    from git_gpte.context.request import analyse_request
 
-    chosen = [FEATURES.index(name) for name in args.features.split(",")]
-    tasks = [json.loads(line) for line in args.tasks.read_text().splitlines() if line.strip()]
-    data = []
-    for task in tasks:
-        path = args.rankings / f"{task['id']}.pkl"
-        if not path.exists():
-            continue
-        ranking = with_named(pickle.loads(path.read_bytes()), task)
-        chunks, x = features(ranking, analyse_request(task["query"]).terms)
-        data.append((task, ranking, chunks, x[:, chosen] if len(x) else x, labels(task, chunks)))
-    repos = sorted({task["repo"] for task, *_ in data})
+    data = load(args.tasks, args.rankings, [FEATURES.index(name) for name in names])
 
-    def stacked(keep: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def fitted(examples: Sequence[Example]) -> np.ndarray:
         if args.pairwise:
-            return pairs(keep)
-        xs, ys, ws = [], [], []
-        for task, _, _, x, y in data:
-            if keep(task) and len(x) and y.sum():
-                xs.append(x)
-                ys.append(y)
-                pos = y.sum()
-                ws.append(np.where(y > 0, 0.5 / pos, 0.5 / max(len(y) - pos, 1)))
-        return np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
-
-    def pairs(keep: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Each changed chunk against every other chunk ranked above the last changed one
-        (the order as it is): both ways round, so the fit needs no bias."""
-        xs, ws = [], []
-        for task, _, _, x, y in data:
-            if not (keep(task) and len(x) and y.sum()):
-                continue
-            last = int(np.nonzero(y)[0].max())
-            good = x[y > 0]
-            bad = x[: last + 1][y[: last + 1] == 0][: args.pair_limit]
-            if not len(bad):
-                continue
-            diff = (good[:, None, :] - bad[None, :, :]).reshape(-1, x.shape[1])
-            xs.append(diff)
-            ws.append(np.full(len(diff), 1 / len(diff)))
-        x = np.vstack(xs)
-        y = np.concatenate([np.ones(len(x)), np.zeros(len(x))])
-        w = np.concatenate([*ws, *ws])
-        return np.vstack([x, -x]), y, w
+            return fit(*pairwise(examples, args.pair_limit))
+        return fit(*pointwise(examples))
 
     results = []
-    for repo in repos:
-        beta = fit(*stacked(lambda t, repo=repo: t["repo"] != repo))
-        for task, ranking, chunks, x, _ in data:
-            if task["repo"] != repo:
-                continue
+    for repo in sorted({task["repo"] for task, *_ in data}):
+        beta = fitted([example for example in data if example[0]["repo"] != repo])
+        for task, ranking, chunks, x, _ in (e for e in data if e[0]["repo"] == repo):
+            row = {"id": task["id"], "repo": repo, "language": task["language"]}
             base = [int(covered(task, pack(ranking, b)[0])) for b in BUDGETS]
-            results.append({"id": task["id"], "repo": repo, "selector": "gpte",
-                            "language": task["language"], "covered": base})  # fmt: skip
+            results.append({**row, "selector": "gpte", "covered": base})
             if len(x):
                 p = 1 / (1 + np.exp(-(x @ beta[:-1] + beta[-1])))
                 if args.size_power:
                     sizes = np.array([c.file.record.chunks[c.index].pieces or 1 for c in chunks])
                     p = p / sizes**args.size_power
-                order = sorted(range(len(chunks)), key=lambda n: (-p[n], n))
-                new = [chunks[n] for n in order]
-                for n, c in zip(order, new, strict=True):
-                    c.score = float(p[n])
-                ranking = Ranking(ranking.files, new, ranking.binary)
+                ranking = reordered(ranking, chunks, p)
             got = [int(covered(task, pack(ranking, b)[0])) for b in BUDGETS]
-            results.append({"id": task["id"], "repo": repo, "selector": "learned",
-                            "language": task["language"], "covered": got})  # fmt: skip
+            results.append({**row, "selector": "learned", "covered": got})
         print(repo, file=sys.stderr, flush=True)
     heads = " / ".join(f"{b // 1024}k" for b in BUDGETS)
     print(f"\n| selector, language | tasks | covered % {heads} |\n|---|---|---|")
@@ -202,8 +223,7 @@ def main() -> int:
             mine = [r for r in results if r["selector"] == name and r["language"] in languages]
             if mine:
                 print(_line(f"{name}, {group}", mine, BUDGETS))
-    beta = fit(*stacked(lambda t: True))
-    names = [FEATURES[n] for n in chosen]
+    beta = fitted(data)
     print("\nfitted on the whole pool: " + ", ".join(
         f"{n} {b:+.2f}" for n, b in zip([*names, "bias"], beta, strict=True)))  # fmt: skip
     return 0
