@@ -10,7 +10,9 @@ scores locbench's coverage beside the ranking as it is.
     python bench/context_learn.py --tasks pool.jsonl --rankings DIR [--features a,b,...]
 
 Needs numpy (a bench requirement, not the package's). Prints the table and the weights fitted
-on the whole pool (what the ranking would carry).
+on the whole pool (what the ranking would carry). Measured on the pool, the learned order lost
+to the hand weights at every budget (docs/context.md): a model of single chunks learns which
+chunks hold changes, not which set of them completes a task, and a task is covered only whole.
 """
 
 from __future__ import annotations
