@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from git_gpte.edit.wholefile import defined_names, restore_dropped, restore_imports, undo_damage
+from git_gpte.edit.wholefile import (
+    defined_names,
+    restore_dropped,
+    restore_imports,
+    restore_members,
+    undo_damage,
+)
 
 MODULE = '''\
 """Shapes."""
@@ -82,6 +88,44 @@ def test_a_dropped_constant_still_used_goes_back_where_it_was() -> None:
 def test_a_renamed_definition_is_not_put_back_under_its_old_name() -> None:
     after = MODULE.replace("def perimeter(r)", "def circumference(r)")
     assert restore_dropped(MODULE, after, "fix area") is None
+
+
+LIMITER = (
+    '"""Limits."""\n\n\nclass Limiter:\n    """Counts calls."""\n\n'
+    "    def __init__(self, limit):\n        self.limit = limit\n\n"
+    "    def allow(self, used):\n        return used < self.limit - 1\n\n"
+    "    def left(self, used):\n        return self.limit - used\n\n\n"
+    "def make():\n    return Limiter(3)\n"
+)
+
+
+def test_methods_a_kept_class_lost_go_back_where_they_were() -> None:
+    # Seen with a small model: the class written back as the one method it fixed, without
+    # the __init__ every caller needs (nothing undefined, nothing failing to parse).
+    fixed = "    def allow(self, used):\n        return used < self.limit\n"
+    after = (
+        '"""Limits."""\n\n\nclass Limiter:\n' + fixed + "\n\ndef make():\n    return Limiter(3)\n"
+    )
+    repair = restore_members(LIMITER, after, "allow refuses the last call; fix the boundary")
+    assert repair is not None
+    assert repair.detail.endswith("left out: Limiter.__init__, Limiter.left")
+    expected = LIMITER.replace("used < self.limit - 1", "used < self.limit")
+    assert repair.text == expected.replace('    """Counts calls."""\n\n', "")
+
+
+def test_methods_named_removed_or_renamed_stay_out() -> None:
+    after = LIMITER.replace(
+        "    def left(self, used):\n        return self.limit - used\n\n", ""
+    ).replace("\n\n\n\ndef make", "\n\n\ndef make")
+    assert restore_members(LIMITER, after, "take out Limiter.left") is None
+    assert restore_members(LIMITER, after, "left is wrong, fix it") is None
+    renamed = LIMITER.replace("def left(", "def remaining(")
+    assert restore_members(LIMITER, renamed, "fix the boundary") is None
+    # A class the reply wrote with none of the original's methods was rewritten: left alone.
+    rewritten = (
+        '"""Limits."""\n\n\nclass Limiter:\n    pass\n\n\ndef make():\n    return Limiter(3)\n'
+    )
+    assert restore_members(LIMITER, rewritten, "fix the boundary") is None
 
 
 def test_text_that_does_not_parse_is_left_to_the_checks() -> None:

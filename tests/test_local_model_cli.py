@@ -1997,6 +1997,25 @@ def test_a_block_with_no_path_goes_to_the_one_file_defining_it(
     assert code == 6, err
 
 
+def test_a_class_written_back_without_its_other_methods_gets_them_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The one file sent, written back as its class with only the method the model fixed: the
+    # __init__ it left out goes back, said as a correction (committed without it, every
+    # caller's Limiter(3) would fail, and nothing in the file is undefined).
+    limiter = (
+        "class Limiter:\n    def __init__(self, limit):\n        self.limit = limit\n\n"
+        "    def allow(self, used):\n        return used < self.limit - 1\n"
+    )
+    repo = make_repo(tmp_path / "r", {"limiter.py": limiter})
+    fixed = "class Limiter:\n    def allow(self, used):\n        return used < self.limit\n"
+    request = "Limiter.allow refuses the last call the limit allows; fix the boundary."
+    data = answered_once(repo, llm_server, request, "limiter.py", fixed)
+    text = git(repo, "show", f"{data['branch']}:limiter.py")
+    assert text == limiter.replace("used < self.limit - 1", "used < self.limit")
+    assert any("left out: Limiter.__init__" in c for c in data["corrected"])
+
+
 def test_a_neighbour_copied_under_the_module_s_path_is_sent_back_not_written(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -163,17 +163,80 @@ def restore_dropped(
     return Repair(text, "put back what the whole-file reply left out: " + ", ".join(names))
 
 
+def restore_members(before: str, after: str, request: str) -> Repair | None:
+    """``after`` with the methods put back that a class it kept lost, or None when none was
+    lost by accident.
+
+    Asked for a whole file, a small model can write a class out with only the method it
+    changed: seen, ``Limiter`` written back as its fixed ``allow`` alone, without the
+    ``__init__`` every caller needs; nothing is undefined and nothing fails to parse, so only
+    the class's own members tell. Put back like a top-level definition: not when the request
+    names the method or may mean to take things away, nor when a method the reply added has
+    the lost one's body (a rename)."""
+    if _REMOVING.search(request):
+        return None
+    old_tree, new_tree = _parses(before), _parses(after)
+    if old_tree is None or new_tree is None:
+        return None
+    words = set(re.findall(r"\w+", request))
+    new_classes = {n.name: n for n in new_tree.body if isinstance(n, ast.ClassDef)}
+    text, said = after, []
+    for old_class in (n for n in old_tree.body if isinstance(n, ast.ClassDef)):
+        new_class = new_classes.get(old_class.name)
+        if new_class is None:
+            continue
+        old_keyed, new_keyed = _methods(old_class), _methods(new_class)
+        kept, had = {k for k, _ in new_keyed}, {k for k, _ in old_keyed}
+        added = {_body(n) for k, n in new_keyed if k not in had}
+        lost = [
+            k for k, n in old_keyed if k not in kept and k not in words and _body(n) not in added
+        ]
+        if not lost or not kept or not _same_indent(old_keyed, new_keyed):
+            continue
+        text = _put_back(before, text, old_keyed, new_keyed, lost)
+        said += [f"{old_class.name}.{k}" for k in lost]
+        now = _parses(text)
+        if now is None:
+            return None
+        new_classes = {n.name: n for n in now.body if isinstance(n, ast.ClassDef)}
+    if not said:
+        return None
+    return Repair(text, "put back the method(s) the whole-file reply left out: " + ", ".join(said))
+
+
+def _methods(node: ast.ClassDef) -> list[tuple[str, ast.stmt]]:
+    """A class's methods by name, in order; none when a name is defined twice (a property and
+    its setter), which a name alone cannot tell apart."""
+    found: list[tuple[str, ast.stmt]] = [
+        (n.name, n) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    names = [k for k, _ in found]
+    return [] if len(set(names)) < len(names) else found
+
+
+def _body(node: ast.stmt) -> str:
+    """A function's body as a tree dump: the same under another name."""
+    return ast.dump(ast.Module(getattr(node, "body", []), []))
+
+
+def _same_indent(old: list[tuple[str, ast.stmt]], new: list[tuple[str, ast.stmt]]) -> bool:
+    """Both classes' methods are indented alike (the original's lines go in as they were)."""
+    return {n.col_offset for _, n in old} == {n.col_offset for _, n in new}
+
+
 def _put_back(
     before: str,
     after: str,
     old_keyed: list[tuple[str, ast.stmt]],
-    new_tree: ast.Module,
+    new_tree: ast.Module | list[tuple[str, ast.stmt]],
     lost: list[str],
 ) -> str:
     """``after`` with each lost definition's original lines inserted after the nearest
-    definition before it that the reply kept (or before the first it kept after it)."""
+    definition before it that the reply kept (or before the first it kept after it); the
+    reply's definitions are ``new_tree``'s top-level ones, or the ones given (a class's
+    methods)."""
     old_lines = before.split("\n")
-    new_keyed = _keyed_with_constants(new_tree)
+    new_keyed = _keyed_with_constants(new_tree) if isinstance(new_tree, ast.Module) else new_tree
     new_ends = {k: n.end_lineno or n.lineno for k, n in new_keyed}
     new_starts = {k: _first_line(n) for k, n in new_keyed}
     inserts: dict[int, list[str]] = {}  # after-line index (0-based, insert before) -> lines

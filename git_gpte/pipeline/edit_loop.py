@@ -897,7 +897,13 @@ class _Loop:
         :mod:`git_gpte.edit.wholefile`), and take off the diff markers they copied
         (:mod:`git_gpte.edit.diffmarks`): each repair is reported as a correction."""
         from ..edit.diffmarks import unmark_diff
-        from ..edit.wholefile import defined_names, restore_dropped, restore_imports, undo_damage
+        from ..edit.wholefile import (
+            defined_names,
+            restore_dropped,
+            restore_imports,
+            restore_members,
+            undo_damage,
+        )
 
         files = self.files
         for path in sorted(p for p in paths if p.endswith(".py")):
@@ -918,8 +924,10 @@ class _Loop:
             if damage is not None:
                 text = damage.text
             dropped = restore_dropped(before, text, request, elsewhere)
-            imports = restore_imports(before, dropped.text if dropped else text, request)
-            for repair in (unmarked, damage, dropped, imports):
+            members = restore_members(before, dropped.text if dropped else text, request)
+            text = members.text if members else dropped.text if dropped else text
+            imports = restore_imports(before, text, request)
+            for repair in (unmarked, damage, dropped, members, imports):
                 if repair is not None:
                     files.changes[path] = repair.text
                     self._correction(path, repair.detail, "whole-file")
