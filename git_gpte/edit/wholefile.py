@@ -9,7 +9,8 @@ change by comparing with the file the model was shown:
 - top-level definitions of the original that are missing from the reply, that the request does
   not name, that no other edited file now defines (a move), and that the request does not ask
   to remove, are put back where they were; so is a module-level constant (a name assigned
-  once, ``FORMAT_VERSION = 1``) that the reply dropped and still uses;
+  once, ``FORMAT_VERSION = 1``) that the reply dropped and still uses; and so are the methods
+  of a class the reply kept that it lost (a class written back as the one method it fixed);
 - when the reply does not parse and the original did, a few lines copied nearly verbatim but
   damaged (a changed or a lost line) are taken back from the original, if that alone makes the
   file parse; the same when it parses but uses names it never defines on such lines
