@@ -1187,3 +1187,14 @@ def test_tests_the_request_is_not_about_get_only_what_the_source_leaves(tmp_path
     roomy = lines("discount", tokens="8000")
     assert "shop/rates.py" in roomy
     assert roomy[-1].startswith("tests/test_discount.py:")
+
+
+def test_json_says_which_files_the_request_points_at(tmp_path: Path) -> None:
+    # A file that defines a name the request gives is pointed at; one reached only by its
+    # words or its links is not (a model writing whole files is shown only the former).
+    root = make_repo(tmp_path / "r", PY_FILES)
+    res = run_gpte("context", "--json", "make apply_discount accept a lower-case code", cwd=root)
+    assert res.returncode == 0, res.stderr
+    pointed = {p["path"]: p["pointed"] for p in json.loads(res.stdout)["picks"]}
+    assert pointed["shop/pricing.py"] is True
+    assert pointed.get("shop/cart.py") is False and pointed.get("shop/shipping.py") is not True

@@ -580,7 +580,10 @@ def test_a_model_writing_whole_files_sees_only_whole_files(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
     # A budget that fits the two small modules whole but not the big one: no excerpt is sent
-    # (a small model rewrote excerpts as if they were files); the big one is named in the map.
+    # (a small model rewrote excerpts as if they were files); the big one, which the request
+    # points at (it defines build_helper), is named in the map as too long. cli.py fits but
+    # the request does not point at it: a small model writes out every file it is shown, so
+    # it is only named.
     big = "".join(f"def helper_{i}(x):\n    return x * {i}\n\n\n" for i in range(400))
     repo = make_repo(
         tmp_path / "r",
@@ -591,7 +594,7 @@ def test_a_model_writing_whole_files_sees_only_whole_files(
         },
     )
     plan = run_gpte(
-        "-v", "improve", "-n", "make build in report.py return a float",
+        "-v", "improve", "-n", "make build in report.py return a float, like build_helper",
         "--context-tokens", "1500", cwd=repo, env=local_env(llm_server),
     )  # fmt: skip
     assert plan.returncode == 0, plan.stderr
@@ -599,6 +602,10 @@ def test_a_model_writing_whole_files_sees_only_whole_files(
     assert "File: report.py\n" in plan.stdout and "helpers.py  (too long to show whole here)" in (
         plan.stdout
     )
+    assert "File: cli.py\n" not in plan.stdout and "cli.py  (not shown)" in plan.stdout
+    # The dry run lists what is sent: cli.py in the map, not as a pick.
+    assert "  report.py  [whole]" in plan.stdout and "  cli.py  [" not in plan.stdout
+    assert "\n  cli.py\n" in plan.stdout
 
 
 def test_while_the_model_reads_the_user_sees_time_pass(shop: Path, llm_server: LLMServer) -> None:
@@ -1982,7 +1989,9 @@ def test_a_block_with_no_path_goes_to_the_one_file_defining_it(
     repo = make_repo(tmp_path / "r", {"limiter.py": limiter, "cli.py": cli})
     fixed = "class Limiter:\n    def allow(self, used):\n        return used < self.limit\n"
     llm_server.queue(f"### New Code\n\n```python\n{fixed}```\n\nThis fixes the boundary.\n")
-    request = "Limiter.allow refuses the last call the limit allows; fix the boundary."
+    # The request names cli.py, so it is sent too (whole files are sent to such a model only
+    # when the request points at them).
+    request = "Limiter.allow refuses the last call the limit allows, as cli.py shows; fix it."
     code, out, err = improve(repo, llm_server, request, "--json")
     assert code == 0, err
     data = json.loads(out)

@@ -29,6 +29,7 @@ class PickJson(TypedDict):
     reasons: list[str]
     lines: int
     file_tokens: int
+    pointed: bool
 
 
 class MapEntryJson(TypedDict):
@@ -71,6 +72,9 @@ class Pick:
     reasons: tuple[str, ...]
     lines: int  # lines in the whole file
     file_tokens: int  # estimated tokens of the whole file
+    # The request points at the file (names it, its module, or a name it defines), as opposed
+    # to a file ranked only by its words or its links.
+    pointed: bool = False
 
     def to_json(self) -> PickJson:
         return {
@@ -83,6 +87,7 @@ class Pick:
             "reasons": list(self.reasons),
             "lines": self.lines,
             "file_tokens": self.file_tokens,
+            "pointed": self.pointed,
         }
 
 

@@ -422,6 +422,7 @@ def _to_pick(plan: _FilePlan) -> Pick:
             reasons=tuple(reasons or ["ranked by relevance"]),
             lines=rec.lines,
             file_tokens=plan.file_tokens,
+            pointed=fs.pointed,
         )
     ranges = plan.ranges()
     if fs.cand.in_part:
@@ -436,6 +437,7 @@ def _to_pick(plan: _FilePlan) -> Pick:
         reasons=tuple(reasons + plan.reasons[:6]),
         lines=rec.lines,
         file_tokens=plan.file_tokens,
+        pointed=fs.pointed,
     )
 
 

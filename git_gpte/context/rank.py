@@ -80,7 +80,10 @@ __all__ = [
 
 # The signals, in the order their amounts add up (see the module's docstring).
 FILE_RELEVANCE: FileSignal = lexical_match
-FILE_LIFTS: tuple[FileSignal, ...] = (path_mention, defined_identifier, name_match, recent_change)
+# The lifts by which a request points at a file: it names the file, its module, or a name the
+# file defines (see FileScore.pointed).
+POINTING: tuple[FileSignal, ...] = (path_mention, defined_identifier, name_match)
+FILE_LIFTS: tuple[FileSignal, ...] = (*POINTING, recent_change)
 CHUNK_RELEVANCE: ChunkSignal = chunk_lexical_match
 CHUNK_BONUSES: tuple[ChunkSignal, ...] = (chunk_named_identifier, chunk_recent_change)
 
@@ -108,6 +111,8 @@ class FileScore:
     prior: float = 1.0
     # The request names the file (by path, file name or module), or a pathspec chose it.
     named: bool = False
+    # The request points at the file: names it, its module, or a name it defines (POINTING).
+    pointed: bool = False
     # False while the prior is not needed yet: on a repository past GRAPH_FILE_LIMIT files it
     # is worked out only for files with a score and those the later stages look at (telling a
     # test from code 100,000 times was a fifth of a warm run); see _with_priors.
@@ -216,6 +221,7 @@ def _score_files(
             prior=file_prior(path, evidence.query, weights, candidate.facts) if needed else 1.0,
             prior_known=needed,
             named=bool(mentions) and mentioned(path, mentions) is not None,
+            pointed=any(path in found for found in lifts[: len(POINTING)]),
         )
         file_score.score = direct * file_score.prior
         if own or lifted:  # most of a large repository's files have none

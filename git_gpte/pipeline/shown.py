@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
-from ..context import DEFAULT_BUDGET, ContextSelection, render_map
+from ..context import DEFAULT_BUDGET, ContextSelection, MapEntry, render_map
+from ..context.languages import is_test
 from ..context.rules import explicit_paths, secret_content_reason
 from ..errors import ConfigError
 from ..git import Repository, decode_text
@@ -268,27 +269,67 @@ def in_rank_order(shown: Shown, stray_share: float = 0.0) -> Shown:
 
 
 def whole_only(shown: Shown, budget: int, count: Callable[[str], int]) -> Shown:
-    """``shown`` for a model that writes files out whole: every file it sees, it sees whole.
+    """``shown`` for a model that writes files out whole: every file it sees, it sees whole,
+    and besides the best-ranked file only those the request points at.
 
     An excerpt is a file such a model cannot edit (written out whole it would lose the lines
     not shown) and, measured with a small model, one it confuses with the files around it. So
     the files are taken in the selection's order, whole, while they fit ``budget`` (``count``
     gives a text's tokens); an excerpted file that does not fit whole is named in the map
     instead. The best-ranked file comes first and is always kept (whole if it fits, else as
-    it was: the plan then asks for diffs)."""
+    it was: the plan then asks for diffs).
+
+    A further source file is shown only when the request points at it (names it, its module
+    or a name it defines; tests stay, as examples of use the model is told to keep): a small
+    model writes out every file it is shown. Seen with the 1.5B model, asked to make
+    ``queries.overdue()`` skip completed tasks, it was sent four files of a package whole
+    (3,649 tokens out, 462 s), rewrote them all, and made up names in two it had no reason
+    to touch; a file ranked only by its words is named in the map instead."""
     out = Shown(selection=shown.selection, skipped=dict(shown.skipped))
     spent = 0
     dropped: list[str] = []
+    unpointed: list[str] = []
     for n, part in enumerate(by_rank(shown)):
         cost = count(part.text)
-        if spent + cost <= budget or (n == 0 and part.whole):
+        if n > 0 and not _worth_writing(shown, part.path):
+            unpointed.append(part.path)
+        elif spent + cost <= budget or (n == 0 and part.whole):
             out.add(Part(part.path, part.text))
             spent += cost
         elif n == 0:
             out.add(part)  # too long to show whole: the plan asks for diffs instead
         else:
             dropped.append(part.path)
+    named = [f"{path}  (too long to show whole here)" for path in dropped]
+    named += [f"{path}  (not shown)" for path in unpointed]
     lines = [shown.map_text.rstrip()] if shown.map_text.strip() else []
-    lines += [f"{path}  (too long to show whole here)" for path in dropped]
-    out.map_text = "\n".join(lines)
+    out.map_text = "\n".join(lines + named)
+    if shown.selection is not None:
+        by_path = dict(zip(dropped + unpointed, named, strict=True))
+        out.selection = _as_sent(shown.selection, out, by_path, count)
     return out
+
+
+def _as_sent(
+    selection: ContextSelection, sent: Shown, named: dict[str, str], count: Callable[[str], int]
+) -> ContextSelection:
+    """``selection`` as :func:`whole_only` sends it (what ``--dry-run`` and the run log show):
+    the picks sent whole marked so, those only named moved to the map."""
+    picks = []
+    for pick in selection.picks:
+        part = sent.parts.get(pick.path)
+        if part is not None and part.whole and not pick.whole:
+            pick = replace(pick, whole=True, ranges=(), tokens=pick.file_tokens)
+        if part is not None:
+            picks.append(pick)
+    by_path = {pick.path: pick for pick in selection.picks}
+    further = [MapEntry(p, by_path[p].score, (), count(line)) for p, line in named.items()]
+    return replace(selection, picks=tuple(picks), map=(*selection.map, *further))
+
+
+def _worth_writing(shown: Shown, path: str) -> bool:
+    """A file past the first that a model writing whole files is shown: one the request points
+    at, a test, or one the selection did not choose (a pin, a file asked for)."""
+    picks = {pick.path: pick for pick in shown.selection.picks} if shown.selection else {}
+    pick = picks.get(path)
+    return pick is None or pick.pointed or is_test(path)
