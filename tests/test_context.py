@@ -333,6 +333,25 @@ def test_locate_gives_a_long_function_all_its_parts(tmp_path: Path) -> None:
     assert hit.end == len(lines) - 1  # the last line of its last part
 
 
+def test_best_definitions_are_the_functions_matching_the_request_best(tmp_path: Path) -> None:
+    from git_gpte.context import best_definitions
+
+    module = (
+        "class Renderer:\n    def render_list(self, items, start):\n"
+        "        return '<ol>' + ''.join(items) + '</ol>'\n\n"
+        "    def render_heading(self, text):\n        return '<h1>' + text + '</h1>'\n\n\n"
+        "def parse(text):\n    return text.splitlines()\n"
+    )
+    repo = _repo(tmp_path, {"mark.py": module, "other.py": "def ordered_list_start():\n    pass\n"})
+    commit = repo.resolve_commit("HEAD")
+    request = "an ordered list that starts at 3 should render with its start number"
+    found = best_definitions(repo, commit, request, ["mark.py"], limit=5)
+    assert [p.name for p in found][:1] == ["Renderer"]  # a small class is one chunk
+    assert all(p.path == "mark.py" for p in found)  # the pathspec narrows
+    assert "parse" not in [p.name for p in found]  # matches nothing of the request
+    assert len(best_definitions(repo, commit, request, limit=1)) == 1
+
+
 def test_definitions_nested_deeper_in_a_compat_block_are_chunks_of_their_own() -> None:
     # if WIN: / try: import colorama / except ImportError: pass / else: def ... (click's _compat)
     filler = "".join(f"            value_{i} = {i}\n" for i in range(30))

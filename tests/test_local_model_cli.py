@@ -1475,6 +1475,43 @@ def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(
     assert code == 6 and "the edits left every file as it was" in err
 
 
+def test_a_retry_after_copying_the_wrong_function_shows_the_best_matches_too(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (minimark/ordered-start): asked for <ol start="3">, the real model copied
+    # parse_blocks unchanged three times, shown it alone each time; the function to change
+    # was the best match for the request, and the retry now shows it beside the copy.
+    module = (
+        "def parse_blocks(text):\n"
+        "    return [line.split('. ', 1) for line in text.splitlines()]\n\n\n"
+        "def render_ordered_list(items, start):\n"
+        "    return '<ol>' + ''.join(f'<li>{i}</li>' for i in items) + '</ol>'\n\n\n"
+        "def render_heading(text, level):\n    return f'<h{level}>{text}</h{level}>'\n"
+    )
+    # Long enough that the best matches are some of its functions, not all of it.
+    module += "".join(
+        f"\n\ndef convert_{n}(value):\n    total = value * {n}\n    return total + {n}\n"
+        for n in range(60)
+    )
+    repo = make_repo(tmp_path / "mark", {"mark.py": module})
+    copy = "mark.py\n```python\ndef parse_blocks(text):\n"
+    copy += "    return [line.split('. ', 1) for line in text.splitlines()]\n```\n"
+    fixed = "def render_ordered_list(items, start):\n    head = f'<ol start=\"{start}\">' "
+    fixed += "if start != 1 else '<ol>'\n"
+    fixed += "    return head + ''.join(f'<li>{i}</li>' for i in items) + '</ol>'\n"
+    llm_server.queue(copy, f"mark.py\n```python\n{fixed}```\n")
+    request = 'an ordered list that starts at 3 should render as <ol start="3">'
+    code, out, err = improve(
+        repo, llm_server, request, "--edit-format", "definitions", "--json", "--no-probe"
+    )
+    assert code == 0, err
+    retry = llm_server.requests[1].body["messages"][1]["content"]
+    assert "def parse_blocks(text):" in retry and "def render_ordered_list" in retry
+    assert "def convert_" not in retry  # only the best matches, not the rest of the module
+    text = git(repo, "show", f"{json.loads(out)['branch']}:mark.py")
+    assert "if start != 1 else" in text
+
+
 def test_blank_lines_indented_in_copying_are_given_back(shop: Path, llm_server: LLMServer) -> None:
     # Copying a class, the real model indented its blank lines (settings: 30 lines of noise).
     indented = WITH_LOGGING.replace("\n\n\ndef total", "\n    \n\ndef total")

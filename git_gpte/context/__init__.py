@@ -40,6 +40,7 @@ __all__ = [
     "Segment",
     "Signature",
     "SymbolLocation",
+    "best_definitions",
     "candidates",
     "describe",
     "format_lines",
@@ -118,6 +119,17 @@ def locate(
     from .engine import run_locate
 
     return run_locate(repo, commit, names, pathspecs, max_file_bytes=max_file_bytes)
+
+
+def best_definitions(
+    repo: Repository, commit: str, request: str, pathspecs: Sequence[str] = (), limit: int = 3
+) -> list[SymbolLocation]:
+    """The functions, methods and classes that match ``request`` best at ``commit``, best
+    first (at most ``limit``; only those matching it themselves): where a change is likely,
+    when an answer chose a place that is not among them."""
+    from .engine import run_best_definitions
+
+    return run_best_definitions(repo, commit, request, pathspecs, limit)
 
 
 def candidates(

@@ -110,11 +110,63 @@ def run_select(
     progress: Callable[[int, int], None] | None = None,
     weights: Weights = WEIGHTS,
 ) -> ContextSelection:
+    map_budget = int(budget * max(0.0, min(map_share, 0.5)))
+    ranking, skipped = _ranking(repo, commit, request, pathspecs, max_file_bytes, progress, weights)
+    picks, entries = pack(ranking, budget - map_budget, map_budget)
+    exact = False
+    count = o200k_counter()
+    if count is not None:
+        packed = (picks, entries)
+        picks, entries, exact = fill(
+            ranking, packed, budget - map_budget, map_budget, _texts(repo), count
+        )
+    return ContextSelection(
+        commit=commit,
+        request=request,
+        budget=budget,
+        picks=tuple(picks),
+        map=tuple(entries),
+        skipped=skipped,
+        candidates=len(ranking.files),
+        tokens_exact=exact,
+    )
+
+
+def run_best_definitions(
+    repo: Repository, commit: str, request: str, pathspecs: Sequence[str], limit: int
+) -> list[SymbolLocation]:
+    """The definitions the request matches best, best first, at most ``limit``: of the chunks
+    ranked as for a selection, the functions, methods and classes (a small class is one chunk)
+    that match the request themselves (a member of a matching class, or a neighbour in a
+    matching file, is not one)."""
+    ranking, _ = _ranking(repo, commit, request, pathspecs, None, None, WEIGHTS)
+    found: list[SymbolLocation] = []
+    for scored in ranking.chunks:
+        record = scored.file.record
+        if record is None or not scored.reasons:
+            continue
+        chunk = record.chunks[scored.index]
+        if chunk.kind in ("function", "method", "class"):  # a small class is one chunk
+            path = scored.file.cand.path
+            found.append(SymbolLocation(chunk.name, path, chunk.start, chunk.end, chunk.kind))
+            if len(found) == limit:
+                break
+    return found
+
+
+def _ranking(
+    repo: Repository,
+    commit: str,
+    request: str,
+    pathspecs: Sequence[str],
+    max_file_bytes: int | None,
+    progress: Callable[[int, int], None] | None,
+    weights: Weights,
+) -> tuple[Ranking, dict[str, str]]:
+    """The candidates of ``commit`` ranked for ``request``, and the files left out, with why."""
     candidates = list_candidates(
         repo, commit, pathspecs, max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES, in_part=True
     )
-    map_budget = int(budget * max(0.0, min(map_share, 0.5)))
-
     history = _history(repo, commit)
 
     held: dict[str, str] = {}
@@ -141,24 +193,7 @@ def run_select(
     skipped = {**candidates.skipped, **held}
     for path in ranking.binary:
         skipped[path] = "binary or not UTF-8"
-    picks, entries = pack(ranking, budget - map_budget, map_budget)
-    exact = False
-    count = o200k_counter()
-    if count is not None:
-        packed = (picks, entries)
-        picks, entries, exact = fill(
-            ranking, packed, budget - map_budget, map_budget, _texts(repo), count
-        )
-    return ContextSelection(
-        commit=commit,
-        request=request,
-        budget=budget,
-        picks=tuple(picks),
-        map=tuple(entries),
-        skipped=skipped,
-        candidates=len(ranking.files),
-        tokens_exact=exact,
-    )
+    return ranking, skipped
 
 
 def _texts(repo: Repository) -> Callable[[Sequence[Pick]], dict[str, str]]:

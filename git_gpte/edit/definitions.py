@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 _DEF = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -874,6 +874,23 @@ def definitions_at(text: str, lines: Collection[int]) -> Around | None:
     return Around("\n".join(assigned) + "\n\n\n" + block if assigned else block, names)
 
 
+def functions_in(text: str, ranges: Iterable[tuple[int, int]]) -> Around | None:
+    """The functions and methods of a module that lie in ``ranges`` (1-based, inclusive: a
+    context selection's excerpts), as :func:`definitions_at` gives them; None when no range
+    holds one or the module does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lines = {
+        line
+        for start, end in ranges
+        for line in range(start, end + 1)
+        if _holder(tree, line) is not None
+    }
+    return definitions_at(text, lines) if lines else None
+
+
 def local_homes(text: str, name: str, outside: int) -> list[tuple[str, int]]:
     """The functions and methods of a module (qualified name, first line) that bind ``name``
     as a local of their own, other than the one holding line ``outside``.
@@ -976,6 +993,14 @@ def shown_names(block: str) -> set[str]:
     return {
         n for node in tree.body if (n := node.name if isinstance(node, _DEF) else _assigned(node))
     }
+
+
+def function_names(block: str) -> set[str]:
+    """The functions a block of definitions shows, a method as ``Class.method``."""
+    tree = parse_or_none(textwrap.dedent(block))
+    if tree is None:
+        return set()
+    return {f"{c.name}.{f.name}" if c else f.name for c, f in top_functions(tree)}
 
 
 def top_functions(tree: ast.Module) -> list[tuple[ast.ClassDef | None, _Function]]:

@@ -269,6 +269,8 @@ class _Fallback:
 # five everyday requests on a 62-line module were all done so); longer ones, only the
 # definitions where something is left (see _Loop.on_problems).
 FOCUS_MIN_LINES = 100
+# The functions a retry after an answer that changed nothing may add (see _Loop._best_matches).
+BEST_MATCHES = 2
 
 
 class _Loop:
@@ -477,9 +479,43 @@ class _Loop:
         if not self.copied:
             return None
         self.console.info("the answer changed nothing: asking again with only what it chose")
-        called = self._called(self.copied)
-        text = focused_retry_message(self.copied, self.plan.instruction, called)
-        return self._new_conversation(messages, self.copied, text)
+        blocks = self.copied + self._best_matches(self.copied)
+        called = self._called(blocks)
+        text = focused_retry_message(blocks, self.plan.instruction, called)
+        return self._new_conversation(messages, blocks, text)
+
+    def _best_matches(self, copied: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The functions of the Python files shown that match the request best (at most
+        BEST_MATCHES), when the model copied none of them: its pick was then likely the wrong
+        place. Seen, asked to render ``<ol start="3">``, the 1.5B model copied
+        ``parse_blocks`` three times over, shown it alone each time, while
+        ``HtmlRenderer._render_list`` was the function to change and the best match. When its
+        pick is among the best, it is shown alone as before: shown only the function it had
+        picked, it made the change (settings/bool-case)."""
+        from ..context import best_definitions
+        from ..edit.definitions import function_names, functions_in
+
+        paths = sorted({p for p in self.plan.selection.files if p.endswith(".py")} - self.plan.kept)
+        if not paths:
+            return []
+        chosen = set().union(*(function_names(block) for _, block in copied))
+        found = best_definitions(
+            self.files.repo, self.files.rev, self.plan.instruction,
+            [f":(literal){path}" for path in paths], BEST_MATCHES,
+        )  # fmt: skip
+        ranges: dict[str, list[tuple[int, int]]] = {}
+        for place in found:
+            ranges.setdefault(place.path, []).append((place.start, place.end))
+        best = []
+        for path, spans in ranges.items():
+            text = self._read(path)
+            around = functions_in(text, spans) if text else None
+            if around is None:
+                continue
+            if set(around.names.values()) & chosen:
+                return []
+            best.append((path, around.block))
+        return best
 
     def on_problems(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | None:
         """The retry for a result whose every problem lies inside a function or method of a
