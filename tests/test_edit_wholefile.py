@@ -413,6 +413,28 @@ def test_root_logger_calls_the_edit_adds_go_to_the_module_logger() -> None:
     assert use_module_logger(before, after, local={"logging"}) is None
 
 
+def test_root_logger_calls_get_the_module_logger_the_request_asks_for() -> None:
+    # Seen (todo/storage-logging): asked to log "through a module-level logger
+    # (logging.getLogger(__name__))", the model wrote logging.info(...), no logger, no import.
+    from git_gpte.edit.wholefile import logger_asked_for
+
+    before = "import sqlite3\n\n\ndef add(t):\n    print(f'Added {t}')\n    return t\n"
+    after = before.replace("print(", "logging.info(")
+    request = "Replace the print() calls with logging through a module-level logger "
+    request += "(logging.getLogger(__name__))."
+    repair = logger_asked_for(before, after, request=request)
+    assert repair is not None and "module's logger (logger)" in repair.detail
+    assert repair.text == (
+        "import sqlite3\nimport logging\n\nlogger = logging.getLogger(__name__)\n\n\n"
+        "def add(t):\n    logger.info(f'Added {t}')\n    return t\n"
+    )
+    # Not asked for in so many words, a module with a logger, or `logger` taken: left alone.
+    assert logger_asked_for(before, after, request="log instead of printing") is None
+    taken = after.replace("    return t", "    logger = t\n    return logger")
+    assert logger_asked_for(before, taken, request=request) is None
+    assert logger_asked_for(before, after, local={"logging"}, request=request) is None
+
+
 def test_a_logger_the_edit_made_a_class_attribute_becomes_the_modules() -> None:
     # Seen (inventory/store-logging, asked for "a module-level logger"): the logger put in the
     # class body, the warning logged with logging.warning, the load message on cls.logger.

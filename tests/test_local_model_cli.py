@@ -2062,6 +2062,24 @@ def test_a_class_written_back_without_its_other_methods_gets_them_back(
     assert any("left out: Limiter.__init__" in c for c in data["corrected"])
 
 
+def test_root_logging_becomes_the_module_logger_the_request_asks_for(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real reply (todo/storage-logging): logging.info(...) for each print, no logger and
+    # no import; it passed every check but the request's own, and was committed as done.
+    store = "import sqlite3\n\n\ndef add(db, title):\n    print(f'Added {title}')\n"
+    store += "    return title\n"
+    repo = make_repo(tmp_path / "r", {"store.py": store})
+    reply = store.replace("print(", "logging.info(")
+    request = "Replace the print() calls in store.py with logging at info level through a "
+    request += "module-level logger (logging.getLogger(__name__))."
+    data = answered_once(repo, llm_server, request, "store.py", reply)
+    text = git(repo, "show", f"{data['branch']}:store.py")
+    assert "logger = logging.getLogger(__name__)" in text and "import logging" in text
+    assert "    logger.info(f'Added {title}')" in text
+    assert any("the module's logger the request asks for" in c for c in data["corrected"])
+
+
 def test_a_neighbour_copied_under_the_module_s_path_is_sent_back_not_written(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -546,6 +546,40 @@ def use_module_logger(before: str | None, after: str, local: Collection[str] = (
     )
 
 
+# A request that asks for the module's own logger in so many words.
+_ASKS_MODULE_LOGGER = re.compile(
+    r"getLogger\(\s*__name__\s*\)|module[- ]level logger|module's (?:own )?logger", re.I
+)
+
+
+def logger_asked_for(
+    before: str | None, after: str, local: Collection[str] = (), request: str = ""
+) -> Repair | None:
+    """``after`` with ``logger = logging.getLogger(__name__)`` defined after its imports and
+    the root-logger calls the edit added made on it, when ``request`` asks for a module-level
+    logger and the module has none: asked to log "through a module-level logger
+    (logging.getLogger(__name__))", the 1.5B model wrote ``logging.info(...)`` and no logger
+    (todo/storage-logging), which passes every check but the request's own (its records are
+    the root logger's). None when the request does not ask for one, ``logger`` is taken, or
+    nothing is to change (see :func:`use_module_logger`)."""
+    tree = _parses(after)
+    if tree is None or not _ASKS_MODULE_LOGGER.search(request) or "logging" in local:
+        return None
+    if any(_module_logger(node) for node in tree.body) or "logger" in _assigned_names(after):
+        return None
+    bound = _imports_of(tree).get("logging")
+    if bound is not None and bound != ("import", "logging"):
+        return None  # ``logging`` is not the standard module here
+    text: str | None = after
+    if bound is None:
+        text = _insert_imports(after, ["import logging"], stdlib=True)
+    text = _after_imports(text, "logger = logging.getLogger(__name__)") if text else None
+    moved = use_module_logger(before, text, local) if text is not None else None
+    if moved is None:
+        return None
+    return Repair(moved.text, f"defined the module's logger the request asks for; {moved.detail}")
+
+
 def _logger_to_module(tree: ast.Module, text: str, had: set[str]) -> Repair | None:
     """``text`` with the one ``logging.getLogger(__name__)`` logger the edit made a class's
     attribute moved to module level, and its uses through ``self``, ``cls`` or the class made

@@ -14,6 +14,7 @@ caller's.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -983,7 +984,8 @@ class _Loop:
 
     def _import_stdlib(self) -> None:
         """Define the module logger the edits use and never define, make the root-logger
-        calls they add on the module's logger, and import the standard-library modules they
+        calls they add on the module's logger (defining it when the request asks for one and
+        the module has none), and import the standard-library modules they
         use and never import, and the names of them such as ``Union`` and ``Path`` (see
         :func:`git_gpte.edit.wholefile.define_logger`, ``use_module_logger``,
         ``import_stdlib`` and ``import_stdlib_names``), and spell a name as the module defines it
@@ -994,6 +996,7 @@ class _Loop:
             define_logger,
             import_stdlib,
             import_stdlib_names,
+            logger_asked_for,
             use_module_logger,
         )
 
@@ -1003,6 +1006,7 @@ class _Loop:
             underscore_slips,
             define_logger,
             use_module_logger,
+            functools.partial(logger_asked_for, request=self.plan.instruction),
             import_stdlib,
             import_stdlib_names,
         )
