@@ -608,6 +608,42 @@ def test_a_model_writing_whole_files_sees_only_whole_files(
     assert "\n  cli.py\n" in plan.stdout
 
 
+def test_a_test_is_shown_whole_only_where_the_budget_had_it_before(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # cli.py, which the request does not point at, is not shown, but the budget is spent as
+    # if it were: the test ranked below it, which fits only in what cli.py leaves free, stays
+    # out as before (shown such tests, the 1.5B model began writing them out).
+    cli = "from report import build\n\n\n" + "".join(
+        f"def command_{i}(rows):\n    return build(rows) + {i}\n\n\n" for i in range(30)
+    )
+    test = "from report import build\n\n\n" + "".join(
+        f"def test_build_returns_float_{i}():\n    assert build([{i}]) == float({i})\n\n\n"
+        for i in range(30)
+    )
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "cli.py": cli,
+            "report.py": "def build(rows):\n    return sum(rows)\n",
+            "tests/test_report.py": test,
+        },
+    )
+    plan = run_gpte(
+        "-v", "improve", "-n", "make build in report.py return a float",
+        "--context-tokens", "800", cwd=repo, env=local_env(llm_server),
+    )  # fmt: skip
+    assert plan.returncode == 0, plan.stderr
+    assert "File: report.py\n" in plan.stdout and "cli.py  (not shown)" in plan.stdout
+    assert "File: tests/test_report.py\n" not in plan.stdout
+    # With room for both, the test is shown as it was.
+    roomy = run_gpte(
+        "-v", "improve", "-n", "make build in report.py return a float",
+        "--context-tokens", "3000", cwd=repo, env=local_env(llm_server),
+    )  # fmt: skip
+    assert "File: tests/test_report.py\n" in roomy.stdout and "File: cli.py\n" not in roomy.stdout
+
+
 def test_while_the_model_reads_the_user_sees_time_pass(shop: Path, llm_server: LLMServer) -> None:
     # A model that reads for a while before its first token: on a terminal the elapsed time
     # counts up; in a log (no terminal) a line comes every GPTE_HEARTBEAT_SECONDS.

@@ -284,18 +284,24 @@ def whole_only(shown: Shown, budget: int, count: Callable[[str], int]) -> Shown:
     model writes out every file it is shown. Seen with the 1.5B model, asked to make
     ``queries.overdue()`` skip completed tasks, it was sent four files of a package whole
     (3,649 tokens out, 462 s), rewrote them all, and made up names in two it had no reason
-    to touch; a file ranked only by its words is named in the map instead."""
+    to touch; a file ranked only by its words is named in the map instead. The budget is
+    spent as if it were shown, so that the files below it (tests, ranked last) are shown
+    exactly when they were, and what is shown is always part of what was: given the budget
+    freed, a ``test_store.py`` never shown before was, and the model began writing it out,
+    then wrote its module as an elided excerpt, twice (inventory/low-stock-boundary, solved
+    before); without it, solved again (bench/solve.py)."""
     out = Shown(selection=shown.selection, skipped=dict(shown.skipped))
     spent = 0
     dropped: list[str] = []
     unpointed: list[str] = []
     for n, part in enumerate(by_rank(shown)):
         cost = count(part.text)
-        if n > 0 and not _worth_writing(shown, part.path):
-            unpointed.append(part.path)
-        elif spent + cost <= budget or (n == 0 and part.whole):
-            out.add(Part(part.path, part.text))
-            spent += cost
+        if spent + cost <= budget or (n == 0 and part.whole):
+            spent += cost  # as if shown: what is left for the files below it stays as it was
+            if n == 0 or _worth_writing(shown, part.path):
+                out.add(Part(part.path, part.text))
+            else:
+                unpointed.append(part.path)
         elif n == 0:
             out.add(part)  # too long to show whole: the plan asks for diffs instead
         else:
