@@ -328,8 +328,8 @@ def _as_sent(
             pick = replace(pick, whole=True, ranges=(), tokens=pick.file_tokens)
         if part is not None:
             picks.append(pick)
-    by_path = {pick.path: pick for pick in selection.picks}
-    further = [MapEntry(p, by_path[p].score, (), count(line)) for p, line in named.items()]
+    score = {pick.path: pick.score for pick in selection.picks}  # a pin has none
+    further = [MapEntry(p, score.get(p, 0.0), (), count(line)) for p, line in named.items()]
     return replace(selection, picks=tuple(picks), map=(*selection.map, *further))
 
 

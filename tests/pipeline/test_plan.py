@@ -82,3 +82,21 @@ def test_a_request_over_the_window_is_refused_when_run(repo: Repository, tmp_pat
     assert planned.over_budget is not None
     with pytest.raises(UsageError, match="over gpt-4o-mini's budget"):
         planned.check()
+
+
+def test_a_pinned_file_too_long_to_show_whole_is_named_in_the_map() -> None:
+    # A pin (a place heal's failing output names) is not one of the selection's picks: left
+    # out for the budget, it is still named in the map of what is sent.
+    from git_gpte.context import ContextSelection, Pick
+    from git_gpte.pipeline.shown import Shown, whole_only
+    from git_gpte.prompts.messages import Part
+
+    top = Pick("app.py", "0" * 40, True, (), 10, 1.0, ("named",), 2, 10, pointed=True)
+    selection = ContextSelection("0" * 40, "fix app", 100, (top,), (), {}, 2)
+    shown = Shown(selection=selection)
+    shown.add(Part("app.py", "def f():\n    return 1\n"))
+    shown.add(Part("big.py", "x = 1\n" * 400, ((1, 5),)))
+    sent = whole_only(shown, 50, lambda text: len(text) // 4)
+    assert list(sent.parts) == ["app.py"]
+    assert "big.py  (too long to show whole here)" in sent.map_text
+    assert sent.selection is not None and [e.path for e in sent.selection.map] == ["big.py"]
