@@ -12,8 +12,6 @@ git repository of the task, with the solution as the result:
 - right: it stands and the solution passes it (it checks what the change did);
 - false alarm: it stands and the solution fails it: a right result that git-gpte would send
   back, and commit with exit 1 if the retries keep it;
-- mended: it stands only as asked for again, after the first answer failed on its own on the
-  solution (the rest of the table is what the probe was without that second asking);
 - per task: whether any probe is right, and whether any raises a false alarm.
 
     python bench/probe_quality.py --url http://127.0.0.1:8012/v1 [--only PROJECT] [--task P/T]
@@ -56,7 +54,6 @@ class Row:
     stands: bool = False
     right: bool = False
     false_alarm: bool = False
-    mended: bool = False
     on_base: str = ""
     on_solution: str = ""
     script: str = ""
@@ -100,7 +97,6 @@ def task_rows(task: SolveTask, llm: LLM, settings: Settings, samples: int, tmp: 
                     task.name, kind, sample, stands=True,
                     right=last is not None and last.passed,
                     false_alarm=last is not None and not last.passed,
-                    mended=probe.mended,
                     on_base="; ".join(v.error for v in probe.on_base.values()),
                     on_solution="" if last is None else "passed" if last.passed else last.error,
                     script=probe.script,
@@ -120,28 +116,19 @@ def pct(part: int, whole: int) -> str:
 
 
 def tables(rows: list[Row]) -> str:
-    out = [f"{'probe':<10}{'asked':>7}{'stands':>8}{'right':>8}{'false alarm':>13}{'mended':>8}"]
+    out = [f"{'probe':<10}{'asked':>7}{'stands':>8}{'right':>8}{'false alarm':>13}"]
     for kind in ("whole", "sentence"):
         mine = [r for r in rows if r.kind == kind]
         out.append(
             f"{kind:<10}{len(mine):>7}{sum(r.stands for r in mine):>8}"
             f"{sum(r.right for r in mine):>8}"
-            f"{sum(r.false_alarm for r in mine):>13}{sum(r.mended for r in mine):>8}"
+            f"{sum(r.false_alarm for r in mine):>13}"
         )
     tasks = sorted({(r.task, r.sample) for r in rows})
-    both = {"whole", "sentence"}
-    for label, kinds, mended in (
-        ("whole only", {"whole"}, True),
-        ("all probes", both, True),
-        ("none mended", both, False),
-    ):
+    for label, kinds in (("whole only", {"whole"}), ("all probes", {"whole", "sentence"})):
         right = alarm = 0
         for key in tasks:
-            mine = [
-                r
-                for r in rows
-                if (r.task, r.sample) == key and r.kind in kinds and (mended or not r.mended)
-            ]
+            mine = [r for r in rows if (r.task, r.sample) == key and r.kind in kinds]
             right += any(r.right for r in mine)
             alarm += any(r.false_alarm for r in mine)
         out.append(

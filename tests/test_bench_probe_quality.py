@@ -46,8 +46,6 @@ def test_each_probe_is_run_on_the_base_and_on_the_solution(
     assert "When the key is not set it returns default" in asked.split("above all")[1]
     assert "whole only: 1 task run(s), a right probe in 1 (100%), a false alarm in 0" in out
     assert "all probes: 1 task run(s), a right probe in 1 (100%), a false alarm in 1" in out
-    assert "none mended: 1 task run(s), a right probe in 1 (100%), a false alarm in 1" in out
-    assert not any(r["mended"] for r in rows)
     again = subprocess.run(
         [sys.executable, str(ROOT / "bench/probe_quality.py"), "--table", str(report)],
         capture_output=True, text=True, check=True,
