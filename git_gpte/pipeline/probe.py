@@ -5,9 +5,7 @@ model is asked (once, in a short conversation of its own) for a probe of what th
 and for one of each later sentence of a request of several, shown only the signatures of what
 changed (see prompts/probe.py). Each probe stands or falls alone, and so does each of its
 statements (prompts/probe_steps.py): only those that fail on the base check what the change
-did. A probe with none (each failed after the change as before it: ``Settings({"a": ...})``
-raising "keys look like 'section.option'") is asked for once more, shown that statement and
-its error, and dropped when it fails on its own again. A result on which one of them fails, by an assertion or by
+did; a probe with none is dropped. A result on which one of them fails, by an assertion or by
 an exception out of the project's code, fails like a failing check: the probe, the statement
 and its error go back to the model. A result still failing it after the retries is committed
 with exit 1 and the failure said, never as a success: the probe is the model's own reading of
@@ -32,7 +30,6 @@ from ..prompts.probe import (
     changed_signatures,
     focus_sentences,
     probe_enough,
-    probe_mend_messages,
     probe_messages,
     probe_script,
     step_verdicts,
@@ -57,14 +54,13 @@ class Probe:
     said there (see :mod:`~git_gpte.prompts.probe_steps`: the others are not held against a
     result); the sentence of the request it checks above all (empty: the whole request); and
     what it said on the last result it ran on (None: none yet), with the statement that
-    failed there; whether it was asked for again once it failed on its own (``mended``)."""
+    failed there."""
 
     script: str
     on_base: dict[int, Verdict]
     focus: str
     last: Verdict | None = None
     failing: str = ""
-    mended: bool = False
 
 
 class ProbeCheck:
@@ -85,8 +81,6 @@ class ProbeCheck:
         self.repo, self.base = runner.repo, runner.base
         self.probes: list[Probe] = []
         self.asked = False
-        self.signatures = ""  # of what the first result changed: what every probe is shown
-        self.local: set[str] = set()
         self.examples = quoted(request)
 
     def judged_by(self) -> list[str]:
@@ -131,7 +125,7 @@ class ProbeCheck:
             return None
         standing: dict[int, Verdict] = {}
         failures: list[tuple[int, Verdict]] = []
-        own: list[tuple[int, Verdict]] = []
+        own: list[Verdict] = []
         sources = steps(probe.script)
         for step, before in probe.on_base.items():
             now = found.get(step)
@@ -139,14 +133,10 @@ class ProbeCheck:
                 standing[step] = before
                 failures += [(step, now)] if now is not None else []
             else:
-                own.append((step, now))
+                own.append(now)
         if not standing:
-            step, now = own[0]
-            if probe.mended:
-                self.console.info(f"the probe failed on its own ({now.error}): dropped")
-                return None
-            self.console.info(f"the probe failed on its own ({now.error}): asking for it again")
-            return self._mend(probe, sources[step], now.error, changes)
+            self.console.info(f"the probe failed on its own ({own[0].error}): dropped")
+            return None
         if not failures:
             return replace(probe, on_base=standing, last=Verdict(True, True), failing="")
         step, now = failures[0]
@@ -166,10 +156,10 @@ class ProbeCheck:
         signatures = changed_signatures(self._before_after(changes))
         if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
             return []  # nothing importable changed, or the probe would replace a file
-        self.signatures, self.local = signatures, self._top_modules()
+        local = self._top_modules()
         kept: list[Probe] = []
         for focus in ["", *focus_sentences(self.request)]:
-            probe = self._ask(focus)
+            probe = self._ask(signatures, focus, local)
             if probe is not None and all(probe.script != k.script for k in kept):
                 kept.append(probe)
         return kept
@@ -191,33 +181,18 @@ class ProbeCheck:
         entries = self.repo.tree_entries(self.base)
         return {entry.path.split("/", 1)[0].removesuffix(".py") for entry in entries}
 
-    def _ask(self, focus: str) -> Probe | None:
+    def _ask(self, signatures: str, focus: str, local: set[str]) -> Probe | None:
         """One probe of the request (of its sentence ``focus`` above all, when given), when
         the answer holds one that fails on the base."""
         what = f"of: {_short(focus)}" if focus else "of the request"
         self.console.info(f"asking for a probe {what}")
-        return self._stands(probe_messages(self.request, self.signatures, focus), focus)
-
-    def _mend(
-        self, probe: Probe, statement: str, error: str, changes: list[FileChange]
-    ) -> Probe | None:
-        """``probe`` asked for once more, shown its ``statement`` that raised ``error`` before
-        the change and after it, and judged on the result; None when the new one cannot."""
-        messages = probe_mend_messages(
-            self.request, self.signatures, probe.focus, probe.script, statement, error
-        )
-        again = self._stands(messages, probe.focus)
-        return None if again is None else self._judge(replace(again, mended=True), changes)
-
-    def _stands(self, messages: list[dict[str, str]], focus: str) -> Probe | None:
-        """The probe the answer to ``messages`` holds, when there is one that fails on the
-        base."""
         try:
+            messages = probe_messages(self.request, signatures, focus)
             reply = self.llm.ask(messages, enough=probe_enough)
         except GpteError as exc:  # the edit stands on its own checks; the probe is extra
             self.console.info(f"no probe: {exc.render().splitlines()[0]}")
             return None
-        script = probe_script(reply.text, self.signatures, self.local)
+        script = probe_script(reply.text, signatures, local)
         if script is None:
             self.console.info("no usable probe in the answer: not probing")
             return None

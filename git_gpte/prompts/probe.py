@@ -87,34 +87,6 @@ def probe_messages(request: str, signatures: str, focus: str = "") -> list[dict[
     ]
 
 
-_MEND = """\
-Your script checks nothing: it fails before the change and after it in the same way, at:
-```python
-{statement}
-```
-{error}
-Write the script again so that it uses the project's code as that code must be used, and checks \
-what the request asks. Answer with the script in one ```python block and nothing else.
-"""
-
-
-def probe_mend_messages(
-    request: str, signatures: str, focus: str, script: str, statement: str, error: str
-) -> list[dict[str, str]]:
-    """The conversation asking again for a probe (:func:`probe_messages`) whose ``script``
-    failed on its own: its ``statement`` raised ``error`` before the change and after it.
-    Seen with the 1.5B model: ``Settings(values={"a": ...})`` raising "setting keys look
-    like 'section.option'", ``Item('sku', ...)`` raising "invalid SKU", so the asserts after
-    them never ran and a wrong result went out as a success (settings/get-list); the error
-    says how the code is used."""
-    mend = _MEND.format(statement=statement.strip(), error=error.strip())
-    return [
-        *probe_messages(request, signatures, focus),
-        {"role": "assistant", "content": f"```python\n{script.rstrip()}\n```"},
-        {"role": "user", "content": mend},
-    ]
-
-
 # A sentence ends at . ! or ? before white space and a capital, a quote or a backquote; not
 # after the abbreviations a request uses before an example.
 _SENTENCE_END = re.compile(r"(?<![ (]e\.g\.)(?<![ (]i\.e\.)(?<=[.!?])\s+(?=[A-Z`'\"])")
