@@ -459,6 +459,12 @@ def table(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
+def state(row: Row) -> str:
+    if row.solved:
+        return "solved"
+    return "BROKEN" if row.broken_committed else ("refused" if row.refused else "failed")
+
+
 def per_task(rows: list[Row]) -> str:
     tool_names = list(dict.fromkeys(r.tool for r in rows))
     tasks = list(dict.fromkeys(r.task for r in rows))
@@ -472,15 +478,37 @@ def per_task(rows: list[Row]) -> str:
             if row is None:
                 marks.append(f"{'':>15}")
                 continue
-            mark = (
-                "solved"
-                if row.solved
-                else (
-                    "BROKEN" if row.broken_committed else ("refused" if row.refused else "failed")
-                )
-            )
-            marks.append(f"{mark + f' {row.seconds:.0f}s':>15}")
+            marks.append(f"{state(row) + f' {row.seconds:.0f}s':>15}")
         out.append(f"{task:<{width}}" + "".join(marks))
+    return "\n".join(out)
+
+
+def compared(before: list[Row], after: list[Row]) -> str:
+    """``after``'s rows beside ``before``'s for the same task and tool, and per tool what was
+    gained and lost: a change is judged on the tasks it was run on, against their last rows
+    before it (one sample each, so a task or two either way is within the noise)."""
+    earlier = {(r.task, r.tool): r for r in before}
+    pairs = [(earlier[(r.task, r.tool)], r) for r in after if (r.task, r.tool) in earlier]
+    if not pairs:
+        return "no task of these reports has a row in the --before reports"
+    width = max(len(new.task) for _, new in pairs) + 2
+    out = [f"{'task':<{width}}{'tool':<14}{'before':>16}{'after':>16}"]
+    for old, new in pairs:
+        was, now = f"{state(old)} {old.seconds:.0f}s", f"{state(new)} {new.seconds:.0f}s"
+        out.append(f"{new.task:<{width}}{new.tool[:13]:<14}{was:>16}{now:>16}")
+    for tool in dict.fromkeys(new.tool for _, new in pairs):
+        mine = [(old, new) for old, new in pairs if new.tool == tool]
+        gained = [new.task for old, new in mine if new.solved and not old.solved]
+        lost = [new.task for old, new in mine if old.solved and not new.solved]
+        seconds = [sorted(r.seconds for r in side) for side in zip(*mine, strict=True)]
+        medians = [f"{side[len(side) // 2]:.0f}" for side in seconds]
+        out.append(
+            f"{tool}, {len(mine)} task(s): solved {sum(o.solved for o, _ in mine)} -> "
+            f"{sum(n.solved for _, n in mine)} (gained: {', '.join(gained) or '-'}; lost: "
+            f"{', '.join(lost) or '-'}); broken and claimed "
+            f"{sum(o.broken_committed for o, _ in mine)} -> "
+            f"{sum(n.broken_committed for _, n in mine)}; median seconds {' -> '.join(medians)}"
+        )
     return "\n".join(out)
 
 
@@ -527,6 +555,13 @@ def main(argv: list[str] | None = None) -> int:
         "tool replaces an earlier one's: re-runs after a fix)",
     )
     parser.add_argument(
+        "--before",
+        type=Path,
+        nargs="+",
+        help="with --table: the reports of the runs before a change; their latest row of each "
+        "task the --table reports hold is printed beside it, with what was gained and lost",
+    )
+    parser.add_argument(
         "--tool-timeout",
         type=float,
         default=TOOL_TIMEOUT,
@@ -544,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.table:
         rows = latest_rows(args.table)
         print(table(rows) + "\n\n" + per_task(rows))
+        if args.before:
+            print("\n" + compared(latest_rows(args.before), rows))
         return 0
     if not args.url:
         parser.error("--url is required (see bench/local_model.py start)")

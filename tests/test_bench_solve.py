@@ -37,3 +37,34 @@ def test_a_rerun_replaces_the_first_runs_row_for_its_task_and_tool(tmp_path: Pat
     gpte = next(line for line in out.splitlines() if line.startswith("gpte "))
     assert gpte.split()[1:3] == ["2", "100%"]  # two tasks, both solved: the re-run counts
     assert "solved 40s" in out and "BROKEN 10s" not in out
+
+
+def test_before_prints_each_task_beside_its_last_row_before_and_what_changed(
+    tmp_path: Path,
+) -> None:
+    before = _report(
+        tmp_path / "before.jsonl",
+        {"task": "a/x", "tool": "gpte", "solved": True, "seconds": 300.0},
+        {"task": "a/y", "tool": "gpte", "refused": True, "seconds": 100.0},
+        {"task": "a/y", "tool": "gpte", "solved": False, "seconds": 900.0},  # the later row
+        {"task": "a/z", "tool": "gpte", "solved": True, "seconds": 50.0},  # not run after
+    )  # fmt: skip
+    after = _report(
+        tmp_path / "after.jsonl",
+        {"task": "a/x", "tool": "gpte", "solved": False, "claimed": True,
+         "broken_committed": True, "seconds": 200.0},
+        {"task": "a/y", "tool": "gpte", "solved": True, "seconds": 250.0},
+        {"task": "a/new", "tool": "gpte", "solved": True, "seconds": 10.0},
+    )  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench/solve.py"), "--table", str(after),
+         "--before", str(before)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    compared = out.split("\n\n")[-1].splitlines()  # after the tables
+    assert [line.split()[0] for line in compared[1:3]] == ["a/x", "a/y"]  # only tasks of both
+    assert compared[2].split()[2:] == ["failed", "900s", "solved", "250s"]
+    assert compared[3] == (
+        "gpte, 2 task(s): solved 1 -> 1 (gained: a/y; lost: a/x); broken and claimed 0 -> 1; "
+        "median seconds 900 -> 250"
+    )
