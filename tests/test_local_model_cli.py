@@ -608,6 +608,74 @@ def test_a_model_writing_whole_files_sees_only_whole_files(
     assert "\n  cli.py\n" in plan.stdout
 
 
+PACKAGE_INIT = """\
+\"\"\"Tasks kept in a list.\"\"\"
+
+from .models import HIGH, LOW, Task, parse_due
+from .storage import TaskNotFound, TaskStore
+
+__version__ = "0.3.1"
+
+__all__ = [
+    "HIGH",
+    "LOW",
+    "Task",
+    "TaskNotFound",
+    "TaskStore",
+    "parse_due",
+]
+"""
+
+
+def test_a_whole_file_the_model_was_never_shown_is_not_taken_as_the_file(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (todo/notes-field): the package's __init__.py, named in the map as not shown,
+    # written back as two imports; its exports and __version__ would have been lost, and no
+    # check would have said so. A guessed whole file places only its definitions.
+    storage = "from .models import Task\n\n\nclass TaskNotFound(KeyError):\n    pass\n\n\n"
+    storage += "class TaskStore:\n    def add(self, title):\n"
+    storage += "        return Task(title)\n"
+    helpers = "def shout(text):\n    return text.upper()\n"
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "todo/__init__.py": PACKAGE_INIT,
+            "todo/models.py": "LOW, HIGH = 1, 3\n\n\nclass Task:\n    def __init__(self, title):\n"
+            "        self.title = title\n\n\ndef parse_due(text):\n    return text\n",
+            "todo/storage.py": storage,
+            "todo/helpers.py": helpers,
+            "README.md": "# todo\n\nA task list.\n",
+        },
+    )
+    fixed = storage.replace("def add(self, title):", "def add(self, title, notes=''):")
+    fixed = fixed.replace("Task(title)", "Task(title + notes)")
+    guessed_init = "from .models import Task, LOW, HIGH\nfrom .storage import TaskStore\n"
+    guessed_helpers = "def whisper(text):\n    return text.lower()\n"  # shout left out
+    llm_server.queue(
+        f"todo/storage.py\n```python\n{fixed}```\n\ntodo/__init__.py\n```python\n"
+        f"{guessed_init}```\n\ntodo/helpers.py\n```python\n{guessed_helpers}```\n\n"
+        "README.md\n```markdown\n# todo\n```\n"
+    )
+    code, out, err = improve(
+        repo, llm_server, "add a notes parameter to TaskStore.add", "--json", "--no-check",
+        "--no-probe",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert [s["path"] for s in data["context"]["sent"]] == ["todo/storage.py"]
+    branch = data["branch"]
+    assert git(repo, "show", f"{branch}:todo/storage.py") == fixed
+    # Placed by their definitions: __init__.py's imports are its own, so it stays as it is;
+    # helpers.py gets the new function beside the one the guess left out.
+    assert git(repo, "show", f"{branch}:todo/__init__.py") == PACKAGE_INIT
+    assert git(repo, "show", f"{branch}:todo/helpers.py") == helpers + "\n\n" + guessed_helpers
+    # What cannot be placed so is left as it is, and said.
+    assert git(repo, "show", f"{branch}:README.md") == "# todo\n\nA task list.\n"
+    (kept,) = [c for c in data["corrected"] if "README.md" in c]
+    assert "left as it is: it was not shown" in kept
+
+
 def test_a_test_is_shown_whole_only_where_the_budget_had_it_before(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -410,6 +410,7 @@ class _Loop:
         feedback += self._drop_example_paths(parsed)
         self._drop_echoed(parsed)
         self._written_blind(parsed)
+        self._unshown_whole(parsed)
         if parsed.edits:
             self._apply(parsed)
             self.edited.explanation = prose(usable)
@@ -842,6 +843,39 @@ class _Loop:
             if names:
                 detail = f"left {', '.join(names)} as it is: the retry did not show it"
                 self._correction(edit.path, detail, "kept")
+
+    def _unshown_whole(self, parsed: ParsedReply) -> None:
+        """A whole file written for an existing file the model was never shown is a guess at
+        its text: a Python one is placed by its definitions (a function it adds or rewrites
+        goes in, what it leaves out stays), anything else is left as it is, said as a
+        correction. Seen (todo/notes-field): a package's 17-line ``__init__.py``, named in
+        the map as not shown, written back as two imports; its exports and ``__version__``
+        were gone, and nothing undefined or failing would have said so."""
+        from ..edit.definitions import NotPlaceable, place_definitions
+
+        kept = []
+        for edit in parsed.edits:
+            current = self._read(edit.path) if edit.path in self.files.entries else None
+            if (
+                edit.kind != "whole-file"
+                or edit.fmt == DEFINITIONS
+                or edit.path in self.plan.shown.parts
+                or current is None
+            ):
+                kept.append(edit)
+                continue
+            if edit.path.endswith(".py"):
+                try:
+                    place_definitions(current, edit.content or "")
+                except NotPlaceable:
+                    pass
+                else:
+                    edit.fmt = DEFINITIONS  # placed as the definitions format places it
+                    kept.append(edit)
+                    continue
+            detail = "left as it is: it was not shown, so the block written for it is a guess"
+            self._correction(edit.path, detail, "kept")
+        parsed.edits = kept
 
     def _apply(self, parsed: ParsedReply) -> None:
         from ..edit import apply_reply
