@@ -397,6 +397,29 @@ def test_the_definitions_an_edit_changed_are_those_holding_its_lines() -> None:
     assert definitions_changed(before, after + "def broken(:\n") is None
 
 
+def test_changed_assignments_and_class_attributes_are_shown_with_the_changed_methods() -> None:
+    from git_gpte.edit.definitions import definitions_changed, place_definitions
+
+    before = (
+        'import os\n\nSQL = """\nSELECT a\n"""\n\n\n@dataclass\nclass T:\n    """A T."""\n\n'
+        "    a: int\n    b: int = 0\n\n    def f(self):\n        return self.a\n\n"
+        "    def g(self):\n        return 1\n"
+    )
+    after = before.replace("SELECT a\n", "SELECT a, c\n").replace("import os", "import re")
+    after = after.replace("    b: int = 0\n", "    b: int = 0\n    c: int = 0\n")
+    after = after.replace("return self.a", "return self.a + self.c")
+    around = definitions_changed(before, after)
+    assert around is not None
+    assert around.block == (
+        'SQL = """\nSELECT a, c\n"""\n\n\n@dataclass\nclass T:\n'
+        "    a: int\n    b: int = 0\n    c: int = 0\n\n    def f(self):\n"
+        "        return self.a + self.c"
+    )
+    # what is shown goes back in place by name, leaving g and the docstring as they are
+    placed = place_definitions(before, around.block)
+    assert placed.text == after.replace("import re", "import os")
+
+
 MODULE_WITH_ERROR = """\
 import functools
 

@@ -798,17 +798,24 @@ class Around:
 
 
 def definitions_changed(before: str, after: str) -> Around | None:
-    """The functions and methods of ``after`` holding lines that differ from ``before`` (see
-    definitions_at); None when no function or method changed or ``after`` does not parse.
-    Changes outside every definition (an import added) are left out: they stay as they are."""
+    """The functions, methods and assignments of ``after`` holding lines that differ from
+    ``before`` (see definitions_at; a changed class attribute brings its class's attribute
+    block); None when none changed or ``after`` does not parse. Other changes (an import
+    added) are left out: they stay as they are.
+
+    Assignments count because a request that adds a field changes the table's schema string
+    and the dataclass's fields as well as methods: shown only the methods, the model could
+    not mend a schema that lacked the column (todo/notes-field)."""
     changed = changed_lines(before, after)
     try:
         tree = ast.parse(after)
     except (SyntaxError, ValueError):
         return None
     count = after.count("\n") + 1
-    inside = {line for line in changed if line <= count and _holder(tree, line) is not None}
-    return definitions_at(after, inside) if inside else None
+    inside = {
+        line for line in changed if line <= count and _holder_or_attribute(tree, line) is not None
+    }
+    return definitions_at(after, inside, fields=True) if inside else None
 
 
 def changed_lines(before: str, after: str) -> set[int]:
@@ -824,11 +831,13 @@ def changed_lines(before: str, after: str) -> set[int]:
     return changed
 
 
-def definitions_at(text: str, lines: Collection[int]) -> Around | None:
+def definitions_at(text: str, lines: Collection[int], *, fields: bool = False) -> Around | None:
     """The functions and methods of a module that hold ``lines`` (1-based), with the module's
     simple assignments they use (``logger = logging.getLogger(__name__)``) above them; None
     when the module does not parse or a line lies outside every function and method (an import,
-    a class's own body), where no definition alone can fix it.
+    a class's own body), where no definition alone can fix it. With ``fields``, a line may
+    also lie in a module-level assignment (shown whole) or a class attribute (shown with its
+    class line and the class's other attributes), which the definitions reader places by name.
 
     What a retry shows when what is left to fix lies inside a few definitions: shown its whole
     file again, numbered, the 1.5B model began copying it line by line and was cut at once
@@ -839,35 +848,40 @@ def definitions_at(text: str, lines: Collection[int]) -> Around | None:
     except (SyntaxError, ValueError):
         return None
     source = text.split("\n")
-    holders: dict[int, tuple[ast.ClassDef | None, _Function]] = {}
+    holders: dict[int, tuple[ast.ClassDef | None, ast.stmt]] = {}
     for line in lines:
-        found = _holder(tree, line)
+        found = _holder_or_attribute(tree, line) if fields else _holder(tree, line)
         if found is None:
             return None
         holders[line] = found
-    chosen: list[tuple[ast.ClassDef | None, _Function]] = []
-    for found in sorted(holders.values(), key=lambda f: f[1].lineno):
-        if found not in chosen:
-            chosen.append(found)
+    chosen = _with_attribute_blocks(list(holders.values()))
     parts: list[str] = []
+    previous: ast.stmt | None = None
     for owner, node in chosen:
         body = "\n".join(_source(node, source))
         if owner is None:
             parts.append(body)
-            continue
-        header = "\n".join(source[owner.lineno - 1 : owner.body[0].lineno - 1]).rstrip()
-        if parts and parts[-1].startswith(header + "\n"):
-            parts[-1] += "\n\n" + body  # the next method of the same class
+        elif parts and previous is not None and previous in owner.body:
+            # the next member of the same class: attributes one to a line, methods spaced
+            both = _assigned(previous) is not None and _assigned(node) is not None
+            parts[-1] += ("\n" if both else "\n\n") + body
         else:
+            top = min([owner.lineno, *(d.lineno for d in owner.decorator_list)])
+            header = "\n".join(source[top - 1 : owner.body[0].lineno - 1]).rstrip()
             parts.append(header + "\n" + body)
+        previous = node
     used = {node.id for _, held in chosen for node in ast.walk(held) if isinstance(node, ast.Name)}
+    shown = {node for _, node in chosen}
     assigned = [
         "\n".join(_source(node, source))
         for node in tree.body
-        if (name := _assigned(node)) is not None and name in used and node.end_lineno == node.lineno
+        if (name := _assigned(node)) is not None
+        and name in used
+        and node.end_lineno == node.lineno
+        and node not in shown
     ]
     names = {
-        line: f"{owner.name}.{node.name}" if owner is not None else node.name
+        line: f"{owner.name}.{_definition_name(node)}" if owner else str(_definition_name(node))
         for line, (owner, node) in holders.items()
     }
     block = "\n\n\n".join(parts)
@@ -1020,18 +1034,42 @@ def top_functions(tree: ast.Module) -> list[tuple[ast.ClassDef | None, _Function
 
 def _holder(tree: ast.Module, line: int) -> tuple[ast.ClassDef | None, _Function] | None:
     """The top-level function, or the method under its class, whose lines hold ``line``."""
+    found = _holder_or_attribute(tree, line)
+    if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return found[0], found[1]
+
+
+def _holder_or_attribute(
+    tree: ast.Module, line: int
+) -> tuple[ast.ClassDef | None, ast.stmt] | None:
+    """As _holder, or else the module-level assignment or class attribute holding ``line``."""
     for node in tree.body:
         start, end = _span(node)
         if not start < line <= end:
             continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or _assigned(node):
             return None, node
         if isinstance(node, ast.ClassDef):
             for member in node.body:
                 first, last = _span(member)
-                if first < line <= last and isinstance(
-                    member, (ast.FunctionDef, ast.AsyncFunctionDef)
+                if first < line <= last and (
+                    isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) or _assigned(member)
                 ):
                     return node, member
         return None
     return None
+
+
+def _with_attribute_blocks(
+    found: list[tuple[ast.ClassDef | None, ast.stmt]],
+) -> list[tuple[ast.ClassDef | None, ast.stmt]]:
+    """``found`` in the order of the file, each once, and with every attribute of a class one
+    of whose attributes is there: a field shown alone hides the order the others give."""
+    chosen: list[tuple[ast.ClassDef | None, ast.stmt]] = []
+    for owner, node in found:
+        members = [node]
+        if owner is not None and _assigned(node) is not None:
+            members = [m for m in owner.body if _assigned(m) is not None]
+        chosen.extend((owner, m) for m in members if (owner, m) not in chosen)
+    return sorted(chosen, key=lambda pair: pair[1].lineno)
