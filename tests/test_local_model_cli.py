@@ -676,6 +676,35 @@ def test_a_whole_file_the_model_was_never_shown_is_not_taken_as_the_file(
     assert "left as it is: it was not shown" in kept
 
 
+def test_a_block_holding_only_a_class_line_and_an_elision_changes_nothing(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (inventory/low-stock-boundary): beside its fix, the model wrote for a file it did
+    # not need to change "class StockLevel:" over "# ...existing code...". Refused as an
+    # excerpt, it was asked again and copied the other class's method into StockLevel. (That
+    # file had not been shown; here it was, so the block is no guess at its text either.)
+    models = "class StockLevel:\n    def __init__(self, on_hand):\n        self.on_hand = on_hand\n"
+    store = "class Store:\n    def is_low(self, level, reorder):\n        return level < reorder\n"
+    repo = make_repo(tmp_path / "r", {"models.py": models, "store.py": store})
+    fixed = "class Store:\n    # ...existing code...\n\n    def is_low(self, level, reorder):\n"
+    fixed += "        return level <= reorder\n"
+    llm_server.queue(
+        f"store.py\n```python\n{fixed}```\n\n"
+        "models.py\n```python\nclass StockLevel:\n    # ...existing code...\n```\n"
+    )
+    request = "An item exactly at its reorder level (StockLevel) should count as low in is_low."
+    code, out, err = improve(repo, llm_server, request, "--json", "--no-check", "--no-probe")
+    assert code == 0, err
+    data = json.loads(out)
+    assert sorted(s["path"] for s in data["context"]["sent"]) == ["models.py", "store.py"]
+    assert data["attempts"] == 1 and data["refused"] == []
+    branch = data["branch"]
+    assert git(repo, "show", f"{branch}:store.py") == store.replace("<", "<=")
+    assert git(repo, "show", f"{branch}:models.py") == models
+    (kept,) = [c for c in data["corrected"] if "models.py" in c]
+    assert "left as it is: the block holds no code, only '# ...existing code...'" in kept
+
+
 def test_a_test_is_shown_whole_only_where_the_budget_had_it_before(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -235,6 +235,22 @@ def _elided_classes(lines: list[str]) -> frozenset[str]:
     return frozenset(classes)
 
 
+_HEADER = re.compile(r"(?:@.*|class\s+\w+.*:|(?:async\s+)?def\s+\w+.*:)\s*(?:#.*)?")
+
+
+def only_elided(block: str) -> str | None:
+    """The elision line of a Python block that holds nothing but class or function lines and
+    elision lines ("class StockLevel:" over "# ...existing code..."), else None: such a block
+    changes nothing, though it does not parse. The 1.5B model wrote one for a file it did not
+    need to change; refused as an excerpt, it then copied another class's method into that
+    class to have something to write (inventory/low-stock-boundary)."""
+    lines = [line.strip() for line in block.split("\n") if line.strip()]
+    elisions = [line for line in lines if line.startswith("#") and _ELISION.search(line)]
+    if not elisions or not all(line in elisions or _HEADER.fullmatch(line) for line in lines):
+        return None
+    return elisions[0]
+
+
 def _span(node: ast.stmt) -> tuple[int, int]:
     """0-based first line (its decorators included) and the line after its last."""
     first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])

@@ -409,6 +409,7 @@ class _Loop:
         self._rehome_definitions(parsed)
         feedback += self._drop_example_paths(parsed)
         self._drop_echoed(parsed)
+        self._drop_elided(parsed)
         self._written_blind(parsed)
         self._unshown_whole(parsed)
         if parsed.edits:
@@ -824,6 +825,25 @@ class _Loop:
                 self._correction(edit.path, "left out the signatures shown for reference", "kept")
             else:
                 kept.append(edit)
+        parsed.edits = kept
+
+    def _drop_elided(self, parsed: ParsedReply) -> None:
+        """Leave out a Python block for an existing file that holds only class or function
+        lines and an elision line (see :func:`~git_gpte.edit.definitions.only_elided`): it
+        says the file stays as it is. Said as a correction."""
+        from ..edit.definitions import only_elided
+
+        kept = []
+        for edit in parsed.edits:
+            elision = None
+            existing = edit.path.endswith(".py") and edit.path in self.files.entries
+            if edit.kind == "whole-file" and existing and edit.content:
+                elision = only_elided(edit.content)
+            if elision is None:
+                kept.append(edit)
+                continue
+            detail = f"left as it is: the block holds no code, only {elision!r}"
+            self._correction(edit.path, detail, "kept")
         parsed.edits = kept
 
     def _written_blind(self, parsed: ParsedReply) -> None:
