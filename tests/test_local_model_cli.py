@@ -2286,18 +2286,9 @@ def test_a_failing_check_in_a_long_module_is_asked_again_with_the_changed_functi
     broken = module.replace("    return os.path.exists(path)", "    return path.exists()")
     broken = broken.replace("def save(path, text):", "def save(path, text):\n    path = str(path)")
     fixed = "def exists(path):\n    return os.path.exists(str(path))\n"
-    llm_server.queue(f"store.py\n```python\n{broken}```\n", f"store.py\n```python\n{fixed}```\n")
     request = "save and exists in store.py should accept a pathlib.Path as well as a str."
-    check = "python3 tests/test_store.py"
-    code, out, err = improve(repo, llm_server, request, "--check", check, "--json", PYTHONPATH=".")
-    assert code == 0, err
-    data = json.loads(out)
-    assert data["attempts"] == 2
-    result = git(repo, "show", f"{data['branch']}:store.py")
+    result, asked = _mended_after_failing_check(repo, llm_server, request, broken, fixed)
     assert "    path = str(path)\n" in result and "os.path.exists(str(path))" in result
-    retry = llm_server.requests[1].body["messages"]
-    assert [m["role"] for m in retry] == ["system", "user"]
-    asked = retry[1]["content"]
     assert "File: store.py (only these definitions of it" in asked
     assert "def save(path, text):\n    path = str(path)" in asked
     assert "def exists(path):\n    return path.exists()" in asked
@@ -2340,24 +2331,32 @@ def test_a_failing_check_after_a_schema_change_shows_the_schema_and_fields_again
     broken = broken.replace("Task(title, cur.lastrowid)", "Task(title, cur.lastrowid, notes)")
     fixed = 'SCHEMA = """\nCREATE TABLE tasks (\n    id INTEGER PRIMARY KEY,\n'
     fixed += '    title TEXT,\n    notes TEXT\n)\n"""\n'
-    llm_server.queue(f"store.py\n```python\n{broken}```\n", f"store.py\n```python\n{fixed}```\n")
     request = "Add a notes field (default '') to Task and to add() in store.py, kept in the table."
-    check = "python3 tests/test_store.py"
-    code, out, err = improve(repo, llm_server, request, "--check", check, "--json", PYTHONPATH=".")
-    assert code == 0, err
-    data = json.loads(out)
-    assert data["attempts"] == 2
-    result = git(repo, "show", f"{data['branch']}:store.py")
+    result, asked = _mended_after_failing_check(repo, llm_server, request, broken, fixed)
     assert result == broken.replace("    notes TEXT,\n", "    notes TEXT\n")
-    retry = llm_server.requests[1].body["messages"]
-    assert [m["role"] for m in retry] == ["system", "user"]
-    asked = retry[1]["content"]
     assert "File: store.py (only these definitions of it" in asked
     assert "    title TEXT,\n    notes TEXT,\n)" in asked
     assert "@dataclass\nclass Task:\n    title: str\n    id: int = 0\n    notes: str = ''" in asked
     assert "def add(conn, title, notes=''):" in asked
     assert "helper_" not in asked and "def open_db" not in asked
     assert "sqlite3.OperationalError" in asked
+
+
+def _mended_after_failing_check(
+    repo: Path, llm_server: LLMServer, request: str, broken: str, fixed: str
+) -> tuple[str, str]:
+    """Run improve on ``repo`` (store.py, checked by tests/test_store.py) with ``broken`` as
+    the first answer, whole, and ``fixed`` as the answer to the retry; what store.py is on
+    the branch and what the retry, a new short conversation, asked."""
+    llm_server.queue(f"store.py\n```python\n{broken}```\n", f"store.py\n```python\n{fixed}```\n")
+    check = "python3 tests/test_store.py"
+    code, out, err = improve(repo, llm_server, request, "--check", check, "--json", PYTHONPATH=".")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    retry = llm_server.requests[1].body["messages"]
+    assert [m["role"] for m in retry] == ["system", "user"]
+    return git(repo, "show", f"{data['branch']}:store.py"), retry[1]["content"]
 
 
 def test_a_warning_logged_on_the_root_logger_goes_to_the_module_logger(
