@@ -819,9 +819,9 @@ def definitions_changed(before: str, after: str) -> Around | None:
     block); None when none changed or ``after`` does not parse. Other changes (an import
     added) are left out: they stay as they are.
 
-    Assignments count because a request that adds a field changes the table's schema string
-    and the dataclass's fields as well as methods: shown only the methods, the model could
-    not mend a schema that lacked the column (todo/notes-field)."""
+    Assignments count because a request that adds a field changes a dataclass's fields, and
+    often a schema string, as well as methods: shown the changed methods but not the new
+    field, the 1.5B model wrote a property of that name into the class (todo/notes-field)."""
     changed = changed_lines(before, after)
     try:
         tree = ast.parse(after)
