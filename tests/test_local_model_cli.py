@@ -2294,6 +2294,8 @@ def test_a_failing_check_in_a_long_module_is_asked_again_with_the_changed_functi
     assert "def exists(path):\n    return path.exists()" in asked
     assert "helper_" not in asked and "import os" not in asked
     assert "AttributeError" in asked and "'str' object has no attribute 'exists'" in asked
+    # what the edits dropped, which the definitions as they are now cannot show
+    assert "-    return os.path.exists(path)\n+    return path.exists()" in asked
 
 
 def test_a_failing_check_after_a_schema_change_shows_the_schema_and_fields_again(

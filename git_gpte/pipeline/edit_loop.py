@@ -622,16 +622,22 @@ class _Loop:
         if not blocks or total < FOCUS_MIN_LINES:
             return None
         self.console.info("asking again with only the definitions the edits changed")
-        return self._in_focus(messages, blocks, [p.render() for p in self.edited.failures])
+        said = [p.render() for p in self.edited.failures]
+        return self._in_focus(messages, blocks, said, self._diff())
 
     def _in_focus(
-        self, messages: list[dict[str, str]], blocks: list[tuple[str, str]], said: list[str]
+        self,
+        messages: list[dict[str, str]],
+        blocks: list[tuple[str, str]],
+        said: list[str],
+        diff: str = "",
     ) -> list[dict[str, str]]:
         """``blocks`` and what is wrong with them (see problems_retry_message), in a new short
         conversation."""
         from ..prompts.messages import problems_retry_message
 
-        text = problems_retry_message(blocks, said, self.plan.instruction, self._called(blocks))
+        called = self._called(blocks)
+        text = problems_retry_message(blocks, said, self.plan.instruction, called, diff)
         return self._new_conversation(messages, blocks, text)
 
     def _called(self, blocks: list[tuple[str, str]]) -> list[str]:

@@ -178,17 +178,34 @@ def problems_retry_message(
     problems: Sequence[str],
     instruction: str,
     called: Sequence[str] = (),
+    diff: str = "",
 ) -> str:
     """A retry that shows only the definitions holding what is left to fix (each problem said
     with the definition and the line it is in, since the lines shown are not numbered), and
-    the request: a new, short conversation, as for definitions copied unchanged."""
+    the request: a new, short conversation, as for definitions copied unchanged. ``diff``: the
+    edits so far (see edits_diff), for a check that failed on them.
+
+    Without the diff, shown only ``parse_rate`` as the edit left it and the tests it now
+    fails ('5/hours', '2/ Day'), the 1.5B model wrote it back unchanged twice: nothing shown
+    said what the edit had dropped (ratelimit/parse-rate-errors)."""
     said = "\n".join(f"- {problem}" for problem in problems)
     return (
         f"{_only_definitions(blocks)}\n\n{_called(called)}"
         f"What is still wrong with them:\n{said}\n\n"
+        f"{_changed_so_far(diff)}"
         f"Request:\n{instruction.strip()}\n\n"
         "Write the definitions above again, complete, with what is wrong fixed and the request "
         "done: the file's path on a line of its own, then a fenced code block.\n"
+    )
+
+
+def _changed_so_far(diff: str) -> str:
+    """The edits so far as a retry shows them (see edits_diff), or "" without any."""
+    if not diff:
+        return ""
+    return (
+        "What your edits changed so far (lines starting with - were removed, + added); a test "
+        f"that passed before may need a removed line back:\n```diff\n{diff}\n```\n\n"
     )
 
 
@@ -294,17 +311,10 @@ def retry_user_message(
         else ""
     )
     ask = ask or EDIT_FORMATS[edit_format].ask_again
-    changed = (
-        "What your edits changed so far (lines starting with - were removed, + added); a test "
-        "that passed before may need a removed line back:\n"
-        f"```diff\n{diff}\n```\n\n"
-        if diff
-        else ""
-    )
     return (
         f"Your answer could not be used as it is (attempt {attempt}).\n\n"
         f"What went wrong:\n{problems.strip()}\n\n"
-        f"{changed}"
+        f"{_changed_so_far(diff)}"
         f"{shown}"
         f"The request was:\n{instruction.strip()}\n\n"
         f"{ask}\n"
