@@ -365,3 +365,27 @@ def test_a_named_function_changed_only_in_its_annotations_is_not_changed() -> No
     assert annotations_only(unnamed, {"s.py": SAVING}, {"s.py": annotated}) == []
     hints = "Add type hints to Store.save"
     assert annotations_only(hints, {"s.py": SAVING}, {"s.py": annotated}) == []
+
+
+def test_a_default_the_edits_give_is_the_one_the_request_writes() -> None:
+    from git_gpte.edit.intent import default_problems
+
+    before = "def get(key, default=None):\n    pass\n\n\ndef other(sep=';'):\n    pass\n"
+    request = 'Add a parameter sep="," to get (get(key, default=None, sep=",")).'
+    wrong = before.replace("default=None)", "default=None, sep=';')")
+    found = default_problems(request, {"m.py": before}, {"m.py": wrong})
+    assert [(p.line, p.text) for p in found] == [
+        (1, "the request asks for sep=',', and get gives sep the default ';'")
+    ]
+    # as asked (keyword-only too), or a parameter the edits left as it was: nothing said
+    right = before.replace("default=None)", "default=None, *, sep=',')")
+    assert default_problems(request, {"m.py": before}, {"m.py": right}) == []
+    assert default_problems(request, {"m.py": before}, {"m.py": before}) == []
+    # a default that is no literal, or a request that writes none, is not judged
+    computed = before.replace("default=None)", "default=None, sep=SEP)")
+    assert default_problems(request, {"m.py": before}, {"m.py": computed}) == []
+    assert default_problems("Add a sep parameter to get", {"m.py": before}, {"m.py": wrong}) == []
+    # written as something else than a parameter: an HTML attribute, a repr, another function
+    for other in ('`3. c` should render as <ol sep=",">', 'repr gives Point(sep=",")'):
+        assert default_problems(other, {"m.py": before}, {"m.py": wrong}) == []
+    assert default_problems('put(sep=",")', {"m.py": before}, {"m.py": wrong}) == []

@@ -1516,6 +1516,28 @@ def test_a_named_method_given_only_annotations_goes_back_as_not_done(
     assert "the only change to Store.save is its type annotations" in retry
 
 
+def test_a_default_other_than_the_one_the_request_writes_goes_back(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ratelimit/decorator-no-raise): asked to "add a parameter raise_on_limit=True", the
+    # model wrote raise_on_limit=False and made the body agree with it; every check passed
+    # and it was committed as a success.
+    module = "def limited(func, key=None):\n    if func():\n        raise RuntimeError('x')\n"
+    module += "    return key\n"
+    repo = make_repo(tmp_path / "s", {"limits.py": module})
+    inverted = module.replace("key=None)", "key=None, raise_on_limit=False)")
+    inverted = inverted.replace("    if func():", "    if func() and not raise_on_limit:")
+    done = module.replace("key=None)", "key=None, raise_on_limit=True)")
+    done = done.replace("    if func():", "    if func() and raise_on_limit:")
+    request = "Add a parameter raise_on_limit=True to limited; when it is False, nothing raises."
+    data, retry = answered_twice(
+        repo, llm_server, request, "limits.py", inverted, done, "--no-probe"
+    )
+    assert git(repo, "show", f"{data['branch']}:limits.py") == done
+    said = "the request asks for raise_on_limit=True, and limited gives raise_on_limit the default"
+    assert said + " False" in retry
+
+
 def test_names_of_standard_modules_used_and_never_imported_are_imported(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -324,6 +324,86 @@ def annotations_only(
     return problems
 
 
+# "a parameter raise_on_limit=True", "get_list(key, default=None, sep=",")": a parameter and
+# the default the request writes for it, as code: after the word parameter (or argument), or
+# in the parentheses of a call-like signature, whose name says which function it is for. Not
+# anywhere else: "<ol start="3">" and "Point(x=0, y=0)" (a repr) write no default.
+_VALUE = r"(\"[^\"\n]*\"|'[^'\n]*'|-?\d+(?:\.\d+)?|True|False|None)"
+_PARAMETER_ASKED = re.compile(
+    rf"\b(?:parameter|argument|keyword|kwarg|option)s?\s+`?([A-Za-z_]\w*)={_VALUE}(?![\w.])", re.I
+)
+_SIGNATURE = re.compile(r"\b([A-Za-z_]\w*)\(([^()\n]*)\)")
+_IN_SIGNATURE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*)\s*=\s*{_VALUE}(?![\w.])")
+
+
+def _defaults_asked(request: str) -> dict[tuple[str | None, str], object]:
+    """(function or None for any, parameter) -> the default the request writes for it."""
+    asked: dict[tuple[str | None, str], object] = {}
+    for name, spelled in _PARAMETER_ASKED.findall(request):
+        asked.setdefault((None, name), ast.literal_eval(spelled))
+    for function, inside in _SIGNATURE.findall(request):
+        for name, spelled in _IN_SIGNATURE.findall(inside):
+            asked.setdefault((function, name), ast.literal_eval(spelled))
+    return asked
+
+
+def default_problems(
+    request: str, originals: Mapping[str, str], texts: Mapping[str, str]
+) -> list[Problem]:
+    """A parameter the edits add or whose default they change, given another default than
+    the one the request writes for it (see _PARAMETER_ASKED). Seen, committed as a success:
+    asked to "add a parameter raise_on_limit=True", the model wrote ``raise_on_limit=False``
+    and made the rest agree with it, so every check passed (ratelimit/decorator-no-raise).
+    Parameters the edits leave as they were are not judged: another function may have its
+    own default."""
+    from .definitions import parse_or_none, top_functions
+
+    asked = _defaults_asked(request)
+    if not asked:
+        return []
+    problems = []
+    for path, text in sorted(texts.items()):
+        after = parse_or_none(text)
+        if after is None:
+            continue
+        before = parse_or_none(originals.get(path) or "")
+        was = {_qualified(c, f): _defaults(f) for c, f in top_functions(before)} if before else {}
+        for holder, function in top_functions(after):
+            old = was.get(_qualified(holder, function), {})
+            for name, value in _defaults(function).items():
+                key = (function.name, name) if (function.name, name) in asked else (None, name)
+                if key not in asked or (name in old and old[name] == value):
+                    continue
+                if value is _NOT_LITERAL or value == asked[key]:
+                    continue
+                said = (
+                    f"the request asks for {name}={asked[key]!r}, and "
+                    f"{_qualified(holder, function)} gives {name} the default {value!r}"
+                )
+                problems.append(Problem("request", path, function.lineno, said))
+    return problems
+
+
+_NOT_LITERAL = object()
+
+
+def _defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, object]:
+    """Each parameter's default value (a marker when it is not a literal)."""
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    with_default = positional[len(positional) - len(args.defaults) :]
+    pairs = list(zip(with_default, args.defaults, strict=True))
+    keywords = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+    pairs += [(a, d) for a, d in keywords if d is not None]
+    out: dict[str, object] = {}
+    for arg, default in pairs:
+        try:
+            out[arg.arg] = ast.literal_eval(default)
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            out[arg.arg] = _NOT_LITERAL
+    return out
+
+
 def _qualified(holder: ast.ClassDef | None, function: ast.AST) -> str:
     name = getattr(function, "name", "")
     return f"{holder.name}.{name}" if holder is not None else name

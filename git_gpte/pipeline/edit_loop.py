@@ -1283,6 +1283,7 @@ class _Loop:
         from ..edit.intent import (
             annotations_only,
             code_unchanged,
+            default_problems,
             listed_unchanged,
             missing_definitions,
             prints_kept,
@@ -1301,6 +1302,7 @@ class _Loop:
             problems = problems or prints_kept(instruction, self._as_was(texts), texts)
             problems = problems or listed_unchanged(instruction, self._as_was(texts), texts)
             problems = problems or annotations_only(instruction, self._as_was(texts), texts)
+            problems = problems or default_problems(instruction, self._as_was(texts), texts)
             problems = problems or missing_definitions(instruction, self._defining(texts))
         self.edited.checked = False
         if problems or self.verify is None or not files.file_changes():
