@@ -389,3 +389,4 @@ def test_a_default_the_edits_give_is_the_one_the_request_writes() -> None:
     for other in ('`3. c` should render as <ol sep=",">', 'repr gives Point(sep=",")'):
         assert default_problems(other, {"m.py": before}, {"m.py": wrong}) == []
     assert default_problems('put(sep=",")', {"m.py": before}, {"m.py": wrong}) == []
+    assert default_problems('get(sep="\\")', {"m.py": before}, {"m.py": wrong}) == []

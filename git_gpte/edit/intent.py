@@ -338,12 +338,17 @@ _IN_SIGNATURE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*)\s*=\s*{_VALUE}(?![\w.])")
 
 def _defaults_asked(request: str) -> dict[tuple[str | None, str], object]:
     """(function or None for any, parameter) -> the default the request writes for it."""
-    asked: dict[tuple[str | None, str], object] = {}
-    for name, spelled in _PARAMETER_ASKED.findall(request):
-        asked.setdefault((None, name), ast.literal_eval(spelled))
+    found: list[tuple[str | None, str, str]] = [
+        (None, name, spelled) for name, spelled in _PARAMETER_ASKED.findall(request)
+    ]
     for function, inside in _SIGNATURE.findall(request):
-        for name, spelled in _IN_SIGNATURE.findall(inside):
+        found += [(function, name, spelled) for name, spelled in _IN_SIGNATURE.findall(inside)]
+    asked: dict[tuple[str | None, str], object] = {}
+    for function, name, spelled in found:
+        try:
             asked.setdefault((function, name), ast.literal_eval(spelled))
+        except (ValueError, SyntaxError):
+            continue  # a string the request writes that Python would not read ("\")
     return asked
 
 
