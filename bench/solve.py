@@ -179,6 +179,7 @@ class Context:
     aider: Path | None
     gpt_engineer: Path | None
     log_dir: Path | None
+    gpte_args: tuple[str, ...] = ()
 
 
 def run_logged(
@@ -219,7 +220,7 @@ def gpte_tool(extra: list[str], check: bool = False) -> Callable[..., Outcome]:
     def run(task: SolveTask, repo: Path, work: Path, ctx: Context) -> Outcome:
         env = base_env()
         env.update(OPENAI_BASE_URL=ctx.url, OPENAI_API_KEY="local", MODEL_NAME=MODEL)
-        argv = [*ctx.gpte, "improve", task.prompt, "--json", "--yes", *extra]
+        argv = [*ctx.gpte, "improve", task.prompt, "--json", "--yes", *extra, *ctx.gpte_args]
         command = task.visible if check else None
         if command:
             argv += ["--check", command]
@@ -545,6 +546,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, help="JSON lines, appended (and resumed from)")
     parser.add_argument("--logs", type=Path, help="keep each tool run's output here")
     parser.add_argument("--gpte", default=None, help="git-gpte command (default: this venv's)")
+    parser.add_argument(
+        "--gpte-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="one more argument for every git gpte improve (a variant: --gpte-arg=--max-retries=4)",
+    )
     parser.add_argument("--aider", type=Path, help="aider's executable")
     parser.add_argument("--gpt-engineer", type=Path, help="gpt-engineer's gpte executable")
     parser.add_argument(
@@ -588,7 +596,9 @@ def main(argv: list[str] | None = None) -> int:
     if probe.returncode != 0:
         parser.error(f"the checks run pytest with {sys.executable}: pip install pytest there")
     gpte = args.gpte.split() if args.gpte else [str(Path(sys.executable).parent / "git-gpte")]
-    ctx = Context(args.url.rstrip("/"), gpte, args.aider, args.gpt_engineer, args.logs)
+    ctx = Context(
+        args.url.rstrip("/"), gpte, args.aider, args.gpt_engineer, args.logs, tuple(args.gpte_arg)
+    )
     tasks: list[SolveTask] = [] if args.no_own_tasks else load_all(only=tuple(args.only))
     if args.exercism:
         tasks += exercism_tasks(args.exercism, args.exercism_limit, args.exercism_tests)
