@@ -109,3 +109,22 @@ def test_a_block_copying_an_excerpt_as_shown_is_cut_before_its_heading() -> None
     assert excerpt_copy(fixed + block("b.py", BODY)) is None
     assert excerpt_copy(fixed + "File: ledger/accounts.py (excerpt: lines") is None
     assert excerpt_copy("⋮ (lines 1-3 not shown)\n") is None
+
+
+def test_a_block_going_on_to_copy_a_kept_file_is_cut_where_the_copy_begins() -> None:
+    from git_gpte.edit.repeated import KEPT_LINES, kept_copied_into
+
+    tests = "\n".join(f"def test_{n}():\n    assert f({n}) == {n}\n" for n in range(8))
+    module = "def f(x):\n    return x\n"
+    judge = kept_copied_into({"tests/test_m.py": tests}, {"m.py": module}.get)
+    head = "m.py\n```python\n" + module + "\n\n"
+    found = judge(head + tests + "```\n")
+    assert found is not None and found[0] == len(head)
+    assert "began copying tests/test_m.py, which stays as it is, into m.py" in found[1]
+    # Fewer lines than make a copy, or lines the block's own file holds too, go on.
+    short = "\n".join(tests.split("\n")[: KEPT_LINES - 1])
+    assert judge(head + short + "\n") is None
+    shared = kept_copied_into({"tests/test_m.py": tests}, {"m.py": module + tests}.get)
+    assert shared(head + tests + "```\n") is None
+    # The kept file's own block is another judge's affair.
+    assert judge("tests/test_m.py\n```python\n" + tests + "```\n") is None

@@ -959,6 +959,55 @@ def test_the_tests_a_check_runs_stay_as_they_are(tmp_path: Path, llm_server: LLM
     assert json.loads(out)["files_changed"] == ["tests/test_invoice.py"]
 
 
+SHAPES = """\
+class Polygon:
+    def __init__(self, points):
+        self.points = list(points)
+
+    def area(self):
+        pairs = zip(self.points, self.points[1:] + self.points[:1])
+        return abs(sum(ax * by - bx * ay for (ax, ay), (bx, by) in pairs)) / 2
+"""
+SHAPES_TESTS = """\
+from shapes import Polygon
+
+
+def test_area():
+    square = Polygon([(0, 0), (2, 0), (2, 2), (0, 2)])
+    assert square.area() == 4
+
+
+def test_points_kept():
+    points = [(0, 0), (1, 0), (0, 1)]
+    assert Polygon(points).points == points
+"""
+
+
+def test_a_block_that_goes_on_to_copy_the_tests_is_cut_where_they_begin(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real answer to "Add a __repr__ to Polygon" (geometry/polygon-repr): the module whole,
+    # the method at its end outside the class, then the test file's functions in the same
+    # block, on to the output cap (454 s). The block ends where the module's own lines did.
+    repo = make_repo(
+        tmp_path / "shapes", {"shapes.py": SHAPES, "tests/test_shapes.py": SHAPES_TESTS}
+    )
+    method = '\n\ndef __repr__(self):\n    return f"Polygon({self.points})"\n\n'
+    copied = SHAPES_TESTS.split("\n\n\n", 1)[1]
+    reply = "shapes.py\n```python\n" + SHAPES + method + copied * 40 + "```\n"
+    llm_server.queue(Reply(reply, delay=0.002))
+    code, out, err = improve(
+        repo, llm_server, "Add a __repr__ to Polygon.", "--no-probe", "-b", "repr", PYTHONPATH="."
+    )
+    assert code == 0, err
+    assert "began copying tests/test_shapes.py, which stays as it is, into shapes.py" in out + err
+    branch = "repr"
+    assert git(repo, "diff", "--name-only", "HEAD", branch).split() == ["shapes.py"]
+    text = git(repo, "show", f"{branch}:shapes.py")
+    assert "test_area" not in text
+    assert '    def __repr__(self):\n        return f"Polygon({self.points})"' in text
+
+
 def test_tests_shown_whole_stay_as_they_are_unless_the_request_asks(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

@@ -329,6 +329,7 @@ class _Loop:
             copied_unasked,
             excerpt_copy,
             first_cut,
+            kept_copied_into,
             kept_file,
             numbered_copy,
             repeated_file,
@@ -337,7 +338,15 @@ class _Loop:
         # Formats answered in file blocks (whole files, definitions) can repeat a block: a
         # small model wrote the same three blocks over and over to its output cap (ledger).
         blocks = EDIT_FORMATS[self.plan.edit_format].reader == "files"
-        judges = [repeated_file, kept_file(self.plan.kept), numbered_copy, excerpt_copy]
+        shown = self.plan.selection.files
+        kept = {path: shown[path] for path in self.plan.kept if path in shown}
+        judges = [
+            repeated_file,
+            kept_file(self.plan.kept),
+            kept_copied_into(kept, self._read),
+            numbered_copy,
+            excerpt_copy,
+        ]
         if not first and self.asked:
             judges.append(copied_unasked(self._read, self.asked))
         enough = first_cut(*judges) if blocks else None
