@@ -2828,6 +2828,30 @@ def test_a_whole_file_with_the_retry_s_diff_pasted_in_is_read_without_its_marker
     assert any("took the diff markers off 2 line(s)" in c for c in data["corrected"])
 
 
+def test_a_definition_with_the_retry_s_diff_pasted_in_is_read_without_its_markers(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (ratelimit/parse-rate-errors): asked for the function again after a failing check,
+    # the model wrote it with the diff's `-` and `+` lines among its plain ones, twice.
+    repo = make_repo(tmp_path / "shop", {"invoice.py": INVOICE})
+    marked = (
+        "def total(amount, percent):\n"
+        "-    return round(apply_discount(amount, percent), 2)\n"
+        "+    return round(apply_discount(amount, percent), 1)\n"
+    )
+    llm_server.queue(f"invoice.py\n```python\n{marked}```\n")
+    code, out, err = improve(
+        repo, llm_server, "round total to one decimal", "--json", "--edit-format",
+        "definitions", "--no-check", "--no-probe",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    text = git(repo, "show", f"{data['branch']}:invoice.py")
+    assert text == INVOICE.replace("percent), 2)", "percent), 1)")
+    shown = run_gpte("log", "show", data["run_id"], cwd=repo).stdout
+    assert "took the diff markers off 2 line(s) the reply copied from a diff; placed by" in shown
+
+
 FENCES = '''\
 import sys
 

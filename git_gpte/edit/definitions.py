@@ -41,6 +41,7 @@ class Placed:
     replaced: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     unwrapped: list[str] = field(default_factory=list)
+    unmarked: str = ""  # what taking off the diff markers the block copied did (see _unmarked)
 
     def note(self) -> str:
         parts = []
@@ -50,9 +51,10 @@ class Placed:
             parts.append("added " + ", ".join(self.added))
         if self.unwrapped:
             parts.append("the file's functions taken out of " + ", ".join(self.unwrapped))
-        if not parts:
-            return "the block is the file's own code, unchanged"
-        return "placed by its definitions: " + "; ".join(parts)
+        said = "the block is the file's own code, unchanged"
+        if parts:
+            said = "placed by its definitions: " + "; ".join(parts)
+        return f"{self.unmarked}; {said}" if self.unmarked else said
 
 
 @dataclass
@@ -71,8 +73,8 @@ def place_definitions(current: str, block: str) -> Placed:
         tree = ast.parse(current)
     except (SyntaxError, ValueError) as err:
         raise NotPlaceable(f"the file does not parse ({err.__class__.__name__})") from None
-    code = _parse_block(block)
     placed = Placed(current)
+    code = _parse_block(_unmarked(block, current, placed))
     code = _unwrapped(code, tree, placed)
     lines = current.split("\n")
     edits: list[_Edit] = []
@@ -94,6 +96,31 @@ def place_definitions(current: str, block: str) -> Placed:
         raise NotPlaceable("placed by its definitions, the file would not parse") from None
     placed.text = text
     return placed
+
+
+def _unmarked(block: str, current: str, placed: Placed) -> str:
+    """``block`` with the diff markers it copied taken off, when it does not parse and that
+    makes it parse (see :mod:`git_gpte.edit.diffmarks`). A retry after a failing check shows
+    the edits so far as a diff; asked for the function again, the 1.5B model wrote it with
+    ``-    if not count:`` and ``+    if not count.strip():`` among its plain lines, twice,
+    and both answers were refused as Python that does not parse (ratelimit/parse-rate-errors)."""
+    from .diffmarks import unmark_diff
+
+    if any(_parses(text) for text in (block, textwrap.dedent(block))):
+        return block
+    repair = unmark_diff(current, block)
+    if repair is None:
+        return block
+    placed.unmarked = repair.detail
+    return repair.text
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _unwrapped(code: _Block, tree: ast.Module, placed: Placed) -> _Block:
