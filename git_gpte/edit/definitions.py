@@ -105,22 +105,15 @@ def _unmarked(block: str, current: str, placed: Placed) -> str:
     ``-    if not count:`` and ``+    if not count.strip():`` among its plain lines, twice,
     and both answers were refused as Python that does not parse (ratelimit/parse-rate-errors)."""
     from .diffmarks import unmark_diff
+    from .wholefile import parses
 
-    if any(_parses(text) for text in (block, textwrap.dedent(block))):
+    if any(parses(text) for text in (block, textwrap.dedent(block))):
         return block
     repair = unmark_diff(current, block)
     if repair is None:
         return block
     placed.unmarked = repair.detail
     return repair.text
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def _unwrapped(code: _Block, tree: ast.Module, placed: Placed) -> _Block:
