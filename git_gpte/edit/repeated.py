@@ -97,7 +97,7 @@ def kept_copied_into(kept: Mapping[str, str], current: Callable[[str], str | Non
     its end, then went on in the same block with the functions of tests/test_geometry.py, to
     its output cap (4,110 tokens, 454 s on two cores). Lines the block's own file holds
     (``current(path)``) are not taken for a copy: two files may share a few lines."""
-    windows = set().union(*(_windows(text.split("\n")) for text in kept.values()))
+    windows = {w: path for path, text in kept.items() for w in _windows(text.split("\n"))}
     own: dict[str, set[tuple[str, ...]]] = {}
 
     def judge(text: str) -> tuple[int, str] | None:
@@ -115,10 +115,10 @@ def kept_copied_into(kept: Mapping[str, str], current: Callable[[str], str | Non
             for index in range(len(body) - KEPT_LINES + 1):
                 window = tuple(line.rstrip() for line in body[index : index + KEPT_LINES])
                 if window in windows and window not in own[path]:
-                    copied = next(p for p, t in kept.items() if window in _windows(t.split("\n")))
                     return (
                         starts[first + index],
-                        f"the reply began copying {copied}, which stays as it is, into {path}; "
+                        f"the reply began copying {windows[window]}, which stays as it is, "
+                        f"into {path}; "
                         "stopped it there",
                     )
         return None

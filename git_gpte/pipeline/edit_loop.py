@@ -337,19 +337,20 @@ class _Loop:
 
         # Formats answered in file blocks (whole files, definitions) can repeat a block: a
         # small model wrote the same three blocks over and over to its output cap (ledger).
-        blocks = EDIT_FORMATS[self.plan.edit_format].reader == "files"
-        shown = self.plan.selection.files
-        kept = {path: shown[path] for path in self.plan.kept if path in shown}
-        judges = [
-            repeated_file,
-            kept_file(self.plan.kept),
-            kept_copied_into(kept, self._read),
-            numbered_copy,
-            excerpt_copy,
-        ]
-        if not first and self.asked:
-            judges.append(copied_unasked(self._read, self.asked))
-        enough = first_cut(*judges) if blocks else None
+        enough = None
+        if EDIT_FORMATS[self.plan.edit_format].reader == "files":
+            shown = self.plan.selection.files
+            kept = {path: shown[path] for path in self.plan.kept if path in shown}
+            judges = [
+                repeated_file,
+                kept_file(self.plan.kept),
+                kept_copied_into(kept, self._read),
+                numbered_copy,
+                excerpt_copy,
+            ]
+            if not first and self.asked:
+                judges.append(copied_unasked(self._read, self.asked))
+            enough = first_cut(*judges)
         images = self.plan.images if first or self.fresh else ()
         self.fresh = False
         try:
