@@ -239,3 +239,59 @@ def _path_without_pytest(where: Path) -> str:
     shim.write_text(f'#!/bin/sh\nexec {sys.executable} -I -S "$@"\n')
     shim.chmod(0o755)
     return f"{folder}{os.pathsep}/usr/bin{os.pathsep}/bin"
+
+
+# A fixture every test uses, and the helper it calls: one wrong edit fails them all with the
+# same traceback under each test's name.
+FIXTURE_TESTS = """\
+import pytest
+
+from stats import largest, mean
+
+
+@pytest.fixture
+def numbers():
+    return [largest([1, 5, 3])] * 3
+
+"""
+FIXTURE_TESTS += "".join(
+    f"\n\ndef test_{n}(numbers):\n    assert mean(numbers) == 5\n" for n in range(6)
+)
+RAISES = WRONG.replace("return min(values)", 'raise ValueError("no values")')
+
+
+def test_a_repeated_traceback_is_shown_once() -> None:
+    from git_gpte.run.pytest_output import condense
+
+    one = "tests/t.py:5: in numbers\n    return largest(x)\nE   ValueError: no values\n"
+    report = (
+        "EEE                                                       [100%]\n"
+        "==================================== ERRORS ====================================\n"
+        + "".join(
+            f"_______________ ERROR at setup of test_{n} _______________\n{one}" for n in range(3)
+        )
+        + "_______________ test_other _______________\n"
+        + "tests/t.py:9: in test_other\nE   assert 1 == 2\n"
+        + "=========================== short test summary info ============================\n"
+        + "".join(f"ERROR tests/t.py::test_{n} - ValueError: no values\n" for n in range(3))
+    )
+    shown = condense(report)
+    assert shown.count("E   ValueError: no values") == 1 and shown.count("E   assert 1 == 2") == 1
+    assert (
+        "[the same traceback for 2 more: ERROR at setup of test_1, ERROR at setup of test_2]"
+        in shown
+    )
+    assert all(f"ERROR tests/t.py::test_{n} - " in shown for n in range(3))  # the summary stays
+    assert condense(shown) == shown and condense("no report here\n") == "no report here\n"
+
+
+def test_the_retry_shows_a_fixtures_traceback_once(tmp_path: Path, llm_server: LLMServer) -> None:
+    repo = make_repo(tmp_path / "stats", {"stats.py": STATS, "tests/test_stats.py": FIXTURE_TESTS})
+    llm_server.queue(RAISES, RIGHT)
+    code, out, err = improve(repo, llm_server, "stats.py", "--json")
+    assert code == 0, err
+    assert json.loads(out)["attempts"] == 2
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert retry.count("E   ValueError: no values") == 1
+    assert "[the same traceback for 5 more: ERROR at setup of test_1," in retry
+    assert "ERROR tests/test_stats.py::test_5 - ValueError" in retry

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .pytest_output import condense
+
 # What feedback_text shows of the output by default: enough for a traceback and its context.
 FEEDBACK_CHARS = 8000
 
@@ -55,8 +57,9 @@ class RunResult:
         return f"`{self.command}`{where} {self.status_text()} in {_seconds(self.duration)} s"
 
     def output_excerpt(self, max_chars: int = FEEDBACK_CHARS) -> str:
-        """The captured tail cut to ``max_chars`` at a line start, noting what is left out."""
-        text = self.output_tail
+        """The captured tail, each traceback a test report repeats shown once (see
+        pytest_output), cut to ``max_chars`` at a line start, noting what is left out."""
+        text = condense(self.output_tail)
         cut = self.truncated
         omitted = self.omitted_lines
         if len(text) > max_chars:
