@@ -272,6 +272,9 @@ class _Fallback:
 FOCUS_MIN_LINES = 100
 # The functions a retry after an answer that changed nothing may add (see _Loop._best_matches).
 BEST_MATCHES = 2
+# How many results with collateral definitions put back as they were are run through the
+# checks (see trim_collateral): each is a run of the project's tests.
+TRIM_TRIALS = 4
 
 
 class _Loop:
@@ -455,6 +458,8 @@ class _Loop:
         if refusals:
             feedback.append(retry_prompt([_unseen(r, self.files, self.sent) for r in refusals]))
         self.edited.failures = self._check()
+        if fails_check(self.edited.failures) and not refusals:
+            self.trim_collateral()
         if self.edited.failures and not refusals:
             self.drop_broken_new_files(unasked_only=True)
         feedback += [p.render() for p in self.edited.failures]
@@ -1335,6 +1340,52 @@ class _Loop:
                 problem = replace(problem, text="\n".join([problem.text.rstrip(), *hints]))
             out.append(problem)
         return out
+
+    def trim_collateral(self) -> None:
+        """When the result fails the tests, try it with the changed definitions the request
+        does not name put back as they were, one at a time and then all together (at most
+        TRIM_TRIALS runs), and keep the first that no check fails, said as a correction.
+        The definitions the request names stay as the answer wrote them, so what is kept
+        still does what the model made of the request; without one of them named nothing is
+        tried (which change is the request's would be a guess). Seen: asked for a positive
+        ``Polygon.area``, the 1.5B model fixed ``area`` and made ``centroid`` a property in
+        the same block, and the retries, told ``centroid()`` failed, lost the fix."""
+        from ..edit.revert import changed_definitions, with_definition_as_was
+
+        files = self.files
+        named = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", self.plan.instruction))
+        trials: list[tuple[str, str]] = []  # (path, qualified name)
+        asked = False
+        for path, text in sorted(files.changes.items()):
+            before = _original(files, path) if path.endswith(".py") else None
+            if text is None or before is None:
+                continue
+            for name in changed_definitions(before, text):
+                if name.rsplit(".", 1)[-1] in named:
+                    asked = True
+                else:
+                    trials.append((path, name))
+        if not asked or not trials:
+            return
+        saved = dict(files.changes)
+        failures, checked = self.edited.failures, self.edited.checked
+        sets = [[t] for t in trials[: TRIM_TRIALS - 1]] + ([trials] if len(trials) > 1 else [])
+        for chosen in sets:
+            for path, name in chosen:
+                reverted = with_definition_as_was(
+                    _original(files, path) or "", files.changes[path] or "", name
+                )
+                files.changes[path] = reverted if reverted is not None else files.changes[path]
+            problems = self._check()
+            if not any(not p.advisory for p in problems):
+                self.edited.failures = problems
+                for path, name in chosen:
+                    detail = f"put {name} back as it was: the change to it broke tests"
+                    self._correction(path, detail, "collateral")
+                return
+            files.changes.clear()
+            files.changes.update(saved)
+        self.edited.failures, self.edited.checked = failures, checked
 
     def note_sound(self) -> None:
         """Remember the first result that passed every check but the probe (an advisory one:
