@@ -102,21 +102,23 @@ def test_largest():
     assert largest([1, 5, 3]) == 5
 """
 
-# "return 0 for an empty list" done wrong: largest now returns the smallest value.
+# "return 0 for an empty list" done wrong: mean now divides by one too many. (The change is
+# to the function the request names: a changed function it does not name would be put back as
+# it was when the tests fail, see test_collateral_cli.py, and no retry asked.)
 WRONG = """\
 ```python
 def mean(values):
     if not values:
         return 0
-    return sum(values) / len(values)
+    return sum(values) / (len(values) + 1)
 
 
 def largest(values):
-    return min(values)
+    return max(values)
 ```
 """
 
-RIGHT = WRONG.replace("min(values)", "max(values)")
+RIGHT = WRONG.replace("(len(values) + 1)", "len(values)")
 
 PROMPT = "make mean return 0 for an empty list"
 
@@ -143,11 +145,12 @@ def test_a_result_breaking_a_passing_test_goes_back(stats: Path, llm_server: LLM
     assert data["attempts"] == 2 and data["checked"] is True and data["check"] == "auto"
     assert git(stats, "show", f"{data['branch']}:stats.py") == RIGHT.split("```python\n")[1][:-4]
     retry = llm_server.requests[1].body["messages"][-1]["content"]
-    assert "tests/test_stats.py::test_largest" in retry and "pass before your edits" in retry
-    assert "test_mean" not in retry.split("fail after them:")[1].split("\n")[0]
+    assert "tests/test_stats.py::test_mean" in retry and "pass before your edits" in retry
+    assert "test_largest" not in retry.split("fail after them:")[1].split("\n")[0]
     # the edit's own diff: the line it removed is what the failing test needs
     diff = retry.split("```diff\n")[1].split("```")[0]
-    assert "-    return max(values)\n+    return min(values)" in diff
+    assert "-    return sum(values) / len(values)\n" in diff
+    assert "+    return sum(values) / (len(values) + 1)" in diff
     assert diff.startswith("--- a/stats.py\n+++ b/stats.py")
     before.assert_unchanged(stats, new_branches=(data["branch"],))
 
@@ -174,7 +177,7 @@ def test_a_result_that_keeps_breaking_tests_is_not_committed(
     assert err.strip().splitlines()[-1] == (
         "git-gpte: error: nothing committed: the result still fails the project's tests after "
         "2 attempt(s): Tests that pass before your edits fail after them: "
-        "tests/test_stats.py::test_largest. (--keep-failing commits it anyway, with exit code 1)"
+        "tests/test_stats.py::test_mean. (--keep-failing commits it anyway, with exit code 1)"
     )
     assert "--keep-failing" in err
     before.assert_unchanged(stats)
@@ -215,7 +218,7 @@ def test_the_checkout_is_imported_not_an_installed_copy(
     llm_server.queue(WRONG.replace("```python", "src/stat_tools/stats.py\n```python"))
     code, _out, err = improve(repo, llm_server, "src/stat_tools/stats.py", "--max-retries", "0")
     assert code == 8, err
-    assert "test_largest" in err
+    assert "test_mean" in err
 
 
 def test_without_pytest_the_check_says_it_is_off(stats: Path, llm_server: LLMServer) -> None:
@@ -251,13 +254,13 @@ from stats import largest, mean
 
 @pytest.fixture
 def numbers():
-    return [largest([1, 5, 3])] * 3
+    return [mean([5, 5])] * 3
 
 """
 FIXTURE_TESTS += "".join(
-    f"\n\ndef test_{n}(numbers):\n    assert mean(numbers) == 5\n" for n in range(6)
+    f"\n\ndef test_{n}(numbers):\n    assert largest(numbers) == 5\n" for n in range(6)
 )
-RAISES = WRONG.replace("return min(values)", 'raise ValueError("no values")')
+RAISES = WRONG.replace("return sum(values) / (len(values) + 1)", 'raise ValueError("no values")')
 
 
 def test_a_repeated_traceback_is_shown_once() -> None:
