@@ -3,9 +3,10 @@
 One broken helper fails every test that reaches it, and pytest prints the same traceback under
 each test's name: a fixture that raises gave fourteen copies of one six-line traceback (8.6 kB),
 which the capped tail then cut from the front, and which cost a small model about a thousand
-tokens of reading (some 15 s on two cores) before it answered the same. A traceback printed again word for word says nothing new; its tests'
-names are what is new, so each repeat becomes a name under the first copy. The summary lines at
-the end, which name every failing test, stay as they are.
+tokens of reading (some 15 s on two cores) before it answered the same. A traceback printed
+again word for word says nothing new; its tests' names are what is new, so each repeat becomes
+a name under the first copy. The summary lines at the end, which name every failing test, stay
+as they are.
 """
 
 from __future__ import annotations
