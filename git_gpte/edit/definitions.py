@@ -136,7 +136,7 @@ def _unwrapped(code: _Block, tree: ast.Module, placed: Placed) -> _Block:
         text: list[str] = []
         for item in inner:
             text += [*textwrap.dedent("\n".join(_source(item, code.lines))).split("\n"), "", ""]
-        start, end = _span(node)
+        start, end = span(node)
         spans.append((start, end, text))
         placed.unwrapped.append(node.name)
     if not spans:
@@ -271,14 +271,14 @@ def only_elided(block: str) -> str | None:
     return elisions[0]
 
 
-def _span(node: ast.stmt) -> tuple[int, int]:
+def span(node: ast.stmt) -> tuple[int, int]:
     """0-based first line (its decorators included) and the line after its last."""
     first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
     return first - 1, node.end_lineno or node.lineno
 
 
 def _source(node: ast.stmt, lines: list[str]) -> list[str]:
-    start, end = _span(node)
+    start, end = span(node)
     return lines[start:end]
 
 
@@ -300,7 +300,7 @@ def _place(
         old = [n for n in tree.body if _assigned(n) == name]
         if len(old) == 1:
             placed.replaced.append(name)
-            start, end = _span(old[0])
+            start, end = span(old[0])
             return [_Edit(start, end, _source(node, block))]
         placed.added.append(name)
         at = _after_imports(tree)
@@ -309,7 +309,7 @@ def _place(
         old = [n for n in tree.body if _is_main_guard(n)]
         if old:
             placed.replaced.append("the __main__ block")
-            start, end = _span(old[0])
+            start, end = span(old[0])
             return [_Edit(start, end, _source(node, block))]
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
         return []  # a docstring of the excerpt, not the module's
@@ -344,7 +344,7 @@ def _place_definition(
             # the class line and some of its methods: those are what changes
             return _place_members(node, block, target, lines, placed)
         placed.replaced.append(node.name)
-        start, end = _span(target)
+        start, end = span(target)
         return [_Edit(start, end, _source(node, block))]
     owners = [n for n in tree.body if isinstance(n, ast.ClassDef) and node.name in _members(n)]
     if not isinstance(node, ast.ClassDef) and len(owners) == 1:
@@ -358,8 +358,8 @@ def _place_definition(
         # A new method written without its class line: at module level it would be a function
         # nobody can call as ``obj.name()`` (seen: ``def get_list(self, ...)`` for Settings).
         placed.added.append(f"{owner.name}.{node.name}")
-        at = _span(owner)[1]
-        indent = _indent_of(lines[_span(owner.body[-1])[0]])
+        at = span(owner)[1]
+        indent = _indent_of(lines[span(owner.body[-1])[0]])
         return [_Edit(at, at, ["", *_reindent(_source(node, block), node, indent)])]
     placed.added.append(node.name)
     at = _end_of_definitions(tree)
@@ -385,12 +385,12 @@ def methods_home(before: str, after: str) -> tuple[str, list[str]] | None:
         owner = _owner_of_method(node, tree)
         if owner is None or node.name in _members(owner):
             continue
-        indent = _indent_of(lines[_span(owner.body[-1])[0]])
+        indent = _indent_of(lines[span(owner.body[-1])[0]])
         try:
             method = _reindent(_source(node, lines), node, indent)
         except NotPlaceable:
             continue
-        home, (start, end) = _span(owner)[1], _span(node)
+        home, (start, end) = span(owner)[1], span(node)
         while start > home and not lines[start - 1].strip():
             start -= 1  # the blank lines that set it apart go with it
         edits += [_Edit(start, end, []), _Edit(home, home, ["", *method])]
@@ -448,8 +448,8 @@ def _place_members(
                 edits.append(_replace_member(member, item, block, lines))
                 continue
             placed.added.append(f"{node.name}.{item.name}")
-            at = _span(target)[1]
-            indent = _indent_of(lines[_span(target.body[-1])[0]])
+            at = span(target)[1]
+            indent = _indent_of(lines[span(target.body[-1])[0]])
             edits.append(_Edit(at, at, ["", *_reindent(_source(item, block), item, indent)]))
         elif not any(ast.dump(item) == ast.dump(mine) for mine in target.body):
             edits.extend(_place_field(item, node, block, target, lines, placed))
@@ -481,14 +481,14 @@ def _place_field(
     fields = [mine for mine in target.body if _assigned(mine) is not None]
     after = fields[-1] if fields else target.body[0]
     # after the last attribute, else after the docstring, else first in the class
-    at = _span(after)[1] if fields or _is_docstring(after) else _span(after)[0]
+    at = span(after)[1] if fields or _is_docstring(after) else span(after)[0]
     placed.added.append(f"{node.name}.{name}")
-    indent = _indent_of(lines[_span(target.body[0])[0]])
+    indent = _indent_of(lines[span(target.body[0])[0]])
     return [_Edit(at, at, _reindent(_source(item, block), item, indent))]
 
 
 def _replace_member(member: ast.stmt, item: ast.stmt, block: list[str], lines: list[str]) -> _Edit:
-    start, end = _span(member)
+    start, end = span(member)
     indent = _indent_of(lines[start])
     return _Edit(start, end, _reindent(_source(item, block), item, indent))
 
@@ -591,17 +591,17 @@ def _is_main_guard(node: ast.stmt) -> bool:
 def _after_imports(tree: ast.Module) -> int:
     """Where a new import or module-level name goes: after the last import, else after the
     module's docstring, else first."""
-    imports = [_span(n)[1] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    imports = [span(n)[1] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     if imports:
         return max(imports)
     if tree.body and _is_docstring(tree.body[0]):
-        return _span(tree.body[0])[1]
+        return span(tree.body[0])[1]
     return 0
 
 
 def _end_of_definitions(tree: ast.Module) -> int:
     """Where a new definition goes: after the last one, before a ``__main__`` block."""
-    ends = [_span(n)[1] for n in tree.body if not _is_main_guard(n)]
+    ends = [span(n)[1] for n in tree.body if not _is_main_guard(n)]
     return max(ends, default=0)
 
 
@@ -657,7 +657,7 @@ def split_by_home(
     imports: list[str] = []
     parts: dict[str, list[str]] = {}
     for node in tree.body:
-        start, end = _span(node)
+        start, end = span(node)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             imports += lines[start:end]
             continue
@@ -955,7 +955,7 @@ def local_homes(text: str, name: str, outside: int) -> list[tuple[str, int]]:
         return []
     homes = []
     for owner, node in top_functions(tree):
-        start, end = _span(node)
+        start, end = span(node)
         if start < outside <= end:
             continue
         arguments = node.args
@@ -1021,7 +1021,7 @@ def written_blind(block: str, current: str, shown: Collection[str]) -> tuple[str
         name = node.name if isinstance(node, _DEF) else _assigned(node)
         if name is None or name in shown or name not in existing:
             continue
-        cut.append(_span(node))
+        cut.append(span(node))
         names.append(name)
     for start, end in reversed(cut):
         del lines[start:end]
@@ -1081,14 +1081,14 @@ def _holder_or_attribute(
 ) -> tuple[ast.ClassDef | None, ast.stmt] | None:
     """As _holder, or else the module-level assignment or class attribute holding ``line``."""
     for node in tree.body:
-        start, end = _span(node)
+        start, end = span(node)
         if not start < line <= end:
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or _assigned(node):
             return None, node
         if isinstance(node, ast.ClassDef):
             for member in node.body:
-                first, last = _span(member)
+                first, last = span(member)
                 if first < line <= last and (
                     isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) or _assigned(member)
                 ):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 
+from .definitions import span
+
 
 def changed_definitions(before: str, after: str) -> list[str]:
     """The qualified names (``name``, ``Class.method``) of the functions and methods that both
@@ -48,8 +50,7 @@ def _definitions(text: str) -> dict[str, tuple[str, int, int]] | None:
     found: dict[str, tuple[str, int, int]] = {}
 
     def add(name: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
-        end = node.end_lineno or node.lineno
+        start, end = span(node)
         found.setdefault(name, ("".join(lines[start:end]), start, end))
 
     for node in tree.body:
