@@ -13,7 +13,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from git_gpte.pipeline.demos import crashed, demo_command, demo_run, has_main_block
+from git_gpte.pipeline.demos import crash_of, crashed, demo_command, demo_run, has_main_block
 from git_gpte.run import RunResult
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
@@ -87,21 +87,61 @@ def test_only_a_crash_fails_a_demo() -> None:
     assert not crashed(_result(2, "usage: orders [-h] FILE\n"))  # may be what was asked
 
 
+def test_the_call_a_crash_names_is_read_from_the_output(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(
+        "class Cart:\n    def add(self, sku, count=1):\n        raise KeyError(sku)\n\n\n"
+        "if __name__ == '__main__':\n    Cart().add('A-1')\n"
+    )
+    ran = subprocess.run(demo_run("shop.py").argv, cwd=tmp_path, capture_output=True, text=True)
+    crash = crash_of(ran.stderr)
+    assert crash is not None and crash.function == "Cart.add"  # a method by its class
+    assert crash.raised == "KeyError: 'A-1'" and crash.arguments.endswith("sku='A-1', count=1")
+    assert crash_of("Timed out after 20 s\n") is None
+
+
 def test_a_result_that_crashes_the_demo_goes_back(tmp_path: Path, llm_server: LLMServer) -> None:
     repo = make_repo(tmp_path / "orders", {"orders.py": QUANTITY})
     before = Snapshot.take(repo)
-    llm_server.queue(f"orders.py\n```python\n{WRONG}```\n", f"orders.py\n```python\n{RIGHT}```\n")
+    # Asked for the function alone, the model answers with it alone, with no path.
+    function = RIGHT[RIGHT.index("def parse_quantity") : RIGHT.index("\n\n\nif __name__")]
+    llm_server.queue(f"orders.py\n```python\n{WRONG}```\n", f"```python\n{function}\n```\n")
     done = run_gpte("improve", PROMPT, cwd=repo, env=local_env(llm_server), timeout=300)
     assert done.returncode == 0, done.stderr
     assert "running orders.py's demo on the base: python3 -m orders" in done.stderr
+    assert "asking again for parse_quantity, which the demo's call now fails" in done.stderr
     assert "the result passes the demo of orders.py" in done.stdout
-    retry = llm_server.requests[1].body["messages"][-1]["content"]
-    assert "`python3 -m orders` (the module's `__main__` block) runs cleanly" in retry
-    assert "ValueError" in retry
-    assert "parse_quantity was called with text=' 1 '" in retry  # what the traceback leaves out
+    # A short retry, even for a short module: the function, the request, then the call.
+    retry = llm_server.requests[1].body["messages"]
+    assert len(retry) == 2
+    asked = retry[-1]["content"]
+    assert "def parse_quantity(text):\n    if not text.isdigit()" in asked
+    assert "if __name__" not in asked
+    assert asked.index(PROMPT) < asked.index(
+        "the module's demo calls parse_quantity(text=' 1 '), which ran before your edits and "
+        "now raises ValueError: not a positive whole number."
+    )
+    assert asked.endswith("Answer with the function only, in a ```python block.\n")
     branch = git(repo, "branch", "--list", "gpte/*").strip(" *\n")
     assert git(repo, "show", f"{branch}:orders.py") == RIGHT
     before.assert_unchanged(repo, new_branches=(branch,))
+
+
+def test_a_crash_outside_the_changed_definitions_gets_the_usual_retry(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The edit changes parse_quantity; the demo then crashes in total(), which it did not.
+    module = QUANTITY.replace(
+        "\n\nif __name__",
+        "\n\ndef total(texts):\n    return sum(parse_quantity(t) for t in texts)\n\n\nif __name__",
+    ).replace('print([parse_quantity(t) for t in ("4", " 1 ")])', 'print(total(["4"]))')
+    repo = make_repo(tmp_path / "orders", {"orders.py": module})
+    wrong = module.replace("return int(text.strip())", "return None")
+    llm_server.queue(f"orders.py\n```python\n{wrong}```\n", f"orders.py\n```python\n{module}```\n")
+    done = run_gpte("improve", PROMPT, cwd=repo, env=local_env(llm_server), timeout=300)
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "total was called with texts=['4']" in retry
+    assert "`python3 -m orders` (the module's `__main__` block) runs cleanly" in retry
+    assert "asking again for" not in done.stderr
 
 
 def test_a_demo_that_fails_on_the_base_judges_nothing(
@@ -142,6 +182,6 @@ def test_a_refusal_names_the_checks_that_judged(tmp_path: Path, llm_server: LLMS
         done.stderr
     )
     assert (
-        "`python3 -m orders` (the module's `__main__` block) runs cleanly"
+        "the module's demo calls parse_quantity(text=' 1 ')"
         in (llm_server.requests[1].body["messages"][-1]["content"])
     )

@@ -23,6 +23,17 @@ _UNDEFINED = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
 
 
 @dataclass(frozen=True)
+class Crash:
+    """A call that ran before the edits and raises after them, as a run printed it: the
+    function (qualified, ``Class.method``), its arguments (``text=' 1 '``) and the exception's
+    last line. A retry names it after the request (see crash_retry_message)."""
+
+    function: str
+    arguments: str
+    raised: str
+
+
+@dataclass(frozen=True)
 class Problem:
     """Something wrong with the result of the edits, as a value.
 
@@ -33,7 +44,8 @@ class Problem:
     be in (the module an import names): a retry shows it too, since a model shown only the
     importer can only undo the half of a rename it did. ``advisory``: retried like the
     others, but a result left with it alone is committed, with exit 1 and the problem said
-    (the probe: a check the model wrote, which may be what is wrong).
+    (the probe: a check the model wrote, which may be what is wrong). ``crash``: the call
+    that failed, when the run said which (a demo's crash).
     """
 
     kind: str
@@ -42,6 +54,7 @@ class Problem:
     text: str
     related: str = ""
     advisory: bool = False
+    crash: Crash | None = None
 
     def render(self) -> str:
         if not self.path:

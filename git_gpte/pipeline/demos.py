@@ -15,11 +15,12 @@ be what the request asked for, and is not blamed.
 from __future__ import annotations
 
 import ast
+import re
 import shlex
 from dataclasses import dataclass, replace
 
 from ..config import Settings
-from ..edit.pycheck import Problem
+from ..edit.pycheck import Crash, Problem
 from ..errors import GpteError
 from ..git import FileChange, Repository
 from ..prompts.probe import module_name
@@ -66,9 +67,27 @@ except BaseException as exc:
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount] if code else ()
     values = [f"{n}={shown(frame.f_locals[n])}" for n in names if n in frame.f_locals]
     if values:
-        print(f"{code.co_name} was called with {', '.join(values)}", file=sys.stderr)
+        name = getattr(code, "co_qualname", code.co_name)
+        print(f"{name} was called with {', '.join(values)}", file=sys.stderr)
     sys.exit(1)
 """
+
+
+# The line _RUN_DEMO prints after a traceback, the exception's line just above it.
+_CALLED = re.compile(
+    r"^(?P<raised>\w[\w.]*(?::.*)?)\n(?P<function>[\w.]+) was called with (?P<arguments>.*)$",
+    re.M,
+)
+
+
+def crash_of(output: str) -> Crash | None:
+    """The call a demo's crash names (see _RUN_DEMO), from the run's output; None when the
+    output does not end so (a timeout, a crash outside the project's functions)."""
+    found = list(_CALLED.finditer(output))
+    if not found:
+        return None
+    last = found[-1]
+    return Crash(last["function"], last["arguments"].strip(), last["raised"].strip())
 
 
 def has_main_block(source: str) -> bool:
@@ -164,6 +183,7 @@ class DemoCheck:
             f"before your edits and {result.status_text()} after them.\n"
             "Make it run again (change that block only if the request changes what it does).\n"
             f"{result.feedback_text()}",
+            crash=crash_of(result.output_tail),
         )
 
     def _demo(self, change: FileChange) -> _Demo | None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..edit import UnreadableFile
 from ..edit.apply import DEFINITIONS
 from ..edit.formats import EDIT_FORMATS
-from ..edit.pycheck import Problem, module_names, python_problems
+from ..edit.pycheck import Crash, Problem, module_names, python_problems
 from ..edit.render import retry_prompt
 from ..errors import EditError, ReplyTruncated, WindowExceeded
 from ..git import FileChange
@@ -617,12 +617,32 @@ class _Loop:
         """The retry for a result failing the check (the project's tests, the user's command)
         in long modules: the functions and methods the edits changed, as they are now, with
         the failure; None when the edits changed anything else (a file that is not Python,
-        what lies outside every definition but an import), which the usual retry shows."""
+        what lies outside every definition but an import), which the usual retry shows. A demo
+        crashing in one of those definitions gets its own retry, whatever the files' length
+        (see _on_crash)."""
+        changed = self._changed_definitions()
+        if changed is None:
+            return None
+        blocks, names = changed
+        crashes = [problem.crash for problem in self.edited.failures]
+        crash = crashes[0]
+        if crash is not None and None not in crashes and crash.function in names:
+            return self._on_crash(messages, blocks, crash)
+        total = sum((self._read(path) or "").count("\n") for path, _ in blocks)
+        if total < FOCUS_MIN_LINES:
+            return None
+        self.console.info("asking again with only the definitions the edits changed")
+        said = [p.render() for p in self.edited.failures]
+        return self._in_focus(messages, blocks, said, self._diff())
+
+    def _changed_definitions(self) -> tuple[list[tuple[str, str]], set[str]] | None:
+        """The definitions the edits changed, as blocks per file and as names; None when the
+        edits changed anything else or nothing."""
         from ..edit.definitions import definitions_changed
 
         originals = _originals(self.files)
-        blocks = []
-        total = 0
+        blocks: list[tuple[str, str]] = []
+        names: set[str] = set()
         for path in sorted(self.files.changes):
             before, after = originals.get(path), self.files.changes[path]
             if after == before:
@@ -630,15 +650,26 @@ class _Loop:
             around = None
             if before is not None and after is not None and path.endswith(".py"):
                 around = definitions_changed(before, after)
-            if around is None or after is None:
+            if around is None:
                 return None
             blocks.append((path, around.block))
-            total += after.count("\n")
-        if not blocks or total < FOCUS_MIN_LINES:
-            return None
-        self.console.info("asking again with only the definitions the edits changed")
-        said = [p.render() for p in self.edited.failures]
-        return self._in_focus(messages, blocks, said, self._diff())
+            names.update(around.names.values())
+        return (blocks, names) if blocks else None
+
+    def _on_crash(
+        self, messages: list[dict[str, str]], blocks: list[tuple[str, str]], crash: Crash
+    ) -> list[dict[str, str]]:
+        """The retry for a demo that now crashes in a definition the edits changed: those
+        definitions, the request, the call that fails, and an ask for that one definition
+        (see crash_retry_message), in a new short conversation, even for a short file: shown
+        its whole 64-line module again with the traceback, the 1.5B model gave its answer
+        back word for word in every run (invoice/value-error)."""
+        from ..prompts.messages import crash_retry_message
+
+        self.console.info(f"asking again for {crash.function}, which the demo's call now fails")
+        called = self._called(blocks)
+        text = crash_retry_message(blocks, crash, self.plan.instruction, called)
+        return self._new_conversation(messages, blocks, text)
 
     def _in_focus(
         self,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..edit.pycheck import Crash
 from ..errors import UsageError
 
 _FENCE = "```"
@@ -197,6 +198,33 @@ def problems_retry_message(
         "Write the definitions above again, complete, with what is wrong fixed and the request "
         "done: the file's path on a line of its own, then a fenced code block.\n"
     )
+
+
+def crash_retry_message(
+    blocks: Sequence[tuple[str, str]], crash: Crash, instruction: str, called: Sequence[str] = ()
+) -> str:
+    """The retry for a demo that ran before the edits and crashes in a definition they changed:
+    that definition and the others they changed, the request, then the call that now fails,
+    and an ask for that definition alone (see _Loop._on_crash).
+
+    The order and the ask are measured (invoice/value-error, the 1.5B model at 0.6, eight
+    answers each): with the traceback, the diff and the request last, as
+    problems_retry_message says it, 0 of 8 answers kept the demo's `" 1 "` working; with the
+    request first, the failing call after it and "Answer with the function only", 3 of 8;
+    with the diff kept, or with "the file's path on a line of its own" as the ask, 1 of 8."""
+    kind = "method only, under its class line" if "." in crash.function else "function only"
+    return (
+        f"{_only_definitions(blocks)}\n\n{_called(called)}"
+        f"Request:\n{instruction.strip()}\n\n"
+        f"Your version is wrong: the module's demo calls {crash.function}({crash.arguments}), "
+        f"which ran before your edits and now raises {crash.raised[:CRASH_CHARS]}.\n\n"
+        f"Write {crash.function} again so that the request is met and that call works as "
+        f"before. Answer with the {kind}, in a ```python block.\n"
+    )
+
+
+# The most of an exception's line a crash retry quotes.
+CRASH_CHARS = 200
 
 
 def _changed_so_far(diff: str) -> str:
