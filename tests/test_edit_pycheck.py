@@ -204,6 +204,25 @@ def test_a_new_handler_its_family_registers_and_it_does_not_is_half_done() -> No
     assert python_problems({"t.py": tests}, {"t.py": tests + "\n\ndef test_x():\n    pass\n"}) == []
 
 
+def test_a_new_function_that_does_nothing_and_whose_result_is_used_is_a_placeholder() -> None:
+    base = "def load(path):\n    return open(path).read()\n"
+    stub = '\n\ndef _parse(text):\n    """Parse it."""\n    ...\n'
+    used = base.replace("return open(path).read()", "return _parse(open(path).read())") + stub
+    (problem,) = python_problems({"m.py": base}, {"m.py": used})
+    assert (problem.kind, problem.line) == ("placeholder", 5)
+    assert problem.text.startswith("_parse is new and does nothing")
+    # Called only as a statement (a hook that may do nothing), decorated (an interface), or
+    # there before the edit: not the edit's placeholder.
+    hook = base.replace("    return", "    _parse(path)\n    return") + stub
+    assert python_problems({"m.py": base}, {"m.py": hook}) == []
+    abstract = used.replace("def _parse", "@abc.abstractmethod\ndef _parse")
+    assert python_problems({"m.py": base}, {"m.py": "import abc\n" + abstract}) == []
+    assert python_problems({"m.py": used}, {"m.py": used + "\n# more\n"}) == []
+    # A body that does something is no placeholder.
+    done = used.replace("    ...\n", "    return text.split()\n")
+    assert python_problems({"m.py": base}, {"m.py": done}) == []
+
+
 def test_a_logging_call_given_prints_keywords_is_a_type_error_the_edit_made() -> None:
     # The real model turned print(..., file=sys.stderr) into logger.warning(..., file=...),
     # committed: the project's tests never ran that branch (textstats/logging).

@@ -1547,6 +1547,45 @@ def test_a_parameter_added_and_never_used_goes_back_as_a_change_not_finished(
     assert code == 6 and "never uses" in err
 
 
+def test_a_new_helper_left_as_a_placeholder_goes_back_as_not_written(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The real model asked for Settings.get_list wrote it on a new _get_value whose body was
+    # `pass` under "This is a placeholder for the actual implementation": every call gave
+    # the default back, and it was committed as a success (settings/get-list).
+    settings = "class Settings:\n    def __init__(self, values):\n        self._values = values\n"
+    repo = make_repo(tmp_path / "s", {"settings.py": settings})
+    get_list = (
+        "    def get_list(self, key, default=None):\n        value = self._get_value(key)\n"
+        "        if value is None:\n            return default\n"
+        "        return [item.strip() for item in value.split(',')]\n"
+    )
+    placeholder = (
+        '\n    def _get_value(self, key):\n        """The value of key."""\n'
+        "        # This is a placeholder for the actual implementation\n        pass\n"
+    )
+    written = "\n    def _get_value(self, key):\n        return self._values.get(key)\n"
+    half = settings + "\n" + get_list + placeholder
+    request = "Add a method get_list(key, default=None) to Settings that splits the value on ','."
+    llm_server.queue(
+        f"settings.py\n```python\n{half}```\n",
+        f"settings.py\n```python\nclass Settings:\n{written}```\n",
+    )
+    code, out, err = improve(repo, llm_server, request, "--json", "--no-probe")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2
+    assert (
+        git(repo, "show", f"{data['branch']}:settings.py") == settings + "\n" + get_list + written
+    )
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "Settings._get_value is new and does nothing" in retry
+    # Never written: not committed, and said.
+    llm_server.queue(*[f"settings.py\n```python\n{half}```\n"] * 3)
+    code, _, err = improve(repo, llm_server, request, "--no-probe")
+    assert code == 6 and "is new and does nothing" in err
+
+
 def test_a_named_method_given_only_annotations_goes_back_as_not_done(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

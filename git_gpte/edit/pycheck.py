@@ -38,14 +38,14 @@ class Problem:
     """Something wrong with the result of the edits, as a value.
 
     ``kind``: ``syntax``, ``undefined-name``, ``removed-name``, ``endless-call``,
-    ``unused-parameter``, ``unregistered``, ``bad-call`` (here), and the pipeline's own
-    (``check``: the user's check command failed). Rendered for the model, the user's output,
-    the run log and commit bodies from the same fields. ``related``: another file the fix may
-    be in (the module an import names): a retry shows it too, since a model shown only the
-    importer can only undo the half of a rename it did. ``advisory``: retried like the
-    others, but a result left with it alone is committed, with exit 1 and the problem said
-    (the probe: a check the model wrote, which may be what is wrong). ``crash``: the call
-    that failed, when the run said which (a demo's crash).
+    ``unused-parameter``, ``unregistered``, ``bad-call``, ``placeholder`` (here), and the
+    pipeline's own (``check``: the user's check command failed). Rendered for the model, the
+    user's output, the run log and commit bodies from the same fields. ``related``: another
+    file the fix may be in (the module an import names): a retry shows it too, since a model
+    shown only the importer can only undo the half of a rename it did. ``advisory``: retried
+    like the others, but a result left with it alone is committed, with exit 1 and the
+    problem said (the probe: a check the model wrote, which may be what is wrong).
+    ``crash``: the call that failed, when the run said which (a demo's crash).
     """
 
     kind: str
@@ -108,6 +108,7 @@ def python_problems(
         problems += _new_undefined(path, tree, old_tree)
         problems += _new_endless_calls(path, tree, old_tree)
         problems += _new_bad_log_calls(path, tree, old_tree)
+        problems += _new_placeholders(path, tree, old_tree)
         if old_tree is not None:
             problems += _unused_new_parameters(path, tree, old_tree)
             problems += _unregistered_handlers(path, tree, old_tree)
@@ -168,6 +169,52 @@ def _new_bad_log_calls(path: str, tree: ast.Module, old_tree: ast.Module | None)
         )
         problems.append(Problem("bad-call", path, line, text))
     return problems
+
+
+def _new_placeholders(path: str, tree: ast.Module, old_tree: ast.Module | None) -> list[Problem]:
+    """Functions and methods the edit added whose body does nothing (only a docstring,
+    ``pass`` or ``...``) while the file uses what they return: placeholders, each call giving
+    None (seen: ``get_list`` written on a new ``_get_value`` whose body was ``pass`` under
+    "This is a placeholder for the actual implementation"; every list came back as the
+    default, committed as a success). Decorated ones (an abstract method, an overload) and
+    ones called only as a statement (a hook that may do nothing) are left alone."""
+    old = _functions(old_tree) if old_tree is not None else {}
+    used = _used_results(tree)
+    problems = []
+    for name, node in _functions(tree).items():
+        if name in old or node.decorator_list or not _does_nothing(node):
+            continue
+        if node.name not in used:
+            continue
+        text = (
+            f"{name} is new and does nothing (its body is only a placeholder), yet the code "
+            f"uses what it returns, always None: write its body"
+        )
+        problems.append(Problem("placeholder", path, node.lineno, text))
+    return problems
+
+
+def _does_nothing(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A body of nothing but a docstring, ``pass`` and ``...``."""
+    return all(
+        isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        for s in node.body
+    )
+
+
+def _used_results(tree: ast.Module) -> set[str]:
+    """The names of the functions and methods (``f(...)``, ``obj.f(...)``) whose call is used
+    as a value somewhere in ``tree``: anything but a call standing alone as a statement."""
+    alone = {id(s.value) for s in ast.walk(tree) if isinstance(s, ast.Expr)}
+    used = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or id(node) in alone:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name:
+            used.add(name)
+    return used
 
 
 def _bad_log_calls(tree: ast.Module) -> list[tuple[tuple[str, str], int]]:
