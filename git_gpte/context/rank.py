@@ -46,6 +46,7 @@ from .rank_signals import (
     FileEvidence,
     FileSignal,
     Finding,
+    LexicalMatch,
     LinkEvidence,
     SignalScores,
     UseEvidence,
@@ -93,6 +94,7 @@ CHUNK_FILES = 40  # files whose chunks are scored
 IN_PART_CHUNKS = 200  # chunks of a file over the size limit that may be sent
 # A file or chunk this small repeated elsewhere is a coincidence of style, not a copy.
 COPY_MIN_BYTES = 120
+NO_MATCH = LexicalMatch(0.0, ())  # of a file matching no term of the request
 
 
 @dataclass(slots=True)
@@ -203,31 +205,59 @@ def _score_files(
     """Each file's direct score: its relevance plus its lifts, times its prior."""
     relevance = FILE_RELEVANCE(evidence, weights)
     lifts = [signal(evidence, weights) for signal in FILE_LIFTS]
-    scored: dict[str, FileScore] = {}
+    lifted = {path for found in lifts for path in found}
     every_prior = len(texts) <= GRAPH_FILE_LIMIT
-    mentions = evidence.query.path_mentions
+    scored: dict[str, FileScore] = {}
     for candidate in texts:
         path = candidate.path
-        match = evidence.lexical[path]
-        own = relevance.get(path, [])
-        lifted = [finding for found in lifts for finding in found.get(path, [])]
-        direct = _total(own) + _total(lifted)
-        needed = every_prior or direct != 0
-        file_score = FileScore(
-            candidate,
-            None,
-            lexical=match.score,
-            matched=match.terms,
-            prior=file_prior(path, evidence.query, weights, candidate.facts) if needed else 1.0,
-            prior_known=needed,
-            named=bool(mentions) and mentioned(path, mentions) is not None,
-            pointed=any(path in found for found in lifts[: len(POINTING)]),
-        )
-        file_score.score = direct * file_score.prior
-        if own or lifted:  # most of a large repository's files have none
-            file_score.reasons = tuple(f.reason for f in (*own, *lifted) if f.reason)
-        scored[path] = file_score
+        if path in relevance or path in lifted:
+            scored[path] = _found_file(candidate, evidence, relevance, lifts, weights, every_prior)
+        else:  # most of a large repository's files: nothing found, nothing to say
+            scored[path] = _unfound_file(candidate, evidence.query, weights, every_prior)
     return scored
+
+
+def _found_file(
+    candidate: Candidate,
+    evidence: FileEvidence,
+    relevance: SignalScores,
+    lifts: Sequence[SignalScores],
+    weights: Weights,
+    every_prior: bool,
+) -> FileScore:
+    """A file some signal found something about: its relevance plus its lifts, times its
+    prior."""
+    path = candidate.path
+    match = evidence.lexical.get(path, NO_MATCH)
+    own = relevance.get(path, [])
+    lifted = [finding for found in lifts for finding in found.get(path, [])]
+    direct = _total(own) + _total(lifted)
+    needed = every_prior or direct != 0
+    mentions = evidence.query.path_mentions
+    file_score = FileScore(
+        candidate,
+        None,
+        lexical=match.score,
+        matched=match.terms,
+        prior=file_prior(path, evidence.query, weights, candidate.facts) if needed else 1.0,
+        prior_known=needed,
+        named=bool(mentions) and mentioned(path, mentions) is not None,
+        pointed=any(path in found for found in lifts[: len(POINTING)]),
+    )
+    file_score.score = direct * file_score.prior
+    if own or lifted:
+        file_score.reasons = tuple(f.reason for f in (*own, *lifted) if f.reason)
+    return file_score
+
+
+def _unfound_file(
+    candidate: Candidate, query: Query, weights: Weights, every_prior: bool
+) -> FileScore:
+    """A file no signal found anything about: no match, no reasons, a score of nothing times
+    its prior. Not named either: the request names a file by path_mention, one of the lifts,
+    which found nothing about this one."""
+    prior = file_prior(candidate.path, query, weights, candidate.facts) if every_prior else 1.0
+    return FileScore(candidate, None, score=0.0 * prior, prior=prior, prior_known=every_prior)
 
 
 def _with_priors(files: list[FileScore], query: Query, weights: Weights) -> list[FileScore]:

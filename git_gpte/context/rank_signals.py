@@ -67,7 +67,7 @@ class FileEvidence:
 
     query: Query
     paths: tuple[str, ...]  # the commit's text files, in the candidates' order
-    lexical: Mapping[str, LexicalMatch]  # path -> its BM25 match
+    lexical: Mapping[str, LexicalMatch]  # path -> its BM25 match (only files matching a term)
     # identifier the request names -> the files defining it (by name; names defined in more
     # than links.MAX_DEFINERS files are left out: too common to point anywhere)
     definers: Mapping[str, tuple[str, ...]]
@@ -128,12 +128,15 @@ def bm25_files(
     stats: Mapping[str, BlobStat],
     postings: Mapping[str, Mapping[str, int]],
 ) -> tuple[dict[str, float], dict[str, LexicalMatch]]:
-    """The request terms' IDF over these files, and each file's BM25 match (by path).
+    """The request terms' IDF over these files, and the BM25 match of each file that matches
+    any of them (by path; a file left out matches none).
 
     A file's terms are its content's plus its path's, which count PATH_TF times (a file called
     ``cookies.py`` is about cookies). Document frequencies are counted over the commit's files,
-    not over every blob the index holds. Only the files holding a request term are scored (on a
-    100,000-file repository, a few hundred): the rest share one empty match."""
+    not over every blob the index holds. Only the files holding a request term are scored, each
+    blob once, by walking the terms' postings rather than asking every file for every term (on
+    bench/context_scale.py's 100,000 files, half of which hold a term, the walk over every
+    file for every term was a fifth of a warm run)."""
     path_length, path_tf = _path_terms(files, set(query.terms))
     idf = _file_idf(query, files, postings, path_tf)
     lengths = {c.key: stats[c.key].length + PATH_TF * path_length[c.path] for c in files}
@@ -143,25 +146,69 @@ def bm25_files(
     keys = {c.key for c in usual}
     measured = sum(length for key, length in lengths.items() if key in keys)
     average = measured / len(usual) if usual else 1.0
-    holding = {key for term in idf for key in postings[term]}
-    nothing = LexicalMatch(0.0, ())
+    by_blob = _blob_matches(idf, postings, lengths, average)
     matches: dict[str, LexicalMatch] = {}
     for candidate in files:
         in_path = path_tf.get(candidate.path)
-        if candidate.key not in holding and in_path is None:
-            matches[candidate.path] = nothing
+        if in_path is not None:  # a few: its path's terms add to its text's
+            matches[candidate.path] = _path_match(
+                idf, postings, candidate.key, in_path, lengths[candidate.key], average
+            )
             continue
-        contributions: list[tuple[float, str]] = []
-        for term, weight in idf.items():
-            tf = postings[term].get(candidate.key, 0)
-            tf += PATH_TF * (in_path or {}).get(term, 0)
-            if tf:
-                score = bm25(tf, lengths[candidate.key], average, weight)
-                contributions.append((score, term))
-        ranked = sorted(contributions, key=lambda hit: (-hit[0], hit[1]))
-        total = sum(score for score, _ in contributions)
-        matches[candidate.path] = LexicalMatch(total, tuple(term for _, term in ranked))
+        found = by_blob.get(candidate.key)
+        if found is not None:
+            matches[candidate.path] = found
     return idf, matches
+
+
+def _blob_matches(
+    idf: Mapping[str, float],
+    postings: Mapping[str, Mapping[str, int]],
+    lengths: Mapping[str, int],
+    average: float,
+) -> dict[str, LexicalMatch]:
+    """Per blob holding a request term (in its text), its BM25 match: the terms' scores added
+    in the request's order of terms, as a file's path-less match is."""
+    hits: dict[str, list[tuple[float, str]]] = {}
+    for term, weight in idf.items():
+        for key, tf in postings[term].items():
+            length = lengths.get(key)
+            if length is None or not tf:  # a blob of no file here
+                continue
+            hit = (bm25(tf, length, average, weight), term)
+            held = hits.get(key)
+            if held is None:
+                hits[key] = [hit]
+            else:
+                held.append(hit)
+    return {key: _ranked(held) for key, held in hits.items()}
+
+
+def _path_match(
+    idf: Mapping[str, float],
+    postings: Mapping[str, Mapping[str, int]],
+    key: str,
+    in_path: Mapping[str, int],
+    length: int,
+    average: float,
+) -> LexicalMatch:
+    """The BM25 match of a file whose path holds request terms (``in_path``: how often)."""
+    contributions: list[tuple[float, str]] = []
+    for term, weight in idf.items():
+        tf = postings[term].get(key, 0) + PATH_TF * in_path.get(term, 0)
+        if tf:
+            contributions.append((bm25(tf, length, average, weight), term))
+    return _ranked(contributions)
+
+
+def _ranked(contributions: list[tuple[float, str]]) -> LexicalMatch:
+    """A match from its terms' scores (in the request's order of terms, which fixes the last
+    bits of the sum), its terms best first."""
+    total = sum(score for score, _ in contributions)
+    if len(contributions) == 1:
+        return LexicalMatch(total, (contributions[0][1],))
+    ranked = sorted(contributions, key=lambda hit: (-hit[0], hit[1]))
+    return LexicalMatch(total, tuple(term for _, term in ranked))
 
 
 def _path_terms(
@@ -242,12 +289,22 @@ def lexical_match(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """How well the file's words match the request's: its BM25 over the best file's."""
     top = max((m.score for m in evidence.lexical.values()), default=0.0) or 1.0
     found: SignalScores = {}
+    # Files matching the same terms in the same order say the same: on a big repository tens
+    # of thousands of files share a few dozen reasons.
+    reasons: dict[tuple[str, ...], str] = {}
     for path, match in evidence.lexical.items():
         if match.terms:
-            said = dict.fromkeys(evidence.query.words.get(t, t) for t in match.terms)
-            reason = "matches " + ", ".join(list(said)[:6])
+            reason = reasons.get(match.terms)
+            if reason is None:
+                reason = reasons[match.terms] = _matches_reason(match.terms, evidence.query)
             found[path] = [Finding(match.score / top, reason)]
     return found
+
+
+def _matches_reason(terms: Sequence[str], query: Query) -> str:
+    """What a file matching ``terms`` (best first) is said to match: the request's own words."""
+    said = dict.fromkeys(query.words.get(t, t) for t in terms)
+    return "matches " + ", ".join(list(said)[:6])
 
 
 def path_mention(evidence: FileEvidence, weights: Weights) -> SignalScores:
@@ -358,9 +415,7 @@ def recent_change(evidence: FileEvidence, weights: Weights) -> SignalScores:
     }
 
 
-def file_prior(
-    path: str, query: Query, weights: Weights, facts: PathFacts | None = None
-) -> float:
+def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | None = None) -> float:
     """What the file's kind is worth for an edit request, which is mostly about code: tests,
     prose, configuration, build output and vendored code count less unless the request asks
     for them; data files (lock files, logs, minified code) nothing unless it names them.
