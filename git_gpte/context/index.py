@@ -189,8 +189,7 @@ def ensure_indexed(
 ) -> int:
     """Index every candidate the store lacks; returns how many blobs were parsed."""
     keys = {c.key: c for c in files}
-    known = store.stats(list(keys))
-    missing = [c for key, c in keys.items() if key not in known]
+    missing = [keys[key] for key in store.missing(list(keys))]
     if not missing:
         return 0
     by_blob: dict[str, list[Candidate]] = {}

@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 from .index import Candidate
 from .links import MAX_DEFINERS, PPR_SEEDS, link_graph, link_shares
@@ -67,7 +68,7 @@ from .rank_signals import (
     symbol_links,
 )
 from .request import Query, analyse_request
-from .store import IndexStore
+from .store import BlobStat, IndexStore
 from .weights import WEIGHTS, Weights
 
 __all__ = [
@@ -95,6 +96,8 @@ IN_PART_CHUNKS = 200  # chunks of a file over the size limit that may be sent
 # A file or chunk this small repeated elsewhere is a coincidence of style, not a copy.
 COPY_MIN_BYTES = 120
 NO_MATCH = LexicalMatch(0.0, ())  # of a file matching no term of the request
+_PATH = attrgetter("cand.path")
+_SCORE = attrgetter("score")
 
 
 @dataclass(slots=True)
@@ -148,14 +151,17 @@ def rank(
     recent_lines: Mapping[str, Sequence[tuple[int, int]]] | None = None,
     *,
     weights: Weights = WEIGHTS,
+    stats: Mapping[str, BlobStat] | None = None,
 ) -> Ranking:
     """Score every candidate file and the chunks of the best ones.
 
     ``recent`` weighs the files the latest commits changed and ``recent_lines`` gives the
-    lines they wrote (both empty: no history signal).
+    lines they wrote (both empty: no history signal). ``stats``: the files' blob facts, when
+    the caller read them already (``store.stats`` of their keys or more).
     """
     query = analyse_request(request, weights)
-    stats = store.stats([c.key for c in files])
+    if stats is None:
+        stats = store.stats([c.key for c in files])
     texts = [c for c in files if c.key in stats and stats[c.key].status != "binary"]
     keys = {c.key for c in texts}
     postings = store.postings(list(query.terms), keys)
@@ -208,12 +214,17 @@ def _score_files(
     lifted = {path for found in lifts for path in found}
     every_prior = len(texts) <= GRAPH_FILE_LIMIT
     scored: dict[str, FileScore] = {}
+    query = evidence.query
     for candidate in texts:
         path = candidate.path
-        if path in relevance or path in lifted:
+        if path in lifted:
             scored[path] = _found_file(candidate, evidence, relevance, lifts, weights, every_prior)
+        elif path in relevance:  # most of the rest of those found
+            match = evidence.lexical[path]
+            own = relevance[path]
+            scored[path] = _matching_file(candidate, match, own, query, weights, every_prior)
         else:  # most of a large repository's files: nothing found, nothing to say
-            scored[path] = _unfound_file(candidate, evidence.query, weights, every_prior)
+            scored[path] = _unfound_file(candidate, query, weights, every_prior)
     return scored
 
 
@@ -250,6 +261,31 @@ def _found_file(
     return file_score
 
 
+def _matching_file(
+    candidate: Candidate,
+    match: LexicalMatch,
+    own: Sequence[Finding],
+    query: Query,
+    weights: Weights,
+    every_prior: bool,
+) -> FileScore:
+    """A file only its relevance found something about: as :func:`_found_file` scores it
+    with no lifts (so not named nor pointed at either: see :func:`_unfound_file`)."""
+    direct = _total(own) + _total(())
+    needed = every_prior or direct != 0
+    prior = file_prior(candidate.path, query, weights, candidate.facts) if needed else 1.0
+    return FileScore(
+        candidate,
+        None,
+        lexical=match.score,
+        score=direct * prior,
+        reasons=tuple(f.reason for f in own if f.reason),
+        matched=match.terms,
+        prior=prior,
+        prior_known=needed,
+    )
+
+
 def _unfound_file(
     candidate: Candidate, query: Query, weights: Weights, every_prior: bool
 ) -> FileScore:
@@ -279,7 +315,10 @@ def _total(findings: Sequence[Finding]) -> float:
 
 
 def _by_score(scored: Mapping[str, FileScore]) -> list[FileScore]:
-    return sorted(scored.values(), key=lambda ranked: (-ranked.score, ranked.cand.path))
+    """Best first, ties by path: sorted by path, then stably by score, highest first (the
+    order a key of (-score, path) gives, without making a tuple per file: 100,000 of them,
+    twice a run, were a twentieth of a warm run)."""
+    return sorted(sorted(scored.values(), key=_PATH), key=_SCORE, reverse=True)
 
 
 def _fused(files: list[FileScore], weights: Weights) -> list[FileScore]:

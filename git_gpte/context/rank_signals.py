@@ -53,9 +53,9 @@ class Finding(NamedTuple):
 SignalScores = dict[str, list[Finding]]  # path -> findings, in the order they add up
 
 
-@dataclass(frozen=True)
-class LexicalMatch:
-    """A file's BM25 score for the request, and the terms it matched, best first."""
+class LexicalMatch(NamedTuple):
+    """A file's BM25 score for the request, and the terms it matched, best first. (A tuple:
+    a big repository has tens of thousands.)"""
 
     score: float
     terms: tuple[str, ...]
