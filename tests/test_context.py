@@ -1075,30 +1075,38 @@ def test_files_that_are_not_source_count_only_when_the_request_is_about_them(
 
 def test_the_facts_of_many_blobs_are_read_in_one_pass_and_the_same(tmp_path: Path) -> None:
     from git_gpte.context.parse import parse_file
-    from git_gpte.context.store import BlobStat
+    from git_gpte.context.store import BlobFacts
 
     store = IndexStore(tmp_path)
     try:
         rows = [(f"b{n:04}:python", parse_file(f"m{n}.py", f"x{n} = {n}\n" * (n % 5 + 1)), None)
                 for n in range(1200)]  # fmt: skip
         store.put(rows)
-        store.put([("bin:text", None, None)])
+        store.put(
+            [("bin:text", None, None), ("key:python", parse_file("k.py", "k = 1\n"), "a key")]
+        )
         few = ["b0007:python", "nope:python"]
-        many = [*(key for key, _, _ in rows[:900]), "bin:text", "nope:python"]
+        many = [*(key for key, _, _ in rows[:900]), "bin:text", "key:python", "nope:python"]
 
-        def fresh(keys: list[str]) -> dict[str, BlobStat]:
+        def fresh(keys: list[str]) -> tuple[BlobFacts, dict[str, str | None]]:
             other = IndexStore(tmp_path)
             try:
-                return dict(other.stats(keys))
+                facts = other.facts(keys)
+                return facts, {key: facts.status(key) for key in keys}
             finally:
                 other.close()
 
-        by_lookup = fresh(few)
-        assert set(by_lookup) == {"b0007:python"} and by_lookup["b0007:python"].lines == 3
-        whole = fresh(many)  # 901 of 1,201 rows: one pass over the table
-        assert len(whole) == 901 and whole["bin:text"].status == "binary"
-        assert whole["b0007:python"] == by_lookup["b0007:python"]
-        assert store.stats(many) == whole and store.stats(few) == by_lookup  # remembered
+        by_lookup, few_statuses = fresh(few)
+        assert few_statuses == {"b0007:python": "ok", "nope:python": None}
+        record = rows[7][1]
+        assert record is not None and by_lookup.lengths["b0007:python"] == sum(
+            record.terms.values()
+        )
+        whole, statuses = fresh(many)  # 902 of 1,202 rows: one pass over the table
+        assert len(whole.lengths) == 1202 and statuses["bin:text"] == "binary"
+        assert statuses["key:python"] == "secret:a key" and statuses["nope:python"] is None
+        assert whole.lengths["b0007:python"] == by_lookup.lengths["b0007:python"]
+        assert store.missing(many) == ["nope:python"] and store.missing(few) == ["nope:python"]
     finally:
         store.close()
 
@@ -1143,6 +1151,45 @@ def test_exact_counts_fill_the_budget_the_estimates_left_and_never_pass_it(
     monkeypatch.setattr(engine, "o200k_counter", lambda: dense)
     shrunk = select(repo, "HEAD", request, 2000, map_share=0.0)
     assert cost(estimated.picks, texts, dense) > 2000 >= cost(shrunk.picks, texts, dense)
+
+
+def test_exact_counts_are_kept_so_a_warm_selection_loads_no_encoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Loading o200k costs as much as a warm selection on 2,000 files: the index keeps the
+    # counts, and the same selection again counts nothing. Where the encoding does not load
+    # after all, the estimates stand. (A tokenizer of whole words stands in for o200k.)
+    import git_gpte.context.engine as engine
+    from git_gpte.context import exact
+
+    files = {
+        f"pkg/mod{i}.py": "".join(
+            f"def handler_{i}_{j}(request):\n    return request.retry({j})\n\n\n" for j in range(20)
+        )
+        for i in range(6)
+    }
+    repo = Repository.discover(make_repo(tmp_path / "r", files))
+    counted: list[str] = []
+
+    def words(text: str) -> list[str]:
+        counted.append(text)
+        return re.findall(r"\w+|[^\w\s]", text)
+
+    monkeypatch.setattr(exact, "_o200k_encode", lambda: words)
+    monkeypatch.setattr(engine, "o200k_counter", exact.O200k)
+    first = select(repo, "HEAD", "retry the request handlers", 1500, map_share=0.0)
+    assert first.tokens_exact and counted
+    counted.clear()
+    again = select(repo, "HEAD", "retry the request handlers", 1500, map_share=0.0)
+    assert again == first and not counted
+
+    def broken() -> list[str]:
+        raise exact.EncodingUnavailable("o200k_base")
+
+    monkeypatch.setattr(exact, "_o200k_encode", broken)
+    elsewhere = Repository.discover(make_repo(tmp_path / "s", files))  # an index of no counts
+    estimated = select(elsewhere, "HEAD", "retry the request handlers", 1500, map_share=0.0)
+    assert not estimated.tokens_exact
 
 
 def test_a_short_definition_between_two_excerpts_is_sent_too(

@@ -6,22 +6,30 @@ from __future__ import annotations
 import functools
 import gc
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from ..errors import GitCommandError, RepoError
 from ..git.history import RecentChanges
 from ..git.repo import Repository, decode_text
-from .exact import fill, o200k_counter
+from .exact import (
+    Counter,
+    EncodingUnavailable,
+    O200k,
+    RememberedCounts,
+    Texts,
+    fill,
+    o200k_counter,
+)
 from .index import Candidates, ensure_indexed, list_candidates
-from .model import ContextSelection, Pick, SymbolLocation
+from .model import ContextSelection, MapEntry, Pick, SymbolLocation
 from .pack import pack
 from .parse import FileRecord, definition_end
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .rules import DEFAULT_MAX_FILE_BYTES, narrows, secret_reason_for
-from .store import BlobStat, DamagedRows, IndexBusy, IndexStore
+from .store import BlobFacts, DamagedRows, IndexBusy, IndexStore
 from .weights import WEIGHTS, Weights
 
 T = TypeVar("T")
@@ -119,9 +127,14 @@ def run_select(
     count = o200k_counter()
     if count is not None:
         packed = (picks, entries)
-        picks, entries, exact = fill(
-            ranking, packed, budget - map_budget, map_budget, _texts(repo), count
+        filled = _with_index(
+            repo,
+            lambda store: _fill(
+                store, ranking, packed, budget - map_budget, map_budget, _texts(repo), count
+            ),
         )
+        if filled is not None:
+            picks, entries, exact = filled
     return ContextSelection(
         commit=commit,
         request=request,
@@ -132,6 +145,29 @@ def run_select(
         candidates=len(ranking.files),
         tokens_exact=exact,
     )
+
+
+def _fill(
+    store: IndexStore,
+    ranking: Ranking,
+    packed: tuple[list[Pick], list[MapEntry]],
+    budget: int,
+    map_budget: int,
+    texts: Texts,
+    count: Counter,
+) -> tuple[list[Pick], list[MapEntry], bool] | None:
+    """:func:`fill`, counting o200k by way of the counts the index keeps (and keeping the new
+    ones); None when the encoding cannot be loaded after all (the estimates stand)."""
+    remembered = RememberedCounts(count, store) if isinstance(count, O200k) else None
+    try:
+        filled = fill(
+            ranking, packed, budget, map_budget, texts, count if remembered is None else remembered
+        )
+    except EncodingUnavailable:
+        return None
+    if remembered is not None:
+        remembered.keep()
+    return filled
 
 
 def run_best_definitions(
@@ -177,12 +213,12 @@ def _ranking(
         ensure_indexed(repo, store, candidates.files, progress)
         # The one content gate: a file holding a key is left out of what is ranked, listed and
         # sent, unless a pathspec named it.
-        stats = store.stats([c.key for c in candidates.files])
+        facts = store.facts([c.key for c in candidates.files])
         held.clear()
-        held.update(_held_back(candidates, stats))
+        held.update(_held_back(candidates, facts))
         files = [c for c in candidates.files if c.path not in held] if held else candidates.files
         recent = file_weights(history.commits)
-        ranking = rank(store, files, request, recent, history.lines, weights=weights, stats=stats)
+        ranking = rank(store, files, request, recent, history.lines, weights=weights, facts=facts)
         if narrows(pathspecs):  # the user chose these files: each counts as named
             for file_score in ranking.files:
                 file_score.named = True
@@ -195,11 +231,11 @@ def _ranking(
     return ranking, skipped
 
 
-def _held_back(candidates: Candidates, stats: Mapping[str, BlobStat]) -> dict[str, str]:
+def _held_back(candidates: Candidates, facts: BlobFacts) -> dict[str, str]:
     """The candidates whose text holds a key, each with what it holds, unless a pathspec named
-    it. Found among the blobs' statuses: few files hold one, and asking each of 100,000 was a
-    twentieth of a warm run."""
-    found = {key: stat.status for key, stat in stats.items() if stat.status.startswith(_SECRET)}
+    it. Found among the statuses that are not ``ok``: few files hold one, and asking each of
+    100,000 was a twentieth of a warm run."""
+    found = {key: status for key, status in facts.statuses.items() if status.startswith(_SECRET)}
     if not found:
         return {}
     return {

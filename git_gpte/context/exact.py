@@ -5,7 +5,10 @@ that a selection does not go over its budget: on locbench's public tasks the sel
 88-92 % of their budgets in real o200k tokens. Where the encoding is on this machine, the
 selection is counted exactly, and what the estimates overshot is spent on more chunks in rank
 order on top of it, kept only if the exact count of the whole still fits. Elsewhere (no cached
-encoding) the estimates stand. Loading the encoding costs ~0.3 s, once per process.
+encoding) the estimates stand. Loading the encoding costs ~0.3 s, once per process, and as much
+as the rest of a warm selection on 2,000 files: so the index keeps the counts by their texts'
+digests (:class:`RememberedCounts`), and the encoding is loaded only for a text it has not
+counted before.
 
 How a selection is counted is how the budget's owner charges it: a whole file its text, an
 excerpt its lines plus EXCERPT_OVERHEAD (pack.py).
@@ -14,12 +17,15 @@ excerpt its lines plus EXCERPT_OVERHEAD (pack.py).
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from importlib.util import find_spec
 
 from .model import MapEntry, Pick
 from .pack import EXCERPT_OVERHEAD, pack
 from .rank import Ranking
+from .store import IndexStore
 from .tokens import o200k_cached, token_mode
 
 Counter = Callable[[str], int]
@@ -29,23 +35,66 @@ Texts = Callable[[Sequence[Pick]], Mapping[str, str]]
 TRIES = (1.0, 0.5)
 
 
-@functools.lru_cache(maxsize=1)
-def o200k_counter() -> Counter | None:
-    """Exact o200k counts, when budgets count in o200k and the encoding is cached here (never a
-    download: offline that would wait on the network)."""
-    if token_mode() != "o200k" or not o200k_cached():
-        return None
+class EncodingUnavailable(Exception):
+    """The encoding could not be loaded when a text needed counting (the estimates stand)."""
+
+
+class O200k:
+    """Exact o200k counts, the encoding loaded at the first count (see the module's
+    docstring)."""
+
+    name = "o200k_base"
+
+    def __init__(self) -> None:
+        self._encode: Callable[[str], list[int]] | None = None
+
+    def __call__(self, text: str) -> int:
+        if self._encode is None:
+            self._encode = _o200k_encode()
+        return len(self._encode(text))
+
+
+def _o200k_encode() -> Callable[[str], list[int]]:
     try:
         import tiktoken
 
-        encoding = tiktoken.get_encoding("o200k_base")
+        encoding = tiktoken.get_encoding(O200k.name)
     except Exception:  # a broken cache, an old tiktoken: the estimates stand
+        raise EncodingUnavailable(O200k.name) from None
+    return functools.partial(encoding.encode, disallowed_special=())
+
+
+@functools.lru_cache(maxsize=1)
+def o200k_counter() -> Counter | None:
+    """Exact o200k counts, when budgets count in o200k, the encoding is cached here (never a
+    download: offline that would wait on the network) and tiktoken is installed. Counting
+    raises :class:`EncodingUnavailable` when the encoding does not load after all."""
+    if token_mode() != "o200k" or not o200k_cached() or find_spec("tiktoken") is None:
         return None
+    return O200k()
 
-    def count(text: str) -> int:
-        return len(encoding.encode(text, disallowed_special=()))
 
-    return count
+class RememberedCounts:
+    """``count``, by way of the counts the index keeps: a text counted by an earlier run is not
+    counted again; :meth:`keep` stores this run's new counts."""
+
+    def __init__(self, count: O200k, store: IndexStore) -> None:
+        self._count = count
+        self._store = store
+        self._prefix = count.name.encode() + b"\0"
+        self.new: dict[bytes, int] = {}
+
+    def __call__(self, text: str) -> int:
+        digest = hashlib.sha1(self._prefix + text.encode("utf-8", "surrogatepass")).digest()
+        tokens = self.new.get(digest)
+        if tokens is None:
+            tokens = self._store.count(digest)
+        if tokens is None:
+            tokens = self.new[digest] = self._count(text)
+        return tokens
+
+    def keep(self) -> None:
+        self._store.keep_counts(self.new)
 
 
 def cost(picks: Sequence[Pick], texts: Mapping[str, str], count: Counter) -> int:

@@ -68,7 +68,7 @@ from .rank_signals import (
     symbol_links,
 )
 from .request import Query, analyse_request
-from .store import BlobStat, IndexStore
+from .store import BlobFacts, IndexStore
 from .weights import WEIGHTS, Weights
 
 __all__ = [
@@ -151,21 +151,22 @@ def rank(
     recent_lines: Mapping[str, Sequence[tuple[int, int]]] | None = None,
     *,
     weights: Weights = WEIGHTS,
-    stats: Mapping[str, BlobStat] | None = None,
+    facts: BlobFacts | None = None,
 ) -> Ranking:
     """Score every candidate file and the chunks of the best ones.
 
     ``recent`` weighs the files the latest commits changed and ``recent_lines`` gives the
-    lines they wrote (both empty: no history signal). ``stats``: the files' blob facts, when
-    the caller read them already (``store.stats`` of their keys or more).
+    lines they wrote (both empty: no history signal). ``facts``: the files' blob facts, when
+    the caller read them already (``store.facts`` of their keys or more).
     """
     query = analyse_request(request, weights)
-    if stats is None:
-        stats = store.stats([c.key for c in files])
-    texts = [c for c in files if c.key in stats and stats[c.key].status != "binary"]
+    if facts is None:
+        facts = store.facts([c.key for c in files])
+    lengths, statuses = facts.lengths, facts.statuses
+    texts = [c for c in files if c.key in lengths and statuses.get(c.key) != "binary"]
     keys = {c.key for c in texts}
     postings = store.postings(list(query.terms), keys)
-    idf, lexical = bm25_files(query, texts, stats, postings)
+    idf, lexical = bm25_files(query, texts, lengths, postings)
     definers = _definers(store, query, texts, keys)
     paths = tuple(c.path for c in texts)
     evidence = FileEvidence(query, paths, lexical, definers, recent or {})
@@ -177,7 +178,7 @@ def rank(
     best = [f for f in _with_priors(ordered[:CHUNK_FILES], query, weights) if f.prior > 0]
     _load_missing_records(store, best)
     chunks = _rank_chunks(best, query, idf, named, recent_lines or {}, weights)
-    binary = [c.path for c in files if c.key in stats and stats[c.key].status == "binary"]
+    binary = [c.path for c in files if statuses.get(c.key) == "binary"]
     return Ranking(ordered, chunks, binary)
 
 
@@ -223,8 +224,10 @@ def _score_files(
             match = evidence.lexical[path]
             own = relevance[path]
             scored[path] = _matching_file(candidate, match, own, query, weights, every_prior)
-        else:  # most of a large repository's files: nothing found, nothing to say
-            scored[path] = _unfound_file(candidate, query, weights, every_prior)
+        elif every_prior:
+            scored[path] = _unfound_file(candidate, query, weights)
+        else:  # most of a large repository's files: nothing found, nothing to say, no prior yet
+            scored[path] = FileScore(candidate, None, prior_known=False)
     return scored
 
 
@@ -286,14 +289,13 @@ def _matching_file(
     )
 
 
-def _unfound_file(
-    candidate: Candidate, query: Query, weights: Weights, every_prior: bool
-) -> FileScore:
+def _unfound_file(candidate: Candidate, query: Query, weights: Weights) -> FileScore:
     """A file no signal found anything about: no match, no reasons, a score of nothing times
     its prior. Not named either: the request names a file by path_mention, one of the lifts,
-    which found nothing about this one."""
-    prior = file_prior(candidate.path, query, weights, candidate.facts) if every_prior else 1.0
-    return FileScore(candidate, None, score=0.0 * prior, prior=prior, prior_known=every_prior)
+    which found nothing about this one. (Past GRAPH_FILE_LIMIT files, its prior is left until
+    needed: a score of 0.0 times 1.0.)"""
+    prior = file_prior(candidate.path, query, weights, candidate.facts)
+    return FileScore(candidate, None, score=0.0 * prior, prior=prior)
 
 
 def _with_priors(files: list[FileScore], query: Query, weights: Weights) -> list[FileScore]:

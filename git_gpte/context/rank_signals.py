@@ -30,7 +30,6 @@ from .weights import Weights
 
 if TYPE_CHECKING:
     from .index import Candidate
-    from .store import BlobStat
 
 K1 = 1.2
 B = 0.75
@@ -125,13 +124,14 @@ def _idf(weight: float, documents: int, holders: int) -> float:
 def bm25_files(
     query: Query,
     files: Sequence[Candidate],
-    stats: Mapping[str, BlobStat],
+    text_lengths: Mapping[str, int],
     postings: Mapping[str, Mapping[str, int]],
 ) -> tuple[dict[str, float], dict[str, LexicalMatch]]:
     """The request terms' IDF over these files, and the BM25 match of each file that matches
     any of them (by path; a file left out matches none).
 
-    A file's terms are its content's plus its path's, which count PATH_TF times (a file called
+    ``text_lengths``: the number of terms of each file's text, by key. A file's terms are its
+    content's plus its path's, which count PATH_TF times (a file called
     ``cookies.py`` is about cookies). Document frequencies are counted over the commit's files,
     not over every blob the index holds. Only the files holding a request term are scored, each
     blob once, by walking the terms' postings rather than asking every file for every term (on
@@ -139,7 +139,7 @@ def bm25_files(
     file for every term was a fifth of a warm run)."""
     path_length, path_tf = _path_terms(files, set(query.terms))
     idf = _file_idf(query, files, postings, path_tf)
-    lengths = {c.key: stats[c.key].length + PATH_TF * path_length[c.path] for c in files}
+    lengths = {c.key: text_lengths[c.key] + PATH_TF * path_length[c.path] for c in files}
     # A module over the size limit (sent in part only) would lift the average length of all
     # the others, and so every file's score: it is measured against them, not they against it.
     usual = [c for c in files if not c.in_part] or list(files)
@@ -147,17 +147,16 @@ def bm25_files(
     measured = sum(length for key, length in lengths.items() if key in keys)
     average = measured / len(usual) if usual else 1.0
     by_blob = _blob_matches(idf, postings, lengths, average)
-    matches: dict[str, LexicalMatch] = {}
-    for candidate in files:
-        in_path = path_tf.get(candidate.path)
-        if in_path is not None:  # a few: its path's terms add to its text's
-            matches[candidate.path] = _path_match(
-                idf, postings, candidate.key, in_path, lengths[candidate.key], average
-            )
-            continue
-        found = by_blob.get(candidate.key)
-        if found is not None:
-            matches[candidate.path] = found
+    matches = {
+        c.path: (
+            by_blob[c.key]
+            if c.path not in path_tf
+            # a few: its path's terms add to its text's
+            else _path_match(idf, postings, c.key, path_tf[c.path], lengths[c.key], average)
+        )
+        for c in files
+        if c.key in by_blob or c.path in path_tf
+    }
     return idf, matches
 
 

@@ -3,7 +3,8 @@
 Blob ids are content hashes, so every branch and commit shares entries and a commit that
 changes three files adds three rows. Besides each blob's record (compressed JSON), the file
 keeps two lookup tables so a query reads only what it needs: ``postings`` (term -> blob,
-count) for lexical scoring and ``defs`` (symbol name -> blob) for following links.
+count) for lexical scoring and ``defs`` (symbol name -> blob) for following links; and
+``counts``, the exact token counts of texts a selection was counted by (exact.py).
 
 Safety: WAL journal and a busy timeout let concurrent runs read and write; rows are
 content-addressed, so two writers writing the same blob write the same row (``INSERT OR
@@ -22,8 +23,9 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from .parse import FileRecord
 
@@ -55,7 +57,13 @@ CREATE TABLE IF NOT EXISTS defs (
     name TEXT NOT NULL, key TEXT NOT NULL,
     PRIMARY KEY (name, key)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS counts (
+    digest BLOB NOT NULL UNIQUE,   -- of the tokenizer's name and a text (exact.py)
+    tokens INTEGER NOT NULL
+);
 """
+# Exact token counts kept (the newest; about 80 bytes each).
+COUNTS_KEPT = 100_000
 
 
 class IndexBusy(Exception):
@@ -102,14 +110,18 @@ def _prepare(conn: sqlite3.Connection) -> tuple[str]:
     return (str(row[0]),)
 
 
-class BlobStat(NamedTuple):
-    """What a query reads of a blob besides its record. A tuple: a warm run on 100,000 files
-    makes 100,000 of them, which as frozen dataclasses took twice as long."""
+@dataclass(frozen=True)
+class BlobFacts:
+    """What a query reads of many blobs besides their records: the number of terms (BM25's
+    document length) of each blob the index holds, and the status of those whose status is
+    not ``ok`` (binary, or holding a secret: few). Both may hold blobs not asked about."""
 
-    status: str
-    lines: int
-    nbytes: int
-    length: int
+    lengths: Mapping[str, int]
+    statuses: Mapping[str, str]
+
+    def status(self, key: str) -> str | None:
+        """``ok``, ``binary`` or ``secret:<what>``; None for a blob the index does not hold."""
+        return self.statuses.get(key, "ok") if key in self.lengths else None
 
 
 def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -125,9 +137,9 @@ class IndexStore:
         self.path = directory / FILENAME if directory is not None else Path(":memory:")
         self.rebuilt = False
         self.conn = self._open() if directory is not None else _in_memory()
-        # What stats() has read: a selection asks for the same 100,000 keys three times (to
-        # index, to hold secrets back, to rank), and reading them is a third of a warm run.
-        self._stats: dict[str, BlobStat] = {}
+        # What facts() has read (see there).
+        self._lengths: dict[str, int] = {}
+        self._statuses: dict[str, str] = {}
 
     # ------------------------------------------------------------------ opening
     def _connect(self) -> sqlite3.Connection:
@@ -197,43 +209,48 @@ class IndexStore:
     def close(self) -> None:
         self.conn.close()
 
+    def _forget_facts(self) -> None:
+        """Before a write: what facts() read may change."""
+        self._lengths.clear()
+        self._statuses.clear()
+
     # ------------------------------------------------------------------ reads
-    def stats(self, keys: Sequence[str]) -> dict[str, BlobStat]:
-        """The stored facts of each of ``keys`` the index holds (the others are left out)."""
-        known = self._read_stats(keys)
-        return {key: known[key] for key in keys if key in known}
+    def facts(self, keys: Sequence[str]) -> BlobFacts:
+        """The lengths and statuses of ``keys`` (those the index holds), remembered: a
+        selection asks for the same 100,000 keys three times (to index, to hold secrets back,
+        to rank)."""
+        unread = [key for key in keys if key not in self._lengths]
+        if unread:
+            self._read_facts(unread)
+        return BlobFacts(self._lengths, self._statuses)
 
     def missing(self, keys: Sequence[str]) -> list[str]:
-        """Those of ``keys`` the index does not hold (read as :meth:`stats` reads them)."""
-        known = self._read_stats(keys)
-        return [key for key in keys if key not in known]
+        """Those of ``keys`` the index does not hold."""
+        lengths = self.facts(keys).lengths
+        return [key for key in keys if key not in lengths]
 
-    def _read_stats(self, keys: Sequence[str]) -> Mapping[str, BlobStat]:
-        """What has been read of the blobs table, with ``keys`` read if they were not."""
-        known = self._stats
-        unread = [key for key in keys if key not in known]
-        if unread:
-            wanted = set(unread)
-            for key, status, lines, nbytes, length in self._stat_rows(unread):
-                if key in wanted:
-                    known[key] = BlobStat(status, lines, nbytes, length)
-        return known
-
-    def _stat_rows(self, keys: Sequence[str]) -> Iterator[tuple[str, str, int, int, int]]:
-        """The blobs rows of ``keys``, and maybe others: when they are a third or more of the
-        table (a warm run on a big repository), one pass over it beats looking each up
-        (bench/context_scale.py's 100,000 files: stats() in 0.6 s against 1.0 s)."""
-        columns = "key, status, lines, nbytes, length"
+    def _read_facts(self, keys: Sequence[str]) -> None:
+        """Read the facts of ``keys``, and maybe others: when they are a third or more of the
+        table (a warm run on a big repository), the whole table's, in one pass that makes no
+        Python object for an ``ok`` status (bench/context_scale.py's 100,000 files: 0.6 s
+        looking each up, 0.2 s reading every row whole, 0.1 s this way)."""
         if len(keys) > _BATCH:
             (rows,) = self.conn.execute("SELECT max(rowid) FROM blobs").fetchone()
             if rows is not None and len(keys) * 3 >= rows:
-                yield from self.conn.execute(f"SELECT {columns} FROM blobs")
+                self._lengths.update(self.conn.execute("SELECT key, length FROM blobs"))
+                self._statuses.update(
+                    self.conn.execute("SELECT key, status FROM blobs WHERE status != 'ok'")
+                )
                 return
         for part in _chunks(keys):
             marks = ",".join("?" * len(part))
-            yield from self.conn.execute(
-                f"SELECT {columns} FROM blobs WHERE key IN ({marks})", part
+            rows = self.conn.execute(
+                f"SELECT key, status, length FROM blobs WHERE key IN ({marks})", part
             )
+            for key, status, length in rows:
+                self._lengths[key] = length
+                if status != "ok":
+                    self._statuses[key] = status
 
     def postings(self, terms: Sequence[str], keys: set[str]) -> dict[str, dict[str, int]]:
         """term -> {key: count} for the given terms, restricted to ``keys``."""
@@ -282,7 +299,7 @@ class IndexStore:
 
     def forget(self, keys: Sequence[str]) -> None:
         """Delete these blobs' rows and lookup rows (a damaged row is indexed again)."""
-        self._stats.clear()
+        self._forget_facts()
         conn = self.conn
         self._waiting(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
@@ -295,7 +312,35 @@ class IndexStore:
             conn.execute("ROLLBACK")
             raise
 
+    def count(self, digest: bytes) -> int | None:
+        """The token count kept for this digest (see :meth:`keep_counts`), if any."""
+        row = self.conn.execute("SELECT tokens FROM counts WHERE digest = ?", (digest,)).fetchone()
+        return None if row is None else int(row[0])
+
     # ------------------------------------------------------------------ writes
+    def keep_counts(self, counts: Mapping[bytes, int]) -> None:
+        """Keep token counts by their texts' digests, the newest COUNTS_KEPT of them. A cache
+        like the rest, but not worth waiting for: skipped while another run writes."""
+        if not counts:
+            return
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            if is_busy(exc):
+                return
+            raise
+        try:
+            conn.executemany("INSERT OR IGNORE INTO counts VALUES (?, ?)", counts.items())
+            conn.execute(
+                "DELETE FROM counts WHERE rowid <= (SELECT max(rowid) FROM counts) - ?",
+                (COUNTS_KEPT,),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
     def put(self, rows: Iterable[tuple[str, FileRecord | None, str | None]]) -> int:
         """Store records (None: a binary or undecodable blob), each with what secret its text
         holds (None: none); one transaction per call.
@@ -306,7 +351,7 @@ class IndexStore:
         100,000-file build).
         """
         count = 0
-        self._stats.clear()
+        self._forget_facts()
         conn = self.conn
         postings: list[tuple[str, str, int]] = []
         defs: set[tuple[str, str]] = set()
