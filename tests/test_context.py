@@ -1111,6 +1111,28 @@ def test_the_facts_of_many_blobs_are_read_in_one_pass_and_the_same(tmp_path: Pat
         store.close()
 
 
+def test_token_counts_are_kept_but_never_waited_for(tmp_path: Path) -> None:
+    # The counts are a cache: while another run holds the write lock they are not kept, and
+    # the run does not wait for it.
+    import time
+
+    store, other = IndexStore(tmp_path), IndexStore(tmp_path)
+    try:
+        store.keep_counts({b"a" * 20: 7})
+        assert other.count(b"a" * 20) == 7 and other.count(b"b" * 20) is None
+        other.conn.execute("BEGIN IMMEDIATE")
+        started = time.monotonic()
+        store.keep_counts({b"b" * 20: 9})
+        assert time.monotonic() - started < 1.0
+        other.conn.execute("COMMIT")
+        assert store.count(b"b" * 20) is None
+        store.keep_counts({b"b" * 20: 9})
+        assert other.count(b"b" * 20) == 9
+    finally:
+        store.close()
+        other.close()
+
+
 def test_exact_counts_fill_the_budget_the_estimates_left_and_never_pass_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -58,6 +58,7 @@ from .rank_signals import (
     chunk_recent_change,
     defined_identifier,
     file_prior,
+    hinted_paths,
     identifier_use,
     identifier_users,
     lexical_match,
@@ -166,10 +167,11 @@ def rank(
     texts = [c for c in files if c.key in lengths and statuses.get(c.key) != "binary"]
     keys = {c.key for c in texts}
     postings = store.postings(list(query.terms), keys)
-    idf, lexical = bm25_files(query, texts, lengths, postings)
+    hinted = hinted_paths(texts, query.terms)
+    idf, lexical = bm25_files(query, texts, lengths, postings, hinted)
     definers = _definers(store, query, texts, keys)
     paths = tuple(c.path for c in texts)
-    evidence = FileEvidence(query, paths, lexical, definers, recent or {})
+    evidence = FileEvidence(query, paths, lexical, definers, recent or {}, hinted)
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
     ordered = _demote_file_copies(_fused(_by_score(scored), weights), weights)

@@ -324,12 +324,15 @@ class IndexStore:
         if not counts:
             return
         conn = self.conn
+        conn.execute("PRAGMA busy_timeout = 0")
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             if is_busy(exc):
                 return
             raise
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_NOTICE_S * 1000)}")
         try:
             conn.executemany("INSERT OR IGNORE INTO counts VALUES (?, ?)", counts.items())
             conn.execute(
