@@ -63,13 +63,12 @@ def test_path_terms_found_through_heads_are_the_paths_own(request_text: str) -> 
 
     wanted = set(query_terms(request_text))
     for known in (True, False):
-        files = [
-            Candidate(p, "0" * 40, 10, known=path_facts(p) if known else None) for p in PATHS
-        ]
-        length, counts = _path_terms(files, wanted)
-        for path in PATHS:
+        files = [Candidate(p, "0" * 40, 10, known=path_facts(p) if known else None) for p in PATHS]
+        counts = _path_terms(files, wanted)
+        for candidate in files:
+            path = candidate.path
             terms = path_terms(path)
-            assert length[path] == len(terms)
+            assert candidate.facts.length == len(terms)
             hits = Counter(t for t in terms if t in wanted)
             assert counts.get(path, {}) == dict(hits)
     if request_text.startswith("retry"):

@@ -188,10 +188,11 @@ def ensure_indexed(
     progress: ProgressFn | None = None,
 ) -> int:
     """Index every candidate the store lacks; returns how many blobs were parsed."""
-    keys = {c.key: c for c in files}
-    missing = [keys[key] for key in store.missing(list(keys))]
-    if not missing:
+    absent = set(store.missing([c.key for c in files]))
+    if not absent:
         return 0
+    # One candidate per blob and parser (the last of its paths): as many as are parsed.
+    missing = list({c.key: c for c in files if c.key in absent}.values())
     by_blob: dict[str, list[Candidate]] = {}
     for c in missing:
         by_blob.setdefault(c.blob, []).append(c)

@@ -191,7 +191,10 @@ def _definers(
     than MAX_DEFINERS files is too common to point anywhere."""
     idents = sorted(query.strong_idents | query.weak_idents)
     defined = store.definers(idents, keys) if idents else {}
-    key_to_path = {c.key: c.path for c in texts}
+    if not defined:
+        return {}
+    wanted = {key for where in defined.values() for key in where}
+    key_to_path = {c.key: c.path for c in texts if c.key in wanted}  # the last path of a blob
     return {
         name: tuple(key_to_path[key] for key in where)
         for name, where in sorted(defined.items())
@@ -211,7 +214,9 @@ def _defined_names(definers: Mapping[str, Sequence[str]]) -> dict[str, set[str]]
 def _score_files(
     texts: Sequence[Candidate], evidence: FileEvidence, weights: Weights
 ) -> dict[str, FileScore]:
-    """Each file's direct score: its relevance plus its lifts, times its prior."""
+    """Each file's direct score: its relevance plus its lifts, times its prior. Most files of
+    a big repository are found by no signal, or by their relevance only: those are scored
+    without asking every signal about them (bench/context_scale.py's 100,000 files)."""
     relevance = FILE_RELEVANCE(evidence, weights)
     lifts = [signal(evidence, weights) for signal in FILE_LIFTS]
     lifted = {path for found in lifts for path in found}

@@ -141,14 +141,17 @@ def bm25_files(
     blob once, by walking the terms' postings rather than asking every file for every term (on
     bench/context_scale.py's 100,000 files, half of which hold a term, the walk over every
     file for every term was a fifth of a warm run)."""
-    path_length, path_tf = _path_terms(files, set(query.terms), hinted)
+    path_tf = _path_terms(files, set(query.terms), hinted)
     idf = _file_idf(query, files, postings, path_tf)
-    lengths = {c.key: text_lengths[c.key] + PATH_TF * path_length[c.path] for c in files}
+    lengths = {c.key: text_lengths[c.key] + PATH_TF * c.facts.length for c in files}
     # A module over the size limit (sent in part only) would lift the average length of all
     # the others, and so every file's score: it is measured against them, not they against it.
     usual = [c for c in files if not c.in_part] or list(files)
-    keys = {c.key for c in usual}
-    measured = sum(length for key, length in lengths.items() if key in keys)
+    if len(usual) == len(files):  # as nearly always: every blob counts (a sum of integers)
+        measured = sum(lengths.values())
+    else:
+        keys = {c.key for c in usual}
+        measured = sum(length for key, length in lengths.items() if key in keys)
     average = measured / len(usual) if usual else 1.0
     by_blob = _blob_matches(idf, postings, lengths, average)
     matches = {
@@ -217,13 +220,12 @@ def _ranked(contributions: list[tuple[float, str]]) -> LexicalMatch:
 
 def _path_terms(
     files: Sequence[Candidate], wanted: Collection[str], hinted: Collection[str] | None = None
-) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
-    """Per path, how many terms it has (kept with the listing: see path_facts.py), and (only
-    for paths holding some) how often each ``wanted`` term occurs in it. Only the paths that
+) -> dict[str, dict[str, int]]:
+    """Per path holding some of the ``wanted`` terms, how often each occurs in it (how many
+    terms a path has is kept with the listing: ``Candidate.facts.length``). Only the paths that
     hold the first letters of a wanted term (``hinted``: :func:`hinted_paths`, when known) are
     split, each directory name once."""
     parts: dict[str, tuple[str, ...]] = {}
-    length = {candidate.path: candidate.facts.length for candidate in files}
     counts: dict[str, dict[str, int]] = {}
     if hinted is None:
         hinted = hinted_paths(files, wanted)
@@ -242,7 +244,7 @@ def _path_terms(
             for term in hits:
                 found[term] = found.get(term, 0) + 1
             counts[candidate.path] = found
-    return length, counts
+    return counts
 
 
 def hinted_paths(files: Sequence[Candidate], terms: Collection[str]) -> frozenset[str]:
