@@ -18,7 +18,6 @@ from dataclasses import InitVar, dataclass, field
 
 from ..git.pathspecs import match_paths
 from ..git.repo import Repository, TreeEntry, decode_text
-from .languages import language_of
 from .listing_cache import cached
 from .parse import FileRecord, parse_file
 from .path_facts import PathFacts, path_facts
@@ -68,14 +67,66 @@ class Candidates:
     named: set[str] = field(default_factory=set)
 
 
-@dataclass
-class Listing:
-    """The files of a commit that may be sent, and those left out with their reason."""
+# A Listing as pickled: named, skipped, then its columns (path facts as plain tuples).
+_ListingState = tuple[
+    set[str],
+    dict[str, str],
+    list[str],
+    list[str],
+    list[str],
+    list[int],
+    list[tuple[object, ...]],
+]
 
-    named: set[str]
-    entries: list[TreeEntry] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
-    facts: list[PathFacts] = field(default_factory=list)  # of each entry, in their order
+
+class Listing:
+    """The files of a commit that may be sent (their tree entries, and what each path says),
+    and those left out with their reason.
+
+    Kept between runs (:mod:`.listing_cache`) as columns of plain values: unpickling 100,000
+    tree entries and path facts as objects was a tenth of a warm ``git gpte context``
+    (bench/context_scale.py), and the ranking needs no tree entry, only the values in them. The
+    entries are made when first asked for (the whole-file selection walks them)."""
+
+    def __init__(self, named: set[str]) -> None:
+        self.named = named
+        self.skipped: dict[str, str] = {}
+        self.paths: list[str] = []
+        self.modes: list[str] = []
+        self.shas: list[str] = []
+        self.sizes: list[int] = []
+        self.facts: list[PathFacts] = []  # of each file, in their order
+        self._entries: list[TreeEntry] | None = None
+
+    def add(self, entry: TreeEntry, facts: PathFacts) -> None:
+        """A file that may be sent, after those added before."""
+        self.paths.append(entry.path)
+        self.modes.append(entry.mode)
+        self.shas.append(entry.sha)
+        self.sizes.append(entry.size)
+        self.facts.append(facts)
+        self._entries = None
+
+    @property
+    def entries(self) -> list[TreeEntry]:
+        """The files that may be sent, as tree entries, in their order."""
+        if self._entries is None:
+            columns = zip(self.paths, self.modes, self.shas, self.sizes, strict=True)
+            self._entries = [TreeEntry(*entry) for entry in columns]
+        return self._entries
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Listing) and self.__getstate__() == other.__getstate__()
+
+    def __getstate__(self) -> _ListingState:
+        facts: list[tuple[object, ...]] = [tuple(facts) for facts in self.facts]
+        return (self.named, self.skipped, self.paths, self.modes, self.shas, self.sizes, facts)
+
+    def __setstate__(self, state: _ListingState) -> None:
+        self.named, self.skipped, self.paths, self.modes, self.shas, self.sizes, facts = state
+        make = tuple.__new__  # PathFacts' own __new__ is Python code: 100,000 calls
+        self.facts = [make(PathFacts, values) for values in facts]
+        self._entries = None
 
 
 def eligible_entries(
@@ -124,8 +175,7 @@ def _eligible_entries(
         if reason is not None:
             listing.skipped[path] = reason
         else:
-            listing.entries.append(entry)
-            listing.facts.append(path_facts(path))
+            listing.add(entry, path_facts(path))
     return listing
 
 
@@ -146,15 +196,15 @@ def list_candidates(
     limit = INDEX_MAX_BYTES if in_part else max_bytes
     listing = eligible_entries(repo, commit, pathspecs, max_bytes=limit)
     files = []
-    facts = listing.facts if len(listing.facts) == len(listing.entries) else []
-    for n, entry in enumerate(listing.entries):
-        known = facts[n] if facts else None
-        over = entry.size > max_bytes and entry.path not in listing.named
-        if over and (known.language if known else language_of(entry.path)) is None:
-            listing.skipped[entry.path] = over_limit_reason(entry.size, max_bytes)
+    named = listing.named
+    columns = zip(listing.paths, listing.shas, listing.sizes, listing.facts, strict=True)
+    for path, sha, size, known in columns:
+        over = size > max_bytes and path not in named
+        if over and known.language is None:
+            listing.skipped[path] = over_limit_reason(size, max_bytes)
             continue
-        files.append(Candidate(entry.path, entry.sha, entry.size, in_part=over, known=known))
-    return Candidates(files=files, skipped=listing.skipped, named=listing.named)
+        files.append(Candidate(path, sha, size, in_part=over, known=known))
+    return Candidates(files=files, skipped=listing.skipped, named=named)
 
 
 ProgressFn = Callable[[int, int], None]
