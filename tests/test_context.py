@@ -1286,3 +1286,26 @@ def test_json_says_which_files_the_request_points_at(tmp_path: Path) -> None:
     pointed = {p["path"]: p["pointed"] for p in json.loads(res.stdout)["picks"]}
     assert pointed["shop/pricing.py"] is True
     assert pointed.get("shop/cart.py") is False and pointed.get("shop/shipping.py") is not True
+
+
+def test_the_selection_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
+    # A name two files define links each to its user; which reason a link kept followed a
+    # set's order, which changes with each process's hash seed.
+    files = {
+        "report.py": "def render_report(rows):\n    return format_rows(rows) + summary(rows)\n",
+        "plain.py": "def format_rows(rows):\n    return str(rows)\n\n\ndef summary(rows):\n"
+        "    return ''\n",
+        "fancy.py": "def format_rows(rows):\n    return repr(rows)\n\n\ndef summary(rows):\n"
+        "    return '!'\n",
+    }
+    repo = make_repo(tmp_path / "r", files)
+    outputs = set()
+    for seed in ("1", "2", "3", "4", "5", "6"):
+        subprocess.run(["rm", "-rf", str(repo / ".git" / "gpte")], check=True)
+        done = run_gpte(
+            "context", "render_report", "--json", cwd=repo, env={"PYTHONHASHSEED": seed},
+            process=True,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        outputs.add(done.stdout)
+    assert len(outputs) == 1

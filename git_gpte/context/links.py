@@ -97,10 +97,12 @@ def _file_links(
     for chunk in record.chunks:
         used.update(chunk.idents)
     own = {name for name, _ in record.defs}
-    for name in used - own:
+    # In sorted order: a set's order changes with each process's hash seed, and with it which
+    # reason a link keeps and the order its weights are summed in.
+    for name in sorted(used - own):
         where = definers.get(name)
         if where and len(where) <= MAX_DEFINERS:
-            for hit in where:
+            for hit in sorted(where):
                 yield hit, weights.use_link / len(where), f"uses {name} from {hit}"
 
 
