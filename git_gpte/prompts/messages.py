@@ -207,11 +207,12 @@ def crash_retry_message(
     that definition and the others they changed, the request, then the call that now fails,
     and an ask for that definition alone (see _Loop._on_crash).
 
-    The order and the ask are measured (invoice/value-error, the 1.5B model at 0.6, eight
-    answers each): with the traceback, the diff and the request last, as
-    problems_retry_message says it, 0 of 8 answers kept the demo's `" 1 "` working; with the
-    request first, the failing call after it and "Answer with the function only", 3 of 8;
-    with the diff kept, or with "the file's path on a line of its own" as the ask, 1 of 8."""
+    The order and the ask are measured (invoice/value-error, the 1.5B model at 0.6, six or
+    eight answers each): as problems_retry_message says it (the traceback, the diff, then the
+    request), 0 of 6 answers kept the demo's `" 1 "` working; with the failing call said
+    after the request and its ask ("the file's path on a line of its own"), 0 of 8 with the
+    traceback and the diff, 1 of 8 without either; asked "Answer with the function only"
+    instead, 3 of 8."""
     kind = "method only, under its class line" if "." in crash.function else "function only"
     return (
         f"{_only_definitions(blocks)}\n\n{_called(called)}"
