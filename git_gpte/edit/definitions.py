@@ -541,14 +541,14 @@ def _refuse_stub(node: ast.stmt, scope: ast.Module | ast.ClassDef) -> None:
     placeholder, not a change."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return
-    if not _is_stub(node):
+    if not is_stub(node):
         return
     old = [n for n in ast.walk(scope) if isinstance(n, _DEF) and n.name == node.name]
-    if old and not _is_stub(old[0]):
+    if old and not is_stub(old[0]):
         raise NotPlaceable(f"{node.name} is written as a placeholder, its body left out")
 
 
-def _is_stub(node: ast.stmt) -> bool:
+def is_stub(node: ast.stmt) -> bool:
     """A function whose body (past its docstring) is only ``...`` or ``pass``."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False

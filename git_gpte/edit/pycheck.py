@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
+from .definitions import is_stub
+
 # pyflakes messages that mean the code fails when that line runs.
 _UNDEFINED = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
 
@@ -182,7 +184,7 @@ def _new_placeholders(path: str, tree: ast.Module, old_tree: ast.Module | None) 
     used = _used_results(tree)
     problems = []
     for name, node in _functions(tree).items():
-        if name in old or node.decorator_list or not _does_nothing(node):
+        if name in old or node.decorator_list or not is_stub(node):
             continue
         if node.name not in used:
             continue
@@ -192,14 +194,6 @@ def _new_placeholders(path: str, tree: ast.Module, old_tree: ast.Module | None) 
         )
         problems.append(Problem("placeholder", path, node.lineno, text))
     return problems
-
-
-def _does_nothing(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A body of nothing but a docstring, ``pass`` and ``...``."""
-    return all(
-        isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-        for s in node.body
-    )
 
 
 def _used_results(tree: ast.Module) -> set[str]:
