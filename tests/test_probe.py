@@ -18,7 +18,15 @@ from git_gpte.prompts.probe import (
     probe_script,
     step_verdicts,
 )
-from git_gpte.prompts.probe_steps import harness, quoted, steps, uses_example
+from git_gpte.prompts.probe_steps import (
+    harness,
+    quoted,
+    raises_one_of,
+    steps,
+    stopped_exceptions,
+    uses_example,
+    with_blank_calls,
+)
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer, self_hosted_env
@@ -449,10 +457,105 @@ def test_the_requests_own_example_failing_as_before_judges_the_result(
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
     assert "the probe failed: KeyError: 'zz'" in done.stderr
-    # The same statement with a sku of its own, not the request's, is taken as misuse.
+    # The same statement with a sku of its own, not the request's, is taken as misuse when
+    # the request does not name the exception as the crash to stop.
+    unnamed = UNKNOWN_REQUEST.replace("raises KeyError", "fails")
     llm_server.queue(answer, UNKNOWN_SKU.replace('"zz"', '"qq"'))
-    done = run_gpte(
-        "improve", UNKNOWN_REQUEST, "-b", "own", cwd=shop, env=_env(llm_server), timeout=300
-    )
+    done = run_gpte("improve", unnamed, "-b", "own", cwd=shop, env=_env(llm_server), timeout=300)
     assert done.returncode == 0, done.stderr
     assert "the probe failed on its own (KeyError: 'qq'): dropped" in done.stderr
+    # Named, it judges the result whatever sku raises it: the crash the request says must stop.
+    llm_server.queue(answer, UNKNOWN_SKU.replace('"zz"', '"qq"'), answer)
+    done = run_gpte(
+        "improve", UNKNOWN_REQUEST, "--max-retries", "1", "-b", "named", cwd=shop,
+        env=_env(llm_server), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "the probe failed: KeyError: 'qq'" in done.stderr
+
+
+def test_the_exceptions_a_request_says_must_stop_are_found() -> None:
+    assert stopped_exceptions(
+        "parse_rate raises KeyError when the unit is unknown; make it raise ValueError instead"
+    ) == {"KeyError"}
+    assert stopped_exceptions("Running it on an empty file crashes with ZeroDivisionError.") == {
+        "ZeroDivisionError"
+    }
+    assert stopped_exceptions(
+        "Raise a TypeError for a float; it fails with json.JSONDecodeError"
+    ) == {"JSONDecodeError"}
+    assert stopped_exceptions("Circle should raise ValueError for a negative radius") == set()
+    assert raises_one_of("json.decoder.JSONDecodeError: Expecting value", {"JSONDecodeError"})
+    assert not raises_one_of("AssertionError", {"KeyError"})
+
+
+def test_an_assertion_on_an_empty_string_brings_the_call_on_a_blank_one() -> None:
+    script = (
+        "from stats import mean_length, label\n\n"
+        "assert mean_length('') == 0.0 and label(text='', n=2) == 'none'\n"
+        "assert mean_length('ab cd') == 2.0\n"
+        "assert (lambda: mean_length(''))() == 0.0\n"
+        "mean_length('')\n"
+    )
+    assert steps(with_blank_calls(script)) == [
+        "from stats import mean_length, label",
+        "assert mean_length('') == 0.0 and label(text='', n=2) == 'none'",
+        "mean_length(' \\n')",
+        "label(text=' \\n', n=2)",
+        "assert mean_length('ab cd') == 2.0",
+        "assert (lambda: mean_length(''))() == 0.0",
+        "mean_length('')",
+    ]
+    assert with_blank_calls("assert f('x') == 1\n") == "assert f('x') == 1\n"
+
+
+STATS = '''\
+"""Text statistics."""
+import re
+
+
+def words(text):
+    return re.findall(r"[a-z]+", text.lower())
+
+
+def average_word_length(text):
+    ws = words(text)
+    return sum(len(w) for w in ws) / len(ws)
+'''
+
+EMPTY_REQUEST = (
+    "average_word_length crashes with ZeroDivisionError on an empty text. "
+    "Make it return 0.0 when the text has no words."
+)
+
+EMPTY_PROBE = """\
+```python
+from stats import average_word_length
+
+assert average_word_length("") == 0.0
+assert average_word_length("ab cd") == 2.0
+```
+"""
+
+
+def test_a_guard_of_the_empty_string_alone_fails_on_a_blank_one(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (textstats/empty-text): ``if text`` passed every probe of "", crashed on a text of
+    # spaces, and was committed as a success.
+    root = make_repo(tmp_path / "stats", {"stats.py": STATS})
+    guard = "    ws = words(text)\n"
+    wrong = STATS.replace(guard, "    if not text:\n        return 0.0\n" + guard)
+    right = STATS.replace(guard, guard + "    if not ws:\n        return 0.0\n")
+    llm_server.queue(
+        f"stats.py\n```python\n{wrong}```\n",
+        EMPTY_PROBE,  # of the whole request
+        EMPTY_PROBE,  # of its second sentence: the same, kept once
+        f"stats.py\n```python\n{right}```\n",
+    )
+    done = run_gpte("improve", EMPTY_REQUEST, "--json", cwd=root, env=_env(llm_server), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert len(llm_server.requests) == 4
+    retry = llm_server.requests[3].body["messages"][-1]["content"]
+    assert "average_word_length(' \\n')" in retry and "ZeroDivisionError" in retry
+    assert git(root, "show", f"{json.loads(done.stdout)['branch']}:stats.py") == right

@@ -34,7 +34,15 @@ from ..prompts.probe import (
     probe_script,
     step_verdicts,
 )
-from ..prompts.probe_steps import harness, quoted, steps, uses_example
+from ..prompts.probe_steps import (
+    harness,
+    quoted,
+    raises_one_of,
+    steps,
+    stopped_exceptions,
+    uses_example,
+    with_blank_calls,
+)
 from ..run import RunOptions
 from ..ui import Console
 from .edit_loop import Verify
@@ -82,6 +90,7 @@ class ProbeCheck:
         self.probes: list[Probe] = []
         self.asked = False
         self.examples = quoted(request)
+        self.stopped = stopped_exceptions(request)
 
     def judged_by(self) -> list[str]:
         """The wrapped check's judges, and the probe while one stands."""
@@ -145,10 +154,13 @@ class ProbeCheck:
     def _judges(self, now: Verdict, before: Verdict, source: str) -> bool:
         """Whether a statement's failure on the result judges it: an assertion failed, or the
         project's code raised, but not as it did on the base (the statement misuses the code:
-        an item it never added); unless the statement uses an example the request quotes,
-        when failing as before says the change left what was asked as it was."""
+        an item it never added); unless the statement uses an example the request quotes, or
+        the exception is one the request says the code must stop raising: then failing as
+        before says the change left what was asked as it was."""
         if not now.judges:
             return False
+        if raises_one_of(now.error, self.stopped):
+            return True
         return not now.as_before(before) or uses_example(source, self.examples)
 
     def _write(self, changes: list[FileChange]) -> list[Probe]:
@@ -196,6 +208,8 @@ class ProbeCheck:
         if script is None:
             self.console.info("no usable probe in the answer: not probing")
             return None
+        if self.stopped:  # the crash the request names, on a blank string too
+            script = with_blank_calls(script)
         on_base = self._run(script, [])
         if on_base is None:
             self.console.info("the probe did not run to its end before the change: not probing")
