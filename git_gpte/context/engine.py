@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from ..errors import GitCommandError, RepoError
-from ..git.history import RecentChanges
+from ..git.history import PastCommit, RecentChanges
 from ..git.repo import Repository, decode_text
 from .exact import (
     Counter,
@@ -26,6 +26,7 @@ from .index import Candidates, ensure_indexed, list_candidates
 from .model import ContextSelection, MapEntry, Pick, SymbolLocation
 from .pack import pack
 from .parse import FileRecord, definition_end
+from .past import DEPTH as PAST_DEPTH
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .rules import DEFAULT_MAX_FILE_BYTES, narrows, secret_reason_for
@@ -85,6 +86,17 @@ def _history(repo: Repository, commit: str) -> RecentChanges:
         return repo.recent_changes(commit, DEPTH)
     except GitCommandError:
         return RecentChanges()
+
+
+def _past(repo: Repository, commit: str, weights: Weights) -> tuple[PastCommit, ...]:
+    """Earlier commits' subjects and paths (see past.py); nothing when the weight is off or
+    git cannot tell."""
+    if not weights.past:
+        return ()
+    try:
+        return repo.past_commits(commit, PAST_DEPTH)
+    except GitCommandError:
+        return ()
 
 
 def _no_collector_pauses(work: Callable[P, R]) -> Callable[P, R]:
@@ -206,6 +218,7 @@ def _ranking(
         repo, commit, pathspecs, max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES, in_part=True
     )
     history = _history(repo, commit)
+    past = _past(repo, commit, weights)
 
     held: dict[str, str] = {}
 
@@ -218,7 +231,9 @@ def _ranking(
         held.update(_held_back(candidates, facts))
         files = [c for c in candidates.files if c.path not in held] if held else candidates.files
         recent = file_weights(history.commits)
-        ranking = rank(store, files, request, recent, history.lines, weights=weights, facts=facts)
+        ranking = rank(
+            store, files, request, recent, history.lines, weights=weights, facts=facts, past=past
+        )
         if narrows(pathspecs):  # the user chose these files: each counts as named
             for file_score in ranking.files:
                 file_score.named = True

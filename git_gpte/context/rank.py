@@ -38,9 +38,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 
+from ..git.history import PastCommit
 from .index import Candidate
 from .links import MAX_DEFINERS, PPR_SEEDS, link_graph, link_shares
 from .parse import Chunk, FileRecord
+from .past import similar_commit_weights
 from .rank_signals import (
     ChunkEvidence,
     ChunkSignal,
@@ -66,6 +68,7 @@ from .rank_signals import (
     name_match,
     path_mention,
     recent_change,
+    similar_commit,
     symbol_links,
 )
 from .request import Query, analyse_request
@@ -86,7 +89,7 @@ FILE_RELEVANCE: FileSignal = lexical_match
 # The lifts by which a request points at a file: it names the file, its module, or a name the
 # file defines (see FileScore.pointed).
 POINTING: tuple[FileSignal, ...] = (path_mention, defined_identifier, name_match)
-FILE_LIFTS: tuple[FileSignal, ...] = (*POINTING, recent_change)
+FILE_LIFTS: tuple[FileSignal, ...] = (*POINTING, recent_change, similar_commit)
 CHUNK_RELEVANCE: ChunkSignal = chunk_lexical_match
 CHUNK_BONUSES: tuple[ChunkSignal, ...] = (chunk_named_identifier, chunk_recent_change)
 
@@ -153,12 +156,14 @@ def rank(
     *,
     weights: Weights = WEIGHTS,
     facts: BlobFacts | None = None,
+    past: Sequence[PastCommit] = (),
 ) -> Ranking:
     """Score every candidate file and the chunks of the best ones.
 
     ``recent`` weighs the files the latest commits changed and ``recent_lines`` gives the
-    lines they wrote (both empty: no history signal). ``facts``: the files' blob facts, when
-    the caller read them already (``store.facts`` of their keys or more).
+    lines they wrote (both empty: no history signal); ``past`` gives earlier commits' subjects
+    and paths (see past.py). ``facts``: the files' blob facts, when the caller read them
+    already (``store.facts`` of their keys or more).
     """
     query = analyse_request(request, weights)
     if facts is None:
@@ -171,7 +176,8 @@ def rank(
     idf, lexical = bm25_files(query, texts, lengths, postings, hinted)
     definers = _definers(store, query, texts, keys)
     paths = tuple(c.path for c in texts)
-    evidence = FileEvidence(query, paths, lexical, definers, recent or {}, hinted)
+    lifts = similar_commit_weights(query.terms, past) if past and weights.past else {}
+    evidence = FileEvidence(query, paths, lexical, definers, recent or {}, hinted, lifts)
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
     ordered = _demote_file_copies(_fused(_by_score(scored), weights), weights)

@@ -17,7 +17,7 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from .languages import FILE_EXTENSIONS
@@ -73,6 +73,7 @@ class FileEvidence:
     recent: Mapping[str, float]  # path -> recency weight (recency.py)
     # The paths that may hold a request term (see hinted_paths): no other's name holds one.
     hinted: Collection[str]
+    past: Mapping[str, float] = field(default_factory=dict)  # path -> lift (past.py)
 
 
 FileSignal = Callable[[FileEvidence, Weights], SignalScores]
@@ -426,6 +427,16 @@ def recent_change(evidence: FileEvidence, weights: Weights) -> SignalScores:
     return {
         path: [Finding(weights.recent * weight, "changed recently")]
         for path, weight in evidence.recent.items()
+        if path in paths
+    }
+
+
+def similar_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """Earlier commits phrased like the request changed the file (see past.py)."""
+    paths = set(evidence.paths)
+    return {
+        path: [Finding(weights.past * lift, "changed by commits like this request")]
+        for path, lift in evidence.past.items()
         if path in paths
     }
 

@@ -30,6 +30,10 @@ class Weights:
     weak_identifier: float = 0.2  # ... names as a plain word (both shared among its definers)
     name: float = 0.4  # the file's name is a word of the request (``callers`` -> _callers.py)
     recent: float = 1.0  # times the file's recency weight (recency.py: the latest commits)
+    # Times the lift of earlier commits phrased like the request (past.py). Off: on 427 tasks
+    # of 22 repositories it moved coverage within a point either way at every weight tried
+    # (0.3, 0.5, 1, and only for files matching the request), Go/JS/TS down 1 at 8k-32k at 1.
+    past: float = 0.0
 
     # Priors: a file's score is multiplied by its kind's factor (code: 1). Files that are not
     # source get next to nothing unless the request is about them: on 427 tasks of 22

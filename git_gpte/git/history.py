@@ -37,9 +37,17 @@ def is_bump(author: str, subject: str) -> bool:
     return bool(_BOT_AUTHOR.search(author.strip()) or _BUMP_SUBJECT.match(subject.strip()))
 
 
-def parse_log(output: str) -> tuple[tuple[str, ...], ...]:
-    """``git log -z --name-only --format=%x01%P%x02%an%x02%s`` output -> the paths of each
-    commit, newest first, leaving out root commits (they add everything) and dependency
+@dataclass(frozen=True)
+class PastCommit:
+    """A commit's subject line and the paths it changed."""
+
+    subject: str
+    paths: tuple[str, ...]
+
+
+def parse_subjects(output: str) -> tuple[PastCommit, ...]:
+    """``git log -z --name-only --format=%x01%P%x02%an%x02%s`` output -> each commit's subject
+    and paths, newest first, leaving out root commits (they add everything) and dependency
     bumps (a bot's, not the work going on)."""
     commits = []
     for record in output.split("\x01")[1:]:
@@ -49,8 +57,13 @@ def parse_log(output: str) -> tuple[tuple[str, ...], ...]:
         if not parents.strip() or is_bump(author, subject):
             continue
         paths = tuple(n.strip("\n") for n in names.split("\0") if n.strip("\n"))
-        commits.append(paths)
+        commits.append(PastCommit(subject.strip(), paths))
     return tuple(commits)
+
+
+def parse_log(output: str) -> tuple[tuple[str, ...], ...]:
+    """The paths of each commit of :func:`parse_subjects`."""
+    return tuple(commit.paths for commit in parse_subjects(output))
 
 
 def parse_new_lines(diff: str) -> dict[str, tuple[tuple[int, int], ...]]:

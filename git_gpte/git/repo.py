@@ -30,7 +30,7 @@ from ..errors import (
 from . import _process
 from ._process import BLOB_WINDOW, BlobReader
 from .env import git_environment
-from .history import RecentChanges, parse_log, parse_new_lines
+from .history import PastCommit, RecentChanges, parse_log, parse_new_lines, parse_subjects
 
 MAX_RECENT_PATHS = 300
 
@@ -459,6 +459,18 @@ class Repository:
         worked_on = {path for paths in commits for path in paths}
         lines = {p: spans for p, spans in parse_new_lines(diff).items() if p in worked_on}
         return RecentChanges(commits, lines)
+
+    def past_commits(self, commit: str, depth: int) -> tuple[PastCommit, ...]:
+        """The subjects and paths of ``commit`` and the commits before it (merges left out,
+        at most ``depth``; see :func:`.history.parse_subjects`). A partial clone gives
+        nothing, as for :meth:`recent_changes`."""
+        if self.is_partial_clone():
+            return ()
+        log = self._git(
+            "log", "--no-merges", f"-n{depth}", "--no-renames", "--name-only", "-z",
+            "--format=%x01%P%x02%an%x02%s", commit, "--",
+        )  # fmt: skip
+        return parse_subjects(log)
 
     def trailer_values(self, rev: str, key: str, depth: int) -> list[list[str]]:
         """For ``rev`` and its first-parent ancestors (newest first, at most ``depth``): the
