@@ -2,9 +2,11 @@
 
 Blob ids are content hashes, so every branch and commit shares entries and a commit that
 changes three files adds three rows. Besides each blob's record (compressed JSON), the file
-keeps two lookup tables so a query reads only what it needs: ``postings`` (term -> blob,
-count) for lexical scoring and ``defs`` (symbol name -> blob) for following links; and
-``counts``, the exact token counts of texts a selection was counted by (exact.py).
+keeps lookup tables so a query reads only what it needs: ``postings`` (term -> blob, count)
+for lexical scoring, ``defs`` (symbol name -> blob) for following links, and ``links`` (blob
+-> its link facts, link_facts.py: what the link signals and packing read of every file, a
+small part of its record); and ``counts``, the exact token counts of texts a selection was
+counted by (exact.py).
 
 Safety: WAL journal and a busy timeout let concurrent runs read and write; rows are
 content-addressed, so two writers writing the same blob write the same row (``INSERT OR
@@ -27,11 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from .link_facts import LinkFacts
 from .parse import FileRecord
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 FILENAME = "context.sqlite"
 # How long one write waits for another run's write before saying so, and in all.
 BUSY_NOTICE_S = 2.0
@@ -57,6 +60,10 @@ CREATE TABLE IF NOT EXISTS defs (
     name TEXT NOT NULL, key TEXT NOT NULL,
     PRIMARY KEY (name, key)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS links (
+    key TEXT PRIMARY KEY,          -- as in blobs; none for a binary blob
+    data BLOB NOT NULL             -- zlib(JSON of LinkFacts)
+);
 CREATE TABLE IF NOT EXISTS counts (
     digest BLOB NOT NULL UNIQUE,   -- of the tokenizer's name and a text (exact.py)
     tokens INTEGER NOT NULL
@@ -122,6 +129,11 @@ class BlobFacts:
     def status(self, key: str) -> str | None:
         """``ok``, ``binary`` or ``secret:<what>``; None for a blob the index does not hold."""
         return self.statuses.get(key, "ok") if key in self.lengths else None
+
+
+def _compressed(value: object) -> bytes:
+    """zlib of compact JSON: how records and link facts are stored."""
+    return zlib.compress(json.dumps(value, separators=(",", ":")).encode())
 
 
 def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -297,6 +309,24 @@ class IndexStore:
             raise DamagedRows(damaged)
         return out
 
+    def link_facts(self, keys: Sequence[str]) -> dict[str, LinkFacts]:
+        """The link facts of these blobs (none for a binary one); a row that cannot be read is
+        deleted with its blob and :class:`DamagedRows` raised, as by :meth:`records`."""
+        out: dict[str, LinkFacts] = {}
+        damaged: list[str] = []
+        for part in _chunks(keys):
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(f"SELECT key, data FROM links WHERE key IN ({marks})", part)
+            for key, data in rows:
+                try:
+                    out[key] = LinkFacts.from_json(json.loads(zlib.decompress(data)))
+                except (zlib.error, ValueError, TypeError, KeyError, AttributeError):
+                    damaged.append(key)
+        if damaged:
+            self.forget(damaged)
+            raise DamagedRows(damaged)
+        return out
+
     def forget(self, keys: Sequence[str]) -> None:
         """Delete these blobs' rows and lookup rows (a damaged row is indexed again)."""
         self._forget_facts()
@@ -305,7 +335,7 @@ class IndexStore:
         try:
             for part in _chunks(list(keys)):
                 marks = ",".join("?" * len(part))
-                for table in ("blobs", "postings", "defs"):
+                for table in ("blobs", "postings", "defs", "links"):
                     conn.execute(f"DELETE FROM {table} WHERE key IN ({marks})", part)
             conn.execute("COMMIT")
         except BaseException:
@@ -358,6 +388,7 @@ class IndexStore:
         conn = self.conn
         postings: list[tuple[str, str, int]] = []
         defs: set[tuple[str, str]] = set()
+        links: list[tuple[str, bytes]] = []
         self._waiting(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
             for key, record, secret in rows:
@@ -367,7 +398,7 @@ class IndexStore:
                     )
                     count += 1
                     continue
-                data = zlib.compress(json.dumps(record.to_json(), separators=(",", ":")).encode())
+                data = _compressed(record.to_json())
                 status = f"secret:{secret}" if secret else "ok"
                 cur = conn.execute(
                     "INSERT OR IGNORE INTO blobs VALUES (?, ?, ?, ?, ?, ?)",
@@ -376,10 +407,15 @@ class IndexStore:
                 if cur.rowcount:
                     postings.extend((t, key, n) for t, n in record.terms.items())
                     defs.update((name, key) for name, _ in record.defs)
+                    facts = LinkFacts.of_record(record).to_json()
+                    links.append(
+                        (key, zlib.compress(json.dumps(facts, separators=(",", ":")).encode()))
+                    )
                 count += 1
             postings.sort()
             conn.executemany("INSERT OR IGNORE INTO postings VALUES (?, ?, ?)", postings)
             conn.executemany("INSERT OR IGNORE INTO defs VALUES (?, ?)", sorted(defs))
+            conn.executemany("INSERT OR IGNORE INTO links VALUES (?, ?)", sorted(links))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

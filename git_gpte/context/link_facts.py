@@ -1,0 +1,89 @@
+"""A blob's link facts: the little of its record that ranking and packing read of every file.
+
+The link signals (rank_signals.identifier_users, links.link_graph) read, of every file of a
+repository up to rank.GRAPH_FILE_LIMIT files, only its language, its imports, the names it
+defines and the identifiers its chunks use; packing reads, of a file it does not excerpt, only
+its size (lines, bytes, pieces) and the first lines of its map entry. Loading whole records for
+that (every chunk's terms: 28 MB of JSON for mypy's 1,743 files) was the largest part of a warm
+run, so the index keeps these facts beside each record (store.py, the ``links`` table), written
+when the blob is indexed, and whole records are read only for the files whose chunks are ranked.
+
+Everything here is made from a :class:`FileRecord` (:meth:`LinkFacts.of_record`), so a value
+read from the index equals the one its record gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .parse import FileRecord
+
+# Definition lines a map entry shows (pack.py). The index keeps this many per blob, so a
+# change to it needs a new store.SCHEMA_VERSION.
+MAP_SIGNATURES = 12
+
+
+@dataclass(frozen=True, slots=True)
+class LinkFacts:
+    """What the link signals and packing read of a blob (see the module's docstring).
+
+    ``foreign`` is the identifiers the file uses but does not define, sorted (the order its
+    links are made in); ``used`` every identifier its chunks use; ``signatures`` the first
+    MAP_SIGNATURES (line, definition line) of its chunks, for its map entry."""
+
+    lang: str | None
+    imports: tuple[str, ...]
+    defs: frozenset[str]
+    foreign: tuple[str, ...]
+    used: frozenset[str]
+    lines: int
+    nbytes: int
+    pieces: int
+    signatures: tuple[tuple[int, str], ...]
+
+    @classmethod
+    def of_record(cls, record: FileRecord) -> LinkFacts:
+        used = {ident for chunk in record.chunks for ident in chunk.idents}
+        defs = frozenset(name for name, _ in record.defs)
+        signatures = [(c.line, c.signature) for c in record.chunks if c.line and c.signature]
+        return cls(
+            lang=record.lang,
+            imports=tuple(record.imports),
+            defs=defs,
+            foreign=tuple(sorted(used - defs)),
+            used=frozenset(used),
+            lines=record.lines,
+            nbytes=record.nbytes,
+            pieces=record.pieces,
+            signatures=tuple(signatures[:MAP_SIGNATURES]),
+        )
+
+    def to_json(self) -> list[Any]:
+        """A JSON array; the identifiers a file uses and defines are stored once each."""
+        return [
+            self.lang,
+            list(self.imports),
+            sorted(self.defs),
+            list(self.foreign),
+            sorted(self.used & self.defs),
+            self.lines,
+            self.nbytes,
+            self.pieces,
+            [list(pair) for pair in self.signatures],
+        ]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> LinkFacts:
+        lang, imports, defs, foreign, own_used, lines, nbytes, pieces, signatures = data
+        return cls(
+            lang=None if lang is None else str(lang),
+            imports=tuple(imports),
+            defs=frozenset(defs),
+            foreign=tuple(foreign),
+            used=frozenset(foreign).union(own_used),
+            lines=int(lines),
+            nbytes=int(nbytes),
+            pieces=int(pieces),
+            signatures=tuple((int(line), str(text)) for line, text in signatures),
+        )
