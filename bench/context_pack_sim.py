@@ -82,7 +82,7 @@ def capture(
                 select(Repository.discover(repo_dir), task["parent"], task["query"], 4096,
                        map_share=0.0)  # fmt: skip
                 ranking = kept["ranking"]
-                ranking.files = [f for f in ranking.files if f.record is not None and f.score > 0]
+                ranking.files = [f for f in ranking.files if f.links is not None and f.score > 0]
                 ranking.rows = kept["rows"]
                 dest.with_suffix(".tmp").write_bytes(pickle.dumps(ranking))
                 dest.with_suffix(".tmp").replace(dest)

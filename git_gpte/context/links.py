@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from .languages import SPECS, Suffixes
-from .parse import FileRecord
+from .link_facts import LinkFacts
 from .weights import Weights
 
 PPR_RESTART = 0.35
@@ -21,17 +21,29 @@ PPR_SEEDS = 8  # the best files the PageRank starts from
 MAX_DEFINERS = 4  # names defined in more files than this link nothing (and lift nothing)
 
 
+# Why a pair of files is linked, as made: (the name used, or "" for an import; the file
+# imported or defining it). Formatted by :func:`reason` only when a reason is shown (a few of
+# mypy's 90,000 links).
+Why = tuple[str, str]
+
+
+def reason(why: Why) -> str:
+    """``imports <file>`` or ``uses <name> from <file>`` ("" for a file importing itself)."""
+    name, hit = why
+    return f"uses {name} from {hit}" if name else f"imports {hit}"
+
+
 @dataclass(frozen=True)
 class LinkGraph:
     """Weighted links between files (by path, both ways) and why each pair is linked: the
     reason of the pair's first link, stored under both orders of the pair."""
 
     edges: dict[str, dict[str, float]]
-    why: dict[tuple[str, str], str]
+    why: dict[tuple[str, str], Why]
 
     def first_reason(self, path: str, others: Sequence[str]) -> str | None:
         """Why ``path`` is linked to the first of ``others`` it is linked to (None: to none)."""
-        return next((self.why[(path, o)] for o in others if (path, o) in self.why), None)
+        return next((reason(self.why[(path, o)]) for o in others if (path, o) in self.why), None)
 
 
 def resolve_import(importer: str, target: str, lang: str | None, by_suffix: Suffixes) -> list[str]:
@@ -54,56 +66,57 @@ def suffix_table(paths: Sequence[str]) -> dict[str, list[str]]:
     return table
 
 
-def link_graph(records: Mapping[str, FileRecord], weights: Weights) -> LinkGraph:
-    """The links between these files (path -> record, in rank order: the order links are
+def link_graph(files: Mapping[str, LinkFacts], weights: Weights) -> LinkGraph:
+    """The links between these files (path -> link facts, in rank order: the order links are
     made in is the order PageRank adds them up)."""
-    by_suffix = suffix_table(list(records))
-    definers = _definers(records)
+    by_suffix = suffix_table(list(files))
+    definers = _definers(files)
     edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    why: dict[tuple[str, str], str] = {}
-    for path, record in records.items():
-        for target, weight, reason in _file_links(path, record, by_suffix, definers, weights):
+    why: dict[tuple[str, str], Why] = {}
+    for path, facts in files.items():
+        links = edges[path]
+        for target, weight, because in _file_links(path, facts, by_suffix, definers, weights):
             if target == path:
                 continue
-            edges[path][target] += weight
+            links[target] += weight
             edges[target][path] += weight
-            why.setdefault((path, target), reason)
-            why.setdefault((target, path), reason)
-    return LinkGraph({path: dict(links) for path, links in edges.items()}, why)
+            if (path, target) not in why:
+                why[(path, target)] = because
+            if (target, path) not in why:
+                why[(target, path)] = because
+    return LinkGraph({path: dict(links) for path, links in edges.items() if links}, why)
 
 
-def _definers(records: Mapping[str, FileRecord]) -> dict[str, set[str]]:
-    """Per name, the files defining it."""
+def _definers(files: Mapping[str, LinkFacts]) -> dict[str, list[str]]:
+    """Per name, the files defining it, sorted (the order its links are made in); a name
+    defined in more than MAX_DEFINERS files links nothing and is left out."""
     definers: dict[str, set[str]] = defaultdict(set)
-    for path, record in records.items():
-        for name, _ in record.defs:
+    for path, facts in files.items():
+        for name in facts.defs:
             definers[name].add(path)
-    return definers
+    return {name: sorted(where) for name, where in definers.items() if len(where) <= MAX_DEFINERS}
 
 
 def _file_links(
     path: str,
-    record: FileRecord,
+    facts: LinkFacts,
     by_suffix: Mapping[str, list[str]],
-    definers: Mapping[str, set[str]],
+    definers: Mapping[str, list[str]],
     weights: Weights,
-) -> Iterator[tuple[str, float, str]]:
-    """One file's links, as (other file, weight, reason): what it imports, then the files
+) -> Iterator[tuple[str, float, Why]]:
+    """One file's links, as (other file, weight, why): what it imports, then the files
     defining the names it uses but does not define (unless too many define them)."""
-    for target in record.imports:
-        for hit in resolve_import(path, target, record.lang, by_suffix):
-            yield hit, weights.import_link, f"imports {hit}" if hit != path else ""
-    used: set[str] = set()
-    for chunk in record.chunks:
-        used.update(chunk.idents)
-    own = {name for name, _ in record.defs}
-    # In sorted order: a set's order changes with each process's hash seed, and with it which
-    # reason a link keeps and the order its weights are summed in.
-    for name in sorted(used - own):
+    for target in facts.imports:
+        for hit in resolve_import(path, target, facts.lang, by_suffix):
+            yield hit, weights.import_link, ("", hit)
+    # In sorted order (``foreign`` is): a set's order changes with each process's hash seed,
+    # and with it which reason a link keeps and the order its weights are summed in.
+    for name in facts.foreign:
         where = definers.get(name)
-        if where and len(where) <= MAX_DEFINERS:
-            for hit in sorted(where):
-                yield hit, weights.use_link / len(where), f"uses {name} from {hit}"
+        if where:
+            share = weights.use_link / len(where)
+            for hit in where:
+                yield hit, share, (name, hit)
 
 
 def personalised_pagerank(

@@ -17,6 +17,10 @@ names the next files with their definitions. A chunk is taken whole or not at al
 tests, prose and configuration the request is not about come after all the others
 (CHUNK_MIN_PRIOR).
 
+A file's whole size and its map entry come from its link facts (link_facts.py), which every
+ranked file the index holds has; only the files whose chunks are ranked have their whole record
+(their chunks), and only those are sent in part.
+
 Token counts are estimates (``tokens.py``: each chunk's pieces, counted when it was indexed),
 on the high side: a selection that overshoots the real count loses its last lines.
 """
@@ -26,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from .link_facts import MAP_SIGNATURES
 from .model import LineRange, MapEntry, Pick, Signature
 from .rank import ChunkScore, FileScore, Ranking
 from .tokens import count_pieces, estimate_tokens
@@ -38,7 +43,6 @@ UPGRADE_RATIO = 0.75  # excerpts of a file costing this share of it: send it who
 SMALL_EXTRA_SHARE = 0.03
 SMALL_FILE_SHARE = 0.04  # a file this small next in line is sent whole
 SMALL_EXTRA = 120
-MAP_SIGNATURES = 12
 # Lines added around each excerpt: a change at a chunk's edge (an insertion between two
 # functions, a decorator above one) is then inside what was sent.
 PAD_BEFORE = 1
@@ -131,15 +135,15 @@ class _FilePlan:
     def cost(self) -> int:
         if self.whole:
             return self.file_tokens
-        lang = self.fs.record.lang if self.fs.record else None
+        lang = self.fs.links.lang if self.fs.links else None
         return sum(estimate_tokens(b, p, lang) + EXCERPT_OVERHEAD for _, _, b, p in self.ranges())
 
     @property
     def file_tokens(self) -> int:
-        rec = self.fs.record
-        if rec is None:
+        facts = self.fs.links
+        if facts is None:
             return estimate_tokens(self.fs.cand.size)
-        return estimate_tokens(rec.nbytes, rec.pieces, rec.lang)
+        return estimate_tokens(facts.nbytes, facts.pieces, facts.lang)
 
 
 def _slack(budget: int) -> int:
@@ -160,7 +164,7 @@ def pack(
     budget -= _slack(budget)
     plans: dict[str, _FilePlan] = {}
     order: list[str] = []
-    files = [f for f in ranking.files if f.record is not None and f.score > 0]
+    files = [f for f in ranking.files if f.links is not None and f.score > 0]
     top = files[0].score if files else 0.0
     spent = _take_best_whole(files, budget, plans, order)
     spent = _take_small_whole(files, budget, plans, order, spent)
@@ -318,7 +322,7 @@ def _map_entries(files: list[FileScore], chosen: set[str], map_budget: int) -> l
     for file_score in files:
         if map_budget - map_spent < 20:
             break
-        if file_score.cand.path in chosen or file_score.record is None or file_score.score <= 0:
+        if file_score.cand.path in chosen or file_score.links is None or file_score.score <= 0:
             continue
         entry = _map_entry(file_score)
         if map_spent + entry.tokens <= map_budget:
@@ -408,8 +412,8 @@ def _add_chunk(
 
 def _to_pick(plan: _FilePlan) -> Pick:
     fs = plan.fs
-    rec = fs.record
-    assert rec is not None
+    facts = fs.links
+    assert facts is not None
     reasons = list(dict.fromkeys(fs.reasons))
     if plan.whole:
         return Pick(
@@ -420,7 +424,7 @@ def _to_pick(plan: _FilePlan) -> Pick:
             tokens=plan.file_tokens,
             score=fs.score,
             reasons=tuple(reasons or ["ranked by relevance"]),
-            lines=rec.lines,
+            lines=facts.lines,
             file_tokens=plan.file_tokens,
             pointed=fs.pointed,
         )
@@ -435,16 +439,15 @@ def _to_pick(plan: _FilePlan) -> Pick:
         tokens=plan.cost(),
         score=fs.score,
         reasons=tuple(reasons + plan.reasons[:6]),
-        lines=rec.lines,
+        lines=facts.lines,
         file_tokens=plan.file_tokens,
         pointed=fs.pointed,
     )
 
 
 def _map_entry(fs: FileScore) -> MapEntry:
-    rec = fs.record
-    assert rec is not None
-    sigs = [Signature(c.line, c.signature) for c in rec.chunks if c.line and c.signature]
-    sigs = sigs[:MAP_SIGNATURES]
+    facts = fs.links
+    assert facts is not None
+    sigs = [Signature(line, text) for line, text in facts.signatures[:MAP_SIGNATURES]]
     nbytes = len(fs.cand.path) + sum(len(s.text) + 8 for s in sigs) + 2
     return MapEntry(fs.cand.path, fs.score, tuple(sigs), estimate_tokens(nbytes))

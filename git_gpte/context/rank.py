@@ -40,6 +40,7 @@ from operator import attrgetter
 
 from ..git.history import PastCommit
 from .index import Candidate
+from .link_facts import LinkFacts
 from .links import MAX_DEFINERS, PPR_SEEDS, link_graph, link_shares
 from .parse import Chunk, FileRecord
 from .past import similar_commit_weights
@@ -108,7 +109,11 @@ _SCORE = attrgetter("score")
 class FileScore:
     """A ranked file: its score, the reasons for it, and the measures behind it (kept to
     explain a ranking: ``lexical`` its BM25, ``matched`` the terms it matched best first,
-    ``ppr`` its share of the link graph's PageRank, ``prior`` its kind's factor)."""
+    ``ppr`` its share of the link graph's PageRank, ``prior`` its kind's factor).
+
+    ``links``: the file's link facts, read for every file of the link graph and made from
+    ``record`` for the others whose record is loaded; packing takes the files that have them.
+    ``record``: the whole record, loaded only for the files whose chunks are ranked."""
 
     cand: Candidate
     record: FileRecord | None
@@ -126,6 +131,11 @@ class FileScore:
     # is worked out only for files with a score and those the later stages look at (telling a
     # test from code 100,000 times was a fifth of a warm run); see _with_priors.
     prior_known: bool = True
+    links: LinkFacts | None = None
+
+    def __post_init__(self) -> None:
+        if self.links is None and self.record is not None:
+            self.links = LinkFacts.of_record(self.record)
 
 
 @dataclass
@@ -381,10 +391,10 @@ def _follow_links(
     ordered = _by_score(scored)
     graph_files = ordered if len(ordered) <= GRAPH_FILE_LIMIT else ordered[:GRAPH_TOP_FILES]
     _with_priors(graph_files, query, weights)
-    records = store.records([ranked.cand.key for ranked in graph_files])
+    facts = store.link_facts([ranked.cand.key for ranked in graph_files])
     for ranked in graph_files:
-        ranked.record = records.get(ranked.cand.key)
-    linked = {r.cand.path: r.record for r in graph_files if r.record is not None}
+        ranked.links = facts.get(ranked.cand.key)
+    linked = {r.cand.path: r.links for r in graph_files if r.links is not None}
     users = identifier_users(linked, query)
     _add_scaled(scored, identifier_use(UseEvidence(users, defined), weights))
     graph = link_graph(linked, weights)
@@ -411,14 +421,17 @@ def _add_scaled(scored: Mapping[str, FileScore], found: SignalScores) -> None:
 
 
 def _load_missing_records(store: IndexStore, files: Sequence[FileScore]) -> None:
-    """Records for the files the link graph did not load (it takes only the best of a large
-    repository)."""
+    """Records for the files whose chunks are ranked (the link graph read only their link
+    facts), and link facts made from them for those outside the graph (it takes only the best
+    of a large repository)."""
     missing = [ranked.cand.key for ranked in files if ranked.record is None]
     if missing:
         more = store.records(missing)
         for ranked in files:
             if ranked.record is None:
                 ranked.record = more.get(ranked.cand.key)
+                if ranked.links is None and ranked.record is not None:
+                    ranked.links = LinkFacts.of_record(ranked.record)
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from .languages import FILE_EXTENSIONS
+from .link_facts import LinkFacts
 from .links import LinkGraph
-from .parse import Chunk, FileRecord
+from .parse import Chunk
 from .path_facts import BUILT, CONFIG, DATA, DOCS, PROSE, TEST, PathFacts, path_facts
 from .request import Query
 from .terms import identifier_terms, path_part_terms
@@ -466,12 +467,11 @@ def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | Non
 # ---------------------------------------------------------------------------- link signals
 
 
-def identifier_users(records: Mapping[str, FileRecord], query: Query) -> dict[str, list[str]]:
+def identifier_users(files: Mapping[str, LinkFacts], query: Query) -> dict[str, list[str]]:
     """Per identifier the request spells as code, the files using it (in the order given)."""
     users: dict[str, list[str]] = defaultdict(list)
-    for path, record in records.items():
-        used = {ident for chunk in record.chunks for ident in chunk.idents}
-        for name in query.strong_idents & used:
+    for path, facts in files.items():
+        for name in query.strong_idents & facts.used:
             users[name].append(path)
     return users
 
