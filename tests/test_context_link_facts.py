@@ -39,8 +39,8 @@ def test_link_facts_equal_what_the_records_give(tmp_path: Path) -> None:
         for key, record in records.items():
             assert facts[key] == LinkFacts.of_record(record)
             used = {ident for chunk in record.chunks for ident in chunk.idents}
-            assert facts[key].used == used
-            assert facts[key].foreign == tuple(sorted(used - {n for n, _ in record.defs}))
+            assert facts[key].used == tuple(sorted(used))
+            assert facts[key].defs == tuple(sorted({name for name, _ in record.defs}))
         big = next(f for f in facts.values() if "helper_0" in f.defs)
         assert len(big.signatures) == MAP_SIGNATURES
         assert big.signatures[0] == (1, "def helper_0(x):")

@@ -28,15 +28,16 @@ MAP_SIGNATURES = 12
 class LinkFacts:
     """What the link signals and packing read of a blob (see the module's docstring).
 
-    ``foreign`` is the identifiers the file uses but does not define, sorted (the order its
-    links are made in); ``used`` every identifier its chunks use; ``signatures`` the first
-    MAP_SIGNATURES (line, definition line) of its chunks, for its map entry."""
+    ``defs`` the names its chunks define and ``used`` the identifiers its chunks use, each
+    distinct and sorted; ``signatures`` the first MAP_SIGNATURES (line, definition line) of its
+    chunks, for its map entry. Tuples, not sets: a run reads them for every file and asks each
+    only a few questions (links.py, rank_signals.identifier_users), which set operations
+    taking a tuple answer without a set per file."""
 
     lang: str | None
     imports: tuple[str, ...]
-    defs: frozenset[str]
-    foreign: tuple[str, ...]
-    used: frozenset[str]
+    defs: tuple[str, ...]
+    used: tuple[str, ...]
     lines: int
     nbytes: int
     pieces: int
@@ -45,14 +46,12 @@ class LinkFacts:
     @classmethod
     def of_record(cls, record: FileRecord) -> LinkFacts:
         used = {ident for chunk in record.chunks for ident in chunk.idents}
-        defs = frozenset(name for name, _ in record.defs)
         signatures = [(c.line, c.signature) for c in record.chunks if c.line and c.signature]
         return cls(
             lang=record.lang,
             imports=tuple(record.imports),
-            defs=defs,
-            foreign=tuple(sorted(used - defs)),
-            used=frozenset(used),
+            defs=tuple(sorted({name for name, _ in record.defs})),
+            used=tuple(sorted(used)),
             lines=record.lines,
             nbytes=record.nbytes,
             pieces=record.pieces,
@@ -60,13 +59,14 @@ class LinkFacts:
         )
 
     def to_json(self) -> list[Any]:
-        """A JSON array; the identifiers a file uses and defines are stored once each."""
+        """A JSON array. The identifiers used are one string, joined by spaces (they are
+        terms.identifiers, which hold none): one JSON string and a split read faster than a
+        list of thousands of strings."""
         return [
             self.lang,
             list(self.imports),
-            sorted(self.defs),
-            list(self.foreign),
-            sorted(self.used & self.defs),
+            list(self.defs),
+            " ".join(self.used),
             self.lines,
             self.nbytes,
             self.pieces,
@@ -75,13 +75,12 @@ class LinkFacts:
 
     @classmethod
     def from_json(cls, data: list[Any]) -> LinkFacts:
-        lang, imports, defs, foreign, own_used, lines, nbytes, pieces, signatures = data
+        lang, imports, defs, used, lines, nbytes, pieces, signatures = data
         return cls(
             lang=None if lang is None else str(lang),
             imports=tuple(imports),
-            defs=frozenset(defs),
-            foreign=tuple(foreign),
-            used=frozenset(foreign).union(own_used),
+            defs=tuple(defs),
+            used=tuple(used.split()),
             lines=int(lines),
             nbytes=int(nbytes),
             pieces=int(pieces),

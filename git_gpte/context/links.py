@@ -36,14 +36,15 @@ def reason(why: Why) -> str:
 @dataclass(frozen=True)
 class LinkGraph:
     """Weighted links between files (by path, both ways) and why each pair is linked: the
-    reason of the pair's first link, stored under both orders of the pair."""
+    reason of the pair's first link, stored under both orders of the pair (``why[a][b]``)."""
 
     edges: dict[str, dict[str, float]]
-    why: dict[tuple[str, str], Why]
+    why: dict[str, dict[str, Why]]
 
     def first_reason(self, path: str, others: Sequence[str]) -> str | None:
         """Why ``path`` is linked to the first of ``others`` it is linked to (None: to none)."""
-        return next((reason(self.why[(path, o)]) for o in others if (path, o) in self.why), None)
+        mine = self.why.get(path, {})
+        return next((reason(mine[o]) for o in others if o in mine), None)
 
 
 def resolve_import(importer: str, target: str, lang: str | None, by_suffix: Suffixes) -> list[str]:
@@ -71,29 +72,36 @@ def link_graph(files: Mapping[str, LinkFacts], weights: Weights) -> LinkGraph:
     made in is the order PageRank adds them up)."""
     by_suffix = suffix_table(list(files))
     definers = _definers(files)
-    edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    why: dict[tuple[str, str], Why] = {}
+    defined = frozenset(definers)
+    edges: dict[str, dict[str, float]] = defaultdict(dict)
+    why: dict[str, dict[str, Why]] = defaultdict(dict)
     for path, facts in files.items():
-        links = edges[path]
-        for target, weight, because in _file_links(path, facts, by_suffix, definers, weights):
+        links, reasons = edges[path], why[path]
+        found = _file_links(path, facts, by_suffix, definers, defined, weights)
+        for target, weight, because in found:
             if target == path:
                 continue
-            links[target] += weight
-            edges[target][path] += weight
-            if (path, target) not in why:
-                why[(path, target)] = because
-            if (target, path) not in why:
-                why[(target, path)] = because
-    return LinkGraph({path: dict(links) for path, links in edges.items() if links}, why)
+            # Links go both ways, so the pair has its first link exactly when ``target`` is
+            # not among ``path``'s links yet: then it keeps this link's reason.
+            if target in links:
+                links[target] += weight
+                edges[target][path] += weight
+            else:
+                links[target] = edges[target][path] = weight
+                reasons[target] = why[target][path] = because
+    return LinkGraph(
+        {path: links for path, links in edges.items() if links},
+        {path: reasons for path, reasons in why.items() if reasons},
+    )
 
 
 def _definers(files: Mapping[str, LinkFacts]) -> dict[str, list[str]]:
     """Per name, the files defining it, sorted (the order its links are made in); a name
     defined in more than MAX_DEFINERS files links nothing and is left out."""
-    definers: dict[str, set[str]] = defaultdict(set)
+    definers: dict[str, list[str]] = defaultdict(list)
     for path, facts in files.items():
         for name in facts.defs:
-            definers[name].add(path)
+            definers[name].append(path)
     return {name: sorted(where) for name, where in definers.items() if len(where) <= MAX_DEFINERS}
 
 
@@ -102,6 +110,7 @@ def _file_links(
     facts: LinkFacts,
     by_suffix: Mapping[str, list[str]],
     definers: Mapping[str, list[str]],
+    defined: frozenset[str],
     weights: Weights,
 ) -> Iterator[tuple[str, float, Why]]:
     """One file's links, as (other file, weight, why): what it imports, then the files
@@ -109,14 +118,15 @@ def _file_links(
     for target in facts.imports:
         for hit in resolve_import(path, target, facts.lang, by_suffix):
             yield hit, weights.import_link, ("", hit)
-    # In sorted order (``foreign`` is): a set's order changes with each process's hash seed,
-    # and with it which reason a link keeps and the order its weights are summed in.
-    for name in facts.foreign:
-        where = definers.get(name)
-        if where:
-            share = weights.use_link / len(where)
-            for hit in where:
-                yield hit, share, (name, hit)
+    # The names another file defines, found by one set operation (most names a file uses
+    # are defined nowhere, or by too many files). In sorted order: a set's order changes with
+    # each process's hash seed, and with it which reason a link keeps and the order its
+    # weights are summed in.
+    for name in sorted(defined.intersection(facts.used).difference(facts.defs)):
+        where = definers[name]
+        share = weights.use_link / len(where)
+        for hit in where:
+            yield hit, share, (name, hit)
 
 
 def personalised_pagerank(

@@ -471,7 +471,7 @@ def identifier_users(files: Mapping[str, LinkFacts], query: Query) -> dict[str, 
     """Per identifier the request spells as code, the files using it (in the order given)."""
     users: dict[str, list[str]] = defaultdict(list)
     for path, facts in files.items():
-        for name in query.strong_idents & facts.used:
+        for name in query.strong_idents.intersection(facts.used):
             users[name].append(path)
     return users
 

@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS defs (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS links (
     key TEXT PRIMARY KEY,          -- as in blobs; none for a binary blob
-    data BLOB NOT NULL             -- zlib(JSON of LinkFacts)
+    data TEXT NOT NULL             -- JSON of LinkFacts (read for every file: not compressed)
 );
 CREATE TABLE IF NOT EXISTS counts (
     digest BLOB NOT NULL UNIQUE,   -- of the tokenizer's name and a text (exact.py)
@@ -129,11 +129,6 @@ class BlobFacts:
     def status(self, key: str) -> str | None:
         """``ok``, ``binary`` or ``secret:<what>``; None for a blob the index does not hold."""
         return self.statuses.get(key, "ok") if key in self.lengths else None
-
-
-def _compressed(value: object) -> bytes:
-    """zlib of compact JSON: how records and link facts are stored."""
-    return zlib.compress(json.dumps(value, separators=(",", ":")).encode())
 
 
 def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -319,8 +314,8 @@ class IndexStore:
             rows = self.conn.execute(f"SELECT key, data FROM links WHERE key IN ({marks})", part)
             for key, data in rows:
                 try:
-                    out[key] = LinkFacts.from_json(json.loads(zlib.decompress(data)))
-                except (zlib.error, ValueError, TypeError, KeyError, AttributeError):
+                    out[key] = LinkFacts.from_json(json.loads(data))
+                except (ValueError, TypeError, KeyError, AttributeError):
                     damaged.append(key)
         if damaged:
             self.forget(damaged)
@@ -388,7 +383,7 @@ class IndexStore:
         conn = self.conn
         postings: list[tuple[str, str, int]] = []
         defs: set[tuple[str, str]] = set()
-        links: list[tuple[str, bytes]] = []
+        links: list[tuple[str, str]] = []
         self._waiting(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
             for key, record, secret in rows:
@@ -398,7 +393,7 @@ class IndexStore:
                     )
                     count += 1
                     continue
-                data = _compressed(record.to_json())
+                data = zlib.compress(json.dumps(record.to_json(), separators=(",", ":")).encode())
                 status = f"secret:{secret}" if secret else "ok"
                 cur = conn.execute(
                     "INSERT OR IGNORE INTO blobs VALUES (?, ?, ?, ?, ?, ?)",
@@ -408,9 +403,7 @@ class IndexStore:
                     postings.extend((t, key, n) for t, n in record.terms.items())
                     defs.update((name, key) for name, _ in record.defs)
                     facts = LinkFacts.of_record(record).to_json()
-                    links.append(
-                        (key, zlib.compress(json.dumps(facts, separators=(",", ":")).encode()))
-                    )
+                    links.append((key, json.dumps(facts, separators=(",", ":"))))
                 count += 1
             postings.sort()
             conn.executemany("INSERT OR IGNORE INTO postings VALUES (?, ?, ?)", postings)
