@@ -13,6 +13,9 @@ the request and may be what is wrong (asserting 50 less 30 % is 37.5, it refused
 rename), so it does not refuse what the other checks pass. A statement that misuses the code
 (a name it made up, a call with wrong arguments) is dropped with one line saying so, never
 blamed on the result; so is probing in a repository that tracks a file of the probe's name.
+An exception the request says the code raises now ("crashes with ZeroDivisionError") is never
+taken for misuse, and with such a request each call an assertion makes with ``""`` is made
+again with a blank string (prompts/probe_steps.py: with_blank_calls).
 """
 
 from __future__ import annotations

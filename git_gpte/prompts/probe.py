@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..edit.definitions import changed_lines
 from ..edit.rename import bound_names
 from ..edit.wholefile import import_stdlib, import_stdlib_names
-from .probe_steps import step_failures
+from .probe_steps import exception_name, step_failures
 
 PROBE_FILE = "gpte_probe.py"
 MAX_PROBE_LINES = 80
@@ -375,8 +375,7 @@ def _failure(frames: list[tuple[str, int]], error: str) -> Verdict:
         return Verdict(False, False, error)
     mine = [line for path, line in frames if path.rsplit("/", 1)[-1] == PROBE_FILE]
     where = mine[-1] if mine else None
-    name = error.split(":", 1)[0].strip().rsplit(".", 1)[-1]
-    if name == "AssertionError":
+    if exception_name(error) == "AssertionError":
         return Verdict(False, True, error, where)
     in_probe = frames[-1][0].rsplit("/", 1)[-1] == PROBE_FILE
     # An exception out of the project's code is its answer to what the probe asked; one the

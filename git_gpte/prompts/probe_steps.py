@@ -162,9 +162,15 @@ def stopped_exceptions(request: str) -> frozenset[str]:
     return frozenset(named - {m.group(1) for m in _RAISE.finditer(request)})
 
 
+def exception_name(error: str) -> str:
+    """The exception's class name in an error line (``json.decoder.JSONDecodeError: ...``
+    gives ``JSONDecodeError``)."""
+    return error.split(":", 1)[0].strip().rsplit(".", 1)[-1]
+
+
 def raises_one_of(error: str, names: frozenset[str]) -> bool:
     """Whether a failure's error line (``KeyError: 'zz'``) is an exception of ``names``."""
-    return error.split(":", 1)[0].strip().rsplit(".", 1)[-1] in names
+    return exception_name(error) in names
 
 
 BLANK = " \n"
