@@ -424,22 +424,21 @@ def _name_of(path: str) -> str:
 
 def recent_change(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """The latest commits changed the file: a request often continues that work."""
-    paths = set(evidence.paths)
-    return {
-        path: [Finding(weights.recent * weight, "changed recently")]
-        for path, weight in evidence.recent.items()
-        if path in paths
-    }
+    return _history_lift(evidence, evidence.recent, weights.recent, "changed recently")
 
 
 def similar_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """Earlier commits phrased like the request changed the file (see past.py)."""
+    reason = "changed by commits like this request"
+    return _history_lift(evidence, evidence.past, weights.past, reason)
+
+
+def _history_lift(
+    evidence: FileEvidence, lifts: Mapping[str, float], weight: float, reason: str
+) -> SignalScores:
+    """Each of the commit's files in ``lifts`` lifted by its amount times ``weight``."""
     paths = set(evidence.paths)
-    return {
-        path: [Finding(weights.past * lift, "changed by commits like this request")]
-        for path, lift in evidence.past.items()
-        if path in paths
-    }
+    return {path: [Finding(weight * lift, reason)] for path, lift in lifts.items() if path in paths}
 
 
 def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | None = None) -> float:
