@@ -13,7 +13,7 @@ from git_gpte.context.store import FILENAME, SCHEMA_VERSION, IndexStore
 from git_gpte.git import Repository
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import make_repo
-from tests.test_context import PY_FILES
+from tests.helpers.shop_repo import PY_FILES
 
 MANY_DEFS = {
     "big.py": "".join(f"def helper_{i}(x):\n    return shop_total(x) + {i}\n\n" for i in range(20)),
