@@ -5,8 +5,9 @@ changes three files adds three rows. Besides each blob's record (compressed JSON
 keeps lookup tables so a query reads only what it needs: ``postings`` (term -> blob, count)
 for lexical scoring, ``defs`` (symbol name -> blob) for following links, and ``links`` (blob
 -> its link facts, link_facts.py: what the link signals and packing read of every file, a
-small part of its record); and ``counts``, the exact token counts of texts a selection was
-counted by (exact.py).
+small part of its record); ``counts``, the exact token counts of texts a selection was
+counted by (exact.py); and ``graphs``, the link graphs of the newest few sets of files
+(links.py), which do not depend on the request.
 
 Safety: WAL journal and a busy timeout let concurrent runs read and write; rows are
 content-addressed, so two writers writing the same blob write the same row (``INSERT OR
@@ -68,9 +69,16 @@ CREATE TABLE IF NOT EXISTS counts (
     digest BLOB NOT NULL UNIQUE,   -- of the tokenizer's name and a text (exact.py)
     tokens INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS graphs (
+    key TEXT PRIMARY KEY,          -- links.graph_key: the files, the weights, the code
+    data BLOB NOT NULL             -- links.LinkGraph.to_bytes
+);
 """
 # Exact token counts kept (the newest; about 80 bytes each).
 COUNTS_KEPT = 100_000
+# Link graphs kept (the newest; about a megabyte each for 2,000 files): one per commit a
+# user asks about.
+GRAPHS_KEPT = 4
 
 
 class IndexBusy(Exception):
@@ -337,6 +345,11 @@ class IndexStore:
             conn.execute("ROLLBACK")
             raise
 
+    def graph(self, key: str) -> bytes | None:
+        """The link graph kept under ``key`` (see :meth:`keep_graph`), if any."""
+        row = self.conn.execute("SELECT data FROM graphs WHERE key = ?", (key,)).fetchone()
+        return None if row is None else bytes(row[0])
+
     def count(self, digest: bytes) -> int | None:
         """The token count kept for this digest (see :meth:`keep_counts`), if any."""
         row = self.conn.execute("SELECT tokens FROM counts WHERE digest = ?", (digest,)).fetchone()
@@ -348,6 +361,19 @@ class IndexStore:
         like the rest, but not worth waiting for: skipped while another run writes."""
         if not counts:
             return
+        self._write_unless_busy(
+            lambda conn: (
+                conn.executemany("INSERT OR IGNORE INTO counts VALUES (?, ?)", counts.items()),
+                conn.execute(
+                    "DELETE FROM counts WHERE rowid <= (SELECT max(rowid) FROM counts) - ?",
+                    (COUNTS_KEPT,),
+                ),
+            )
+        )
+
+    def _write_unless_busy(self, write: Callable[[sqlite3.Connection], object]) -> None:
+        """One transaction of ``write``, or nothing if another run holds the write lock (for
+        what is kept only to be faster next time)."""
         conn = self.conn
         conn.execute("PRAGMA busy_timeout = 0")
         try:
@@ -359,15 +385,24 @@ class IndexStore:
         finally:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_NOTICE_S * 1000)}")
         try:
-            conn.executemany("INSERT OR IGNORE INTO counts VALUES (?, ?)", counts.items())
-            conn.execute(
-                "DELETE FROM counts WHERE rowid <= (SELECT max(rowid) FROM counts) - ?",
-                (COUNTS_KEPT,),
-            )
+            write(conn)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+    def keep_graph(self, key: str, data: bytes) -> None:
+        """Keep a link graph, the newest GRAPHS_KEPT of them; skipped while another run
+        writes, like the counts."""
+        self._write_unless_busy(
+            lambda conn: (
+                conn.execute("INSERT OR REPLACE INTO graphs VALUES (?, ?)", (key, data)),
+                conn.execute(
+                    "DELETE FROM graphs WHERE rowid <= (SELECT max(rowid) FROM graphs) - ?",
+                    (GRAPHS_KEPT,),
+                ),
+            )
+        )
 
     def put(self, rows: Iterable[tuple[str, FileRecord | None, str | None]]) -> int:
         """Store records (None: a binary or undecodable blob), each with what secret its text
