@@ -76,8 +76,8 @@ class IssueFlow(Flow):
             f"editing: asking the model for changes (based on {md.code(o.base_branch)})."
         )
 
+        from ..pipeline.context_choice import resolve_context
         from ..pipeline.improve import ImproveRequest
-        from ..pipeline.shown import resolve_context
 
         settings = load_settings(s.workspace, repo.root)
         # The remote branch may exist locally already (a re-run): the local name gets a suffix.

@@ -179,8 +179,8 @@ class ReviewFlow(Flow):
         self.ctx.say(f"based on {t.head_ref} at {head[:12]}")
         self.status.update(f"editing: asking the model for changes to {md.code(t.head_ref)}.")
 
+        from ..pipeline.context_choice import resolve_context
         from ..pipeline.improve import ImproveRequest
-        from ..pipeline.shown import resolve_context
 
         settings = load_settings(s.workspace, repo.root)
         request = ImproveRequest(

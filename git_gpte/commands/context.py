@@ -59,9 +59,9 @@ def command(
     from ..context.index import terminal_progress
     from ..git import Repository
     from ..git.config import load_settings
+    from ..pipeline.context_choice import resolve_context
     from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
-    from ..pipeline.shown import resolve_context
-    from .improve import read_prompt
+    from .options import read_prompt
 
     if as_json and fmt == "lines":
         raise UsageError("--json and --format lines cannot be combined")

@@ -131,7 +131,7 @@ class Flags:
 
     def request(self) -> HealRequest:
         from ..pipeline.heal import HealRequest
-        from .improve import read_prompt
+        from .options import read_prompt
 
         spec = self.spec
         if self.prompt_file is not None:

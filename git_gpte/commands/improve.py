@@ -14,7 +14,7 @@ import click
 from ..cli import AppContext
 from ..edit.formats import EDIT_FORMATS
 from ..errors import GpteError, RepoError, UsageError
-from .options import cache_option, model_option, on_branch_options
+from .options import cache_option, model_option, on_branch_options, read_prompt
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -24,26 +24,6 @@ if TYPE_CHECKING:
     from ..pipeline.plan import Plan
 
 CONFIRM_TOKENS_DEFAULT = 100_000
-
-
-def read_prompt(prompt: str | None, prompt_file: str | None) -> str:
-    """The instruction from the argument, ``-f FILE`` or standard input (``-``)."""
-    if prompt_file is not None:
-        try:
-            if prompt_file == "-":
-                return sys.stdin.read()
-            with open(prompt_file, encoding="utf-8") as handle:
-                return handle.read()
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise UsageError(f"cannot read the prompt file {prompt_file!r}: {reason}") from None
-        except UnicodeDecodeError:
-            raise UsageError(f"the prompt file {prompt_file!r} is not UTF-8 text") from None
-    if prompt == "-":
-        return sys.stdin.read()
-    if prompt is None:
-        raise UsageError("no prompt given", hint='git gpte improve "what to change" [PATHSPEC...]')
-    return prompt
 
 
 def interactive() -> bool:
@@ -86,7 +66,7 @@ def _offer(
     from ..context import candidates, select
     from ..errors import ConfigError
     from ..llm import resolve_model
-    from ..pipeline.shown import resolve_context
+    from ..pipeline.context_choice import resolve_context
 
     commit = repo.resolve_commit(base)
     try:
@@ -302,9 +282,9 @@ def _request(
 ) -> ImproveRequest:
     """What to ask for: the files (pathspecs, or those picked with --select), the base (the
     branch's tip with --on), the context, the check."""
+    from ..pipeline.context_choice import resolve_context
     from ..pipeline.improve import ImproveRequest
     from ..pipeline.selection import DEFAULT_MAX_FILE_BYTES, to_top_pathspecs
-    from ..pipeline.shown import resolve_context
 
     specs = tuple(to_top_pathspecs(repo, app.cwd, flags.pathspecs))
     base, continued, history = flags.base, None, ""

@@ -123,7 +123,7 @@ def _asker(console: Console) -> Callable[[str], str]:
 
 def _prompt_text(root: Path, prompt: str | None, prompt_file: str | None) -> str:
     """PROMPT or -f FILE as improve reads them, else the gpt-engineer 'prompt' file."""
-    from .improve import read_prompt
+    from .options import read_prompt
 
     if prompt is not None or prompt_file is not None:
         return read_prompt(prompt, prompt_file)

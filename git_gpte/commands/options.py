@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
+
+from ..errors import UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,3 +56,23 @@ def on_branch_options(f: F) -> F:
         metavar="BRANCH",
         help="Add the commit to BRANCH, a branch git-gpte made (-: the latest run's branch).",
     )(f)
+
+
+def read_prompt(prompt: str | None, prompt_file: str | None) -> str:
+    """The instruction from the argument, ``-f FILE`` or standard input (``-``)."""
+    if prompt_file is not None:
+        try:
+            if prompt_file == "-":
+                return sys.stdin.read()
+            with open(prompt_file, encoding="utf-8") as handle:
+                return handle.read()
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise UsageError(f"cannot read the prompt file {prompt_file!r}: {reason}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"the prompt file {prompt_file!r} is not UTF-8 text") from None
+    if prompt == "-":
+        return sys.stdin.read()
+    if prompt is None:
+        raise UsageError("no prompt given", hint='git gpte improve "what to change" [PATHSPEC...]')
+    return prompt

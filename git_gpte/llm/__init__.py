@@ -46,7 +46,9 @@ calls spent: ``+`` adds, ``ZERO`` is nothing, ``describe()`` is how every comman
 
 from __future__ import annotations
 
-from .client import LLM, Reply, api_key
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .models import (
     DEFAULT_MODEL,
     KNOWN_MODELS,
@@ -56,9 +58,35 @@ from .models import (
     output_cap,
     resolve_model,
 )
-from .runlog import Exchange, Run, RunLog, RunRecord, outcome_for
 from .tokens import count_text, estimate_tokens, format_tokens
 from .usage import ZERO, Usage, format_cost, total
+
+if TYPE_CHECKING:
+    from .client import LLM, Reply, api_key
+    from .runlog import Exchange, Run, RunLog, RunRecord, outcome_for
+
+# Imported when first used: the client (with its providers, retries and cache) and the run
+# log are a quarter of a start-up, and ``git gpte context`` needs neither.
+_LAZY = {
+    "LLM": "client",
+    "Reply": "client",
+    "api_key": "client",
+    "Exchange": "runlog",
+    "Run": "runlog",
+    "RunLog": "runlog",
+    "RunRecord": "runlog",
+    "outcome_for": "runlog",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -204,8 +204,9 @@ def _with_existing_files(
     whole files only, and a map of the others); noted in the run log as ``meta.context``."""
     from ..context import select
     from ..prompts.context import existing_files_message
+    from .context_choice import resolve_context
     from .plan import REPLY_RESERVE_TOKENS
-    from .shown import resolve_context, shown_from_selection
+    from .shown import shown_from_selection
 
     choice = resolve_context(settings)
     budget = choice.budget_for(model)
@@ -306,9 +307,7 @@ def _generate(
         session.update(meta={"clarifications": qa})
     files = _project_files(repo, request, console, session, llm, qa, base)
     if request.entrypoint:
-        script, warnings = _entrypoint(
-            llm, system_prompt("entrypoint", repo.root), files, console
-        )
+        script, warnings = _entrypoint(llm, system_prompt("entrypoint", repo.root), files, console)
         if script is None:
             problems.append("the entrypoint reply held no shell code block; no run.sh")
             console.warn(problems[-1])

@@ -31,10 +31,10 @@ from ..prompts.messages import check_prompt
 from ..ui import Console
 from .attempt import Message, attempt
 from .commit import CommitSpec, commit
+from .context_choice import ContextChoice, resolve_context
 from .files import CommitFiles
 from .places import output_places
 from .plan import dirty_warning, plan
-from .shown import ContextChoice, resolve_context
 
 if TYPE_CHECKING:
     from ..llm.session import Session

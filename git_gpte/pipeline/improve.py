@@ -32,12 +32,12 @@ from ..ui import Console
 from .attempt import Message, attempt
 from .chain import chained_instruction
 from .commit import CommitSpec, commit
+from .context_choice import ContextChoice, resolve_context
 from .edit_loop import Edited, Verify
 from .files import CommitFiles
 from .plan import Plan, dirty_warning, plan
 from .regression import AUTO, regression_check
 from .selection import DEFAULT_MAX_FILE_BYTES
-from .shown import ContextChoice, resolve_context
 from .verify import judged_by
 
 if TYPE_CHECKING:

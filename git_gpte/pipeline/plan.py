@@ -18,10 +18,10 @@ from ..errors import ConfigError, UsageError
 from ..git import Repository
 from ..prompts.context import context_user_message
 from ..prompts.messages import Part, check_prompt, improve_user_message, kept_note
+from .context_choice import ContextChoice
 from .selection import DEFAULT_MAX_FILE_BYTES, Selection, select_files
 from .shown import (
     STRAY_SHARE,
-    ContextChoice,
     Shown,
     add_pins,
     in_rank_order,

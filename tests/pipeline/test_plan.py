@@ -10,8 +10,8 @@ import pytest
 from git_gpte.config import Settings
 from git_gpte.errors import UsageError
 from git_gpte.git import Repository
+from git_gpte.pipeline.context_choice import ContextChoice
 from git_gpte.pipeline.plan import Plan, plan
-from git_gpte.pipeline.shown import ContextChoice
 from tests.helpers.gitrepo import make_repo
 
 SETTINGS = Settings(environ={"OPENAI_API_KEY": "k"})
