@@ -2,11 +2,14 @@
 
 Files are linked by imports (resolved to the commit's files) and by the use of a name another
 file defines (rarer names weigh more); personalised PageRank seeded with the best files' scores
-then reaches a caller, a callee or an ``__init__`` that re-exports a hit. Pure functions.
+then reaches a caller, a callee or an ``__init__`` that re-exports a hit. Pure functions, but
+for :func:`graph_key`, which reads this code's own modules: the graph depends on the files
+alone, so the index keeps it between runs under that key (rank.py).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import pickle
 from array import array
@@ -63,9 +66,14 @@ class LinkGraph:
     names: tuple[str, ...]
     hit_is_target: bytes
 
+    @functools.cached_property
+    def numbers(self) -> dict[str, int]:
+        """Each node's number."""
+        return {node: i for i, node in enumerate(self.nodes)}
+
     def first_reason(self, path: str, others: Sequence[str]) -> str | None:
         """Why ``path`` is linked to the first of ``others`` it is linked to (None: to none)."""
-        number = {node: i for i, node in enumerate(self.nodes)}
+        number = self.numbers
         at = number.get(path)
         if at is None:
             return None
