@@ -20,6 +20,8 @@ from git_gpte.prompts.probe import (
 )
 from git_gpte.prompts.probe_steps import (
     harness,
+    is_new_crash,
+    named_exceptions,
     quoted,
     raises_one_of,
     steps,
@@ -559,3 +561,81 @@ def test_a_guard_of_the_empty_string_alone_fails_on_a_blank_one(
     retry = llm_server.requests[3].body["messages"][-1]["content"]
     assert "average_word_length(' \\n')" in retry and "ZeroDivisionError" in retry
     assert git(root, "show", f"{json.loads(done.stdout)['branch']}:stats.py") == right
+
+
+ALLERGIES = """\
+class Allergies:
+    def __init__(self, score):
+        pass
+
+    def allergic_to(self, item):
+        pass
+
+    @property
+    def lst(self):
+        pass
+"""
+
+ALLERGIES_REQUEST = (
+    "Allergies(score) says whether a person is allergic to an item (eggs 1, peanuts 2, "
+    "chocolate 32) and lists their allergies: a score of 34 is peanuts and chocolate."
+)
+
+ALLERGIES_PROBE = """\
+```python
+from allergies import Allergies
+
+allergies = Allergies(34)
+assert allergies.allergic_to("peanuts")
+assert allergies.lst == ["peanuts", "chocolate"]
+```
+"""
+
+
+def _allergies(assign: str) -> str:
+    items = "{'eggs': 1, 'peanuts': 2, 'chocolate': 32}"
+    return (
+        "ITEMS = " + items + "\n\n\n"
+        "class Allergies:\n"
+        "    def __init__(self, score):\n"
+        f"        {assign} = [name for name, bit in ITEMS.items() if score & bit]\n\n"
+        "    def allergic_to(self, item):\n"
+        "        return item in self.lst\n\n"
+        "    @property\n"
+        "    def lst(self):\n"
+        "        return self._lst\n"
+    )
+
+
+def test_a_statement_crashing_only_after_the_change_judges_the_result(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (Exercism's allergies): the result's __init__ assigned to a property, so the probe's
+    # ``Allergies(34)``, which ran on the stub, raised AttributeError; every later statement
+    # then failed on a name never bound (the probe's own failure), and the result was
+    # committed as a success.
+    root = make_repo(tmp_path / "allergies", {"allergies.py": ALLERGIES})
+    wrong, right = _allergies("self.lst"), _allergies("self._lst")
+    llm_server.queue(
+        f"allergies.py\n```python\n{wrong}```\n",
+        ALLERGIES_PROBE,  # of the whole request
+        ALLERGIES_PROBE,  # of its second sentence: the same, kept once
+        f"allergies.py\n```python\n{right}```\n",
+    )
+    done = run_gpte(
+        "improve", ALLERGIES_REQUEST, "--json", cwd=root, env=_env(llm_server), timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    retry = llm_server.requests[3].body["messages"][-1]["content"]
+    assert "(AttributeError: property 'lst' of 'Allergies' object has no setter)" in retry
+    assert "allergies = Allergies(34)" in retry
+    assert git(root, "show", f"{json.loads(done.stdout)['branch']}:allergies.py") == right
+
+
+def test_a_crash_the_request_names_or_asks_for_is_not_counted_as_new() -> None:
+    named = named_exceptions("raise KeyError for an unknown item; it crashes with TypeError")
+    assert named == {"KeyError", "TypeError"}
+    assert is_new_crash("AttributeError: 'NoneType' object has no attribute 'x'", named)
+    assert not is_new_crash("KeyError: 'zz'", named)
+    assert not is_new_crash("ValueError: bad quantity", frozenset())
+    assert not is_new_crash("AssertionError", frozenset())

@@ -39,6 +39,8 @@ from ..prompts.probe import (
 )
 from ..prompts.probe_steps import (
     harness,
+    is_new_crash,
+    named_exceptions,
     quoted,
     raises_one_of,
     steps,
@@ -94,6 +96,7 @@ class ProbeCheck:
         self.asked = False
         self.examples = quoted(request)
         self.stopped = stopped_exceptions(request)
+        self.named = named_exceptions(request)
 
     def judged_by(self) -> list[str]:
         """The wrapped check's judges, and the probe while one stands."""
@@ -146,12 +149,18 @@ class ProbeCheck:
                 failures += [(step, now)] if now is not None else []
             else:
                 own.append(now)
-        if not standing:
-            self.console.info(f"the probe failed on its own ({own[0].error}): dropped")
+        failures += [
+            (step, now)
+            for step, now in found.items()
+            if step not in probe.on_base and now.judges and is_new_crash(now.error, self.named)
+        ]
+        if not standing and not failures:
+            why = f"failed on its own ({own[0].error})" if own else "judges nothing now"
+            self.console.info(f"the probe {why}: dropped")
             return None
         if not failures:
             return replace(probe, on_base=standing, last=Verdict(True, True), failing="")
-        step, now = failures[0]
+        step, now = min(failures, key=lambda failure: failure[0])
         return replace(probe, on_base=standing, last=now, failing=sources[step])
 
     def _judges(self, now: Verdict, before: Verdict, source: str) -> bool:

@@ -162,6 +162,32 @@ def stopped_exceptions(request: str) -> frozenset[str]:
     return frozenset(named - {m.group(1) for m in _RAISE.finditer(request)})
 
 
+def named_exceptions(request: str) -> frozenset[str]:
+    """Every exception the request names, raised or stopped."""
+    return frozenset(m.group(1) for m in _EXCEPTION.finditer(request))
+
+
+# What code raises when it is wrong rather than by design: a request asks for ValueError or a
+# project's own exception, not for these (unless it names one: then it is not counted).
+CRASHES = frozenset(
+    {
+        "AttributeError", "IndexError", "KeyError", "NameError", "RecursionError",
+        "TypeError", "UnboundLocalError", "ZeroDivisionError",
+    }
+)  # fmt: skip
+
+
+def is_new_crash(error: str, named: frozenset[str]) -> bool:
+    """Whether a probe statement that ran cleanly on the base and now fails by ``error`` (out
+    of the project's code) shows a crash the change brought in.
+
+    Seen (Exercism's allergies): ``Allergies(34)`` ran on the base's stub and raised
+    AttributeError in the result's ``__init__`` (it assigned to a property), so every later
+    statement failed on a name the first never bound, which is the probe's own failure; only
+    the statements failing on the base judged, and the result was committed as a success."""
+    return exception_name(error) in CRASHES - named
+
+
 def exception_name(error: str) -> str:
     """The exception's class name in an error line (``json.decoder.JSONDecodeError: ...``
     gives ``JSONDecodeError``)."""
