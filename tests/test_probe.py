@@ -592,13 +592,13 @@ assert allergies.lst == ["peanuts", "chocolate"]
 """
 
 
-def _allergies(assign: str) -> str:
+def _allergies(assign: str, item: str = "name") -> str:
     items = "{'eggs': 1, 'peanuts': 2, 'chocolate': 32}"
     return (
         "ITEMS = " + items + "\n\n\n"
         "class Allergies:\n"
         "    def __init__(self, score):\n"
-        f"        {assign} = [name for name, bit in ITEMS.items() if score & bit]\n\n"
+        f"        {assign} = [{item} for name, bit in ITEMS.items() if score & bit]\n\n"
         "    def allergic_to(self, item):\n"
         "        return item in self.lst\n\n"
         "    @property\n"
@@ -615,20 +615,26 @@ def test_a_statement_crashing_only_after_the_change_judges_the_result(
     # then failed on a name never bound (the probe's own failure), and the result was
     # committed as a success.
     root = make_repo(tmp_path / "allergies", {"allergies.py": ALLERGIES})
-    wrong, right = _allergies("self.lst"), _allergies("self._lst")
+    crashing, right = _allergies("self.lst"), _allergies("self._lst")
+    numbers = _allergies("self._lst", item="bit")  # no crash, and still wrong
     llm_server.queue(
-        f"allergies.py\n```python\n{wrong}```\n",
-        ALLERGIES_PROBE,  # of the whole request
-        ALLERGIES_PROBE,  # of its second sentence: the same, kept once
+        f"allergies.py\n```python\n{crashing}```\n",
+        ALLERGIES_PROBE,
+        f"allergies.py\n```python\n{numbers}```\n",
         f"allergies.py\n```python\n{right}```\n",
     )
     done = run_gpte(
         "improve", ALLERGIES_REQUEST, "--json", cwd=root, env=_env(llm_server), timeout=300
     )
     assert done.returncode == 0, done.stderr
-    retry = llm_server.requests[3].body["messages"][-1]["content"]
+    assert len(llm_server.requests) == 4
+    retry = llm_server.requests[2].body["messages"][-1]["content"]
     assert "(AttributeError: property 'lst' of 'Allergies' object has no setter)" in retry
     assert "allergies = Allergies(34)" in retry
+    # The statements that failed only because the crash left ``allergies`` unbound still
+    # judge the next result.
+    again = llm_server.requests[3].body["messages"][-1]["content"]
+    assert "(AssertionError), at:\n```python\nassert allergies.allergic_to('peanuts')" in again
     assert git(root, "show", f"{json.loads(done.stdout)['branch']}:allergies.py") == right
 
 

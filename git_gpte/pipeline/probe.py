@@ -149,11 +149,13 @@ class ProbeCheck:
                 failures += [(step, now)] if now is not None else []
             else:
                 own.append(now)
-        failures += [
+        crashes = [
             (step, now)
             for step, now in found.items()
             if step not in probe.on_base and now.judges and is_new_crash(now.error, self.named)
         ]
+        if crashes:  # what failed on its own after a crash may have failed by it: kept
+            standing, failures = dict(probe.on_base), failures + crashes
         if not standing and not failures:
             why = f"failed on its own ({own[0].error})" if own else "judges nothing now"
             self.console.info(f"the probe {why}: dropped")
