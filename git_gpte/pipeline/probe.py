@@ -156,9 +156,8 @@ class ProbeCheck:
         ]
         if crashes:  # what failed on its own after a crash may have failed by it: kept
             standing, failures = dict(probe.on_base), failures + crashes
-        if not standing and not failures:
-            why = f"failed on its own ({own[0].error})" if own else "judges nothing now"
-            self.console.info(f"the probe {why}: dropped")
+        if not standing:
+            self.console.info(f"the probe failed on its own ({own[0].error}): dropped")
             return None
         if not failures:
             return replace(probe, on_base=standing, last=Verdict(True, True), failing="")
