@@ -99,7 +99,6 @@ class LinkGraph:
             nodes, starts, targets, steps, names, hits = pickle.loads(data)
         except Exception:  # truncated, or another version's: built again
             return None
-        graph = LinkGraph(nodes, starts, targets, steps, names, hits)
         shapes = (
             isinstance(nodes, tuple)
             and all(isinstance(a, array) for a in (starts, targets, steps))
@@ -110,7 +109,7 @@ class LinkGraph:
             return None
         if not len(targets) == len(steps) == len(names) == len(hits) == starts[-1]:
             return None
-        return graph
+        return LinkGraph(nodes, starts, targets, steps, names, hits)
 
 
 # The modules whose code decides a graph from its files' link facts: their text is part of a
@@ -121,14 +120,18 @@ _GRAPH_MODULES = ("links.py", "languages.py", "link_facts.py")
 def graph_key(files: Mapping[str, str], weights: Weights) -> str:
     """The key a graph of these files (path -> blob key) is kept under: the files, the link
     weights and the code that links them."""
-    digest = hashlib.sha256()
-    here = Path(__file__).parent
-    for module in _GRAPH_MODULES:
-        digest.update((here / module).read_bytes())
+    digest = hashlib.sha256(_code_digest())
     digest.update(repr((weights.import_link, weights.use_link)).encode())
     for path in sorted(files):
         digest.update(f"\0{path}\0{files[path]}".encode())
     return digest.hexdigest()
+
+
+@functools.cache
+def _code_digest() -> bytes:
+    """The digest of the linking code, read once per process."""
+    here = Path(__file__).parent
+    return hashlib.sha256(b"".join((here / m).read_bytes() for m in _GRAPH_MODULES)).digest()
 
 
 def resolve_import(importer: str, target: str, lang: str | None, by_suffix: Suffixes) -> list[str]:

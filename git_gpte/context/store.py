@@ -361,17 +361,17 @@ class IndexStore:
         like the rest, but not worth waiting for: skipped while another run writes."""
         if not counts:
             return
-        self._write_unless_busy(
-            lambda conn: (
-                conn.executemany("INSERT OR IGNORE INTO counts VALUES (?, ?)", counts.items()),
-                conn.execute(
-                    "DELETE FROM counts WHERE rowid <= (SELECT max(rowid) FROM counts) - ?",
-                    (COUNTS_KEPT,),
-                ),
-            )
-        )
 
-    def _write_unless_busy(self, write: Callable[[sqlite3.Connection], object]) -> None:
+        def write(conn: sqlite3.Connection) -> None:
+            conn.executemany("INSERT OR IGNORE INTO counts VALUES (?, ?)", counts.items())
+            conn.execute(
+                "DELETE FROM counts WHERE rowid <= (SELECT max(rowid) FROM counts) - ?",
+                (COUNTS_KEPT,),
+            )
+
+        self._write_unless_busy(write)
+
+    def _write_unless_busy(self, write: Callable[[sqlite3.Connection], None]) -> None:
         """One transaction of ``write``, or nothing if another run holds the write lock (for
         what is kept only to be faster next time)."""
         conn = self.conn
@@ -394,15 +394,15 @@ class IndexStore:
     def keep_graph(self, key: str, data: bytes) -> None:
         """Keep a link graph, the newest GRAPHS_KEPT of them; skipped while another run
         writes, like the counts."""
-        self._write_unless_busy(
-            lambda conn: (
-                conn.execute("INSERT OR REPLACE INTO graphs VALUES (?, ?)", (key, data)),
-                conn.execute(
-                    "DELETE FROM graphs WHERE rowid <= (SELECT max(rowid) FROM graphs) - ?",
-                    (GRAPHS_KEPT,),
-                ),
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT OR REPLACE INTO graphs VALUES (?, ?)", (key, data))
+            conn.execute(
+                "DELETE FROM graphs WHERE rowid <= (SELECT max(rowid) FROM graphs) - ?",
+                (GRAPHS_KEPT,),
             )
-        )
+
+        self._write_unless_busy(write)
 
     def put(self, rows: Iterable[tuple[str, FileRecord | None, str | None]]) -> int:
         """Store records (None: a binary or undecodable blob), each with what secret its text
