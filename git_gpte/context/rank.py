@@ -72,6 +72,7 @@ from .rank_signals import (
     similar_commit,
     symbol_links,
 )
+from .related import widen
 from .request import Query, analyse_request
 from .store import BlobFacts, IndexStore
 from .weights import WEIGHTS, Weights
@@ -175,7 +176,7 @@ def rank(
     and paths (see past.py). ``facts``: the files' blob facts, when the caller read them
     already (``store.facts`` of their keys or more).
     """
-    query = analyse_request(request, weights)
+    query = widen(analyse_request(request, weights), store.terms_from, weights.related)
     if facts is None:
         facts = store.facts([c.key for c in files])
     lengths, statuses = facts.lengths, facts.statuses

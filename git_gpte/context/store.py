@@ -280,6 +280,20 @@ class IndexStore:
                     out[term][key] = tf
         return out
 
+    def terms_from(self, prefix: str, limit: int = 64) -> list[str]:
+        """The index's distinct terms that start with ``prefix`` (at most ``limit``), each
+        found by one seek past the previous term's postings."""
+        out: list[str] = []
+        after = prefix
+        query = "SELECT term FROM postings WHERE term >= ? ORDER BY term LIMIT 1"
+        while len(out) < limit:
+            row = self.conn.execute(query, (after,)).fetchone()
+            if row is None or not row[0].startswith(prefix):
+                break
+            out.append(row[0])
+            after = row[0] + "\x00"
+        return out
+
     def definers(self, names: Sequence[str], keys: set[str]) -> dict[str, list[str]]:
         """name -> keys (in ``keys``) of blobs that define it."""
         out: dict[str, list[str]] = {}
