@@ -1183,7 +1183,9 @@ def test_a_short_definition_between_two_excerpts_is_sent_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A change near two chosen functions often touches the one between them."""
-    from git_gpte.context import pack
+    from git_gpte.context import exact, pack
+
+    monkeypatch.setattr(exact, "GROW_LINES", 0)  # the gap alone, not excerpts grown
 
     filler = "".join(
         f"def filler_{n}(value):\n    total = value * {n}\n    return total + {n}\n\n\n"

@@ -19,7 +19,10 @@ from .exact import (
     O200k,
     RememberedCounts,
     Texts,
+    bytes4,
+    counted,
     fill,
+    grown,
     o200k_counter,
 )
 from .index import Candidates, ensure_indexed, list_candidates
@@ -31,6 +34,7 @@ from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .rules import DEFAULT_MAX_FILE_BYTES, narrows, secret_reason_for
 from .store import BlobFacts, DamagedRows, IndexBusy, IndexStore
+from .tokens import token_mode
 from .weights import WEIGHTS, Weights
 
 T = TypeVar("T")
@@ -147,6 +151,9 @@ def run_select(
         )
         if filled is not None:
             picks, entries, exact = filled
+    elif token_mode() == "bytes4":  # charged as packing counts already: only fill's growth
+        texts = _texts(repo)(picks)
+        picks = counted(grown(picks, texts, bytes4, budget - map_budget), texts, bytes4)
     return ContextSelection(
         commit=commit,
         request=request,

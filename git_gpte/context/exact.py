@@ -22,17 +22,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from importlib.util import find_spec
 
-from .model import MapEntry, Pick
+from .model import LineRange, MapEntry, Pick
 from .pack import EXCERPT_OVERHEAD, pack
 from .rank import Ranking
 from .store import IndexStore
-from .tokens import o200k_cached, token_mode
+from .tokens import estimate_tokens, o200k_cached, token_mode
 
 Counter = Callable[[str], int]
 # Texts of the picked files by path (read from the repository when needed).
 Texts = Callable[[Sequence[Pick]], Mapping[str, str]]
 # The share of the estimates' overshoot spent on more: all of it, else half.
 TRIES = (1.0, 0.5)
+# What the chunks leave of the budget, the excerpts of the best files grow into, by up to this
+# many lines at each end: a changed line is often just past an excerpt (the next definition's
+# signature, a decorator, the blank line a new one goes after). On 427 tasks of 22
+# repositories, Python covered +0.4 / +1.4 / +1.4 points at 4k / 8k / 16k; up to 40 lines
+# (the first file taking what is left) gained less.
+GROW_LINES = 5
 
 
 class EncodingUnavailable(Exception):
@@ -132,7 +138,8 @@ def fill(
     count: Counter,
 ) -> tuple[list[Pick], list[MapEntry], bool]:
     """``packed`` (``pack(ranking, budget, map_budget)``), or more on top of it whose exact
-    count still fits ``budget``; and whether the picks' token counts are exact.
+    count still fits ``budget``, its excerpts grown into what is left (GROW_LINES); and
+    whether the picks' token counts are exact.
 
     Only more on top: packed again with a larger budget, the selection chose differently
     (a larger file whole early, fewer excerpts after) and lost two tasks of the public split
@@ -142,6 +149,22 @@ def fill(
         return picks, entries, False
     count = functools.lru_cache(maxsize=None)(count)  # each text is counted once
     known = dict(texts(picks))
+    chosen, entries = _chosen(ranking, (picks, entries), budget, map_budget, (texts, known), count)
+    return counted(grown(chosen, known, count, budget), known, count), entries, True
+
+
+def _chosen(
+    ranking: Ranking,
+    packed: tuple[list[Pick], list[MapEntry]],
+    budget: int,
+    map_budget: int,
+    reading: tuple[Texts, dict[str, str]],
+    count: Counter,
+) -> tuple[list[Pick], list[MapEntry]]:
+    """The picks :func:`fill` keeps, before they grow; ``reading``: how to read the texts of
+    more picks, and the texts read so far (added to)."""
+    picks, entries = packed
+    texts, known = reading
     spent = cost(picks, known, count)
     guess = estimated(picks)
     if spent > budget:
@@ -149,21 +172,65 @@ def fill(
         fewer, fewer_entries = pack(ranking, int(budget * guess / spent), map_budget)
         known.update(texts([p for p in fewer if p.path not in known]))
         if cost(fewer, known, count) <= budget:
-            return _exact(fewer, known, count), fewer_entries, True
+            return fewer, fewer_entries
     if spent <= 0 or spent >= budget or guess <= spent:
-        return _exact(picks, known, count), entries, True
+        return picks, entries
     for share in TRIES:
         extra = int(budget * share * (guess / spent - 1))
         more, more_entries = pack(ranking, budget, map_budget, extra=extra)
         known.update(texts([p for p in more if p.path not in known]))
         if cost(more, known, count) <= budget:
-            return _exact(more, known, count), more_entries, True
-    return _exact(picks, known, count), entries, True
+            return more, more_entries
+    return picks, entries
 
 
-def _exact(picks: Sequence[Pick], texts: Mapping[str, str], count: Counter) -> list[Pick]:
-    """The picks with their exact token counts (an excerpt's: its lines without the overhead,
-    as packing counts them)."""
+def grown(picks: list[Pick], texts: Mapping[str, str], count: Counter, budget: int) -> list[Pick]:
+    """The picks with the excerpts of each file, best first, grown by up to GROW_LINES lines
+    at both ends into what they leave of ``budget`` (each added line charged on its own, which
+    is never less than its share of a longer text; the whole counted again at the end)."""
+    left = budget - cost(picks, texts, count)
+    out: list[Pick] = []
+    for pick in picks:
+        if pick.whole or left <= 0:
+            out.append(pick)
+            continue
+        lines = _lines(texts[pick.path])
+        best, best_extra = pick, 0
+        for reach in range(1, GROW_LINES + 1):
+            ranges = _widened(pick.ranges, reach, min(pick.lines, len(lines)))
+            added = {n for r in ranges for n in range(r.start, r.end + 1)}
+            added -= {n for r in pick.ranges for n in range(r.start, r.end + 1)}
+            extra = sum(count(lines[n - 1]) for n in added)
+            if extra > left:
+                break
+            best, best_extra = replace(pick, ranges=ranges), extra
+        left -= best_extra
+        out.append(best)
+    return out if cost(out, texts, count) <= budget else picks
+
+
+def bytes4(text: str) -> int:
+    """A text's tokens where budgets count UTF-8 bytes (token_mode "bytes4"), as packing
+    charges them."""
+    return estimate_tokens(len(text.encode("utf-8", "surrogatepass")))
+
+
+def _widened(ranges: Sequence[LineRange], reach: int, last: int) -> tuple[LineRange, ...]:
+    """``ranges`` each ``reach`` lines longer at both ends (within 1..``last``), merged where
+    they meet."""
+    merged: list[LineRange] = []
+    for r in sorted(ranges, key=lambda r: r.start):
+        start, end = max(1, r.start - reach), min(last, r.end + reach)
+        if merged and start <= merged[-1].end + 1:
+            merged[-1] = LineRange(merged[-1].start, max(merged[-1].end, end))
+        else:
+            merged.append(LineRange(start, end))
+    return tuple(merged)
+
+
+def counted(picks: Sequence[Pick], texts: Mapping[str, str], count: Counter) -> list[Pick]:
+    """The picks with their token counts by ``count`` (an excerpt's: its lines without the
+    overhead, as packing counts them)."""
     out = []
     for pick in picks:
         if pick.whole:

@@ -58,9 +58,10 @@ class ContextSelectionJson(TypedDict):
 class Pick:
     """One file chosen to send: whole, or as line ranges (excerpts).
 
-    ``ranges`` is empty for a whole file. Excerpt ranges never cut a chunk (function, class
-    member, module header) in half, include the enclosing class/impl declaration line, and use
-    the file's own line numbers, so an edit written against an excerpt places in the whole file.
+    ``ranges`` is empty for a whole file. Excerpt ranges are made of whole chunks (function,
+    class member, module header) and the enclosing class/impl declaration line, and may reach
+    a few lines past them into a budget left over (exact.GROW_LINES); they use the file's own
+    line numbers, so an edit written against an excerpt places in the whole file.
     """
 
     path: str
