@@ -186,8 +186,9 @@ def _chosen(
 
 def grown(picks: list[Pick], texts: Mapping[str, str], count: Counter, budget: int) -> list[Pick]:
     """The picks with the excerpts of each file, best first, grown by up to GROW_LINES lines
-    at both ends into what they leave of ``budget`` (each added line charged on its own, which
-    is never less than its share of a longer text; the whole counted again at the end)."""
+    at both ends into what they leave of ``budget``. Each added line is charged on its own
+    (a line counted apart seldom comes to less than inside a longer text), and the whole is
+    counted again at the end: over the budget, the picks stay as they were."""
     left = budget - cost(picks, texts, count)
     out: list[Pick] = []
     for pick in picks:
