@@ -196,11 +196,11 @@ def grown(picks: list[Pick], texts: Mapping[str, str], count: Counter, budget: i
             out.append(pick)
             continue
         lines = _lines(texts[pick.path])
+        shown = {n for r in pick.ranges for n in range(r.start, r.end + 1)}
         best, best_extra = pick, 0
         for reach in range(1, GROW_LINES + 1):
             ranges = _widened(pick.ranges, reach, min(pick.lines, len(lines)))
-            added = {n for r in ranges for n in range(r.start, r.end + 1)}
-            added -= {n for r in pick.ranges for n in range(r.start, r.end + 1)}
+            added = {n for r in ranges for n in range(r.start, r.end + 1)} - shown
             extra = sum(count(lines[n - 1]) for n in added)
             if extra > left:
                 break
