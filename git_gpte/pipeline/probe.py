@@ -15,7 +15,10 @@ rename), so it does not refuse what the other checks pass. A statement that misu
 blamed on the result; so is probing in a repository that tracks a file of the probe's name.
 An exception the request says the code raises now ("crashes with ZeroDivisionError") is never
 taken for misuse, and with such a request each call an assertion makes with ``""`` is made
-again with a blank string (prompts/probe_steps.py: with_blank_calls).
+again with a blank string (prompts/probe_steps.py: with_blank_calls). A probe whose every
+statement failed on its own, the first by the project's own error (a constructor given values
+it refuses), is asked for once more, shown the lines of the project's tests that make that call
+(prompts/probe_repair.py).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..config import Settings
+from ..context.languages import is_test
 from ..edit.pycheck import Problem
 from ..errors import GpteError
 from ..git import FileChange, Repository
@@ -36,6 +40,13 @@ from ..prompts.probe import (
     probe_messages,
     probe_script,
     step_verdicts,
+)
+from ..prompts.probe_repair import (
+    MAX_USAGE_FOUND,
+    called_names,
+    repair_messages,
+    shortest,
+    usage_lines,
 )
 from ..prompts.probe_steps import (
     harness,
@@ -58,6 +69,8 @@ if TYPE_CHECKING:
     from ..llm.client import LLM
 
 PROBE_TIMEOUT = 60.0
+MAX_TEST_BYTES = 200_000  # a test file read for the calls a repaired probe is shown
+MAX_TEST_FILES = 200
 PROBE_FAILS = "A check written from the request fails on the result"
 
 
@@ -67,13 +80,16 @@ class Probe:
     said there (see :mod:`~git_gpte.prompts.probe_steps`: the others are not held against a
     result); the sentence of the request it checks above all (empty: the whole request); and
     what it said on the last result it ran on (None: none yet), with the statement that
-    failed there."""
+    failed there; the conversation that asked for it, and whether it was asked again."""
 
     script: str
     on_base: dict[int, Verdict]
     focus: str
     last: Verdict | None = None
     failing: str = ""
+    messages: tuple[dict[str, str], ...] = ()
+    signatures: str = ""
+    repaired: bool = False
 
 
 class ProbeCheck:
@@ -93,6 +109,7 @@ class ProbeCheck:
         self.runner, self.console = runner, console
         self.repo, self.base = runner.repo, runner.base
         self.probes: list[Probe] = []
+        self.local: set[str] = set()
         self.asked = False
         self.examples = quoted(request)
         self.stopped = stopped_exceptions(request)
@@ -157,6 +174,9 @@ class ProbeCheck:
         if crashes:  # what failed on its own after a crash may have failed by it: kept
             standing, failures = dict(probe.on_base), failures + crashes
         if not standing:
+            again = self._repair(probe, found, sources)
+            if again is not None:
+                return self._judge(again, changes)
             self.console.info(f"the probe failed on its own ({own[0].error}): dropped")
             return None
         if not failures:
@@ -181,10 +201,10 @@ class ProbeCheck:
         signatures = changed_signatures(self._before_after(changes))
         if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
             return []  # nothing importable changed, or the probe would replace a file
-        local = self._top_modules()
+        self.local = self._top_modules()
         kept: list[Probe] = []
         for focus in ["", *focus_sentences(self.request)]:
-            probe = self._ask(signatures, focus, local)
+            probe = self._ask(signatures, focus)
             if probe is not None and all(probe.script != k.script for k in kept):
                 kept.append(probe)
         return kept
@@ -206,18 +226,59 @@ class ProbeCheck:
         entries = self.repo.tree_entries(self.base)
         return {entry.path.split("/", 1)[0].removesuffix(".py") for entry in entries}
 
-    def _ask(self, signatures: str, focus: str, local: set[str]) -> Probe | None:
+    def _ask(self, signatures: str, focus: str) -> Probe | None:
         """One probe of the request (of its sentence ``focus`` above all, when given), when
         the answer holds one that fails on the base."""
         what = f"of: {_short(focus)}" if focus else "of the request"
         self.console.info(f"asking for a probe {what}")
+        messages = probe_messages(self.request, signatures, focus)
+        return self._answer(Probe("", {}, focus, messages=tuple(messages), signatures=signatures))
+
+    def _repair(self, probe: Probe, found: dict[int, Verdict], sources: list[str]) -> Probe | None:
+        """``probe`` asked for again, once, when its first failing statement was stopped by
+        the project's own error: shown the error and the tests' calls of what it called."""
+        step = min(found, default=None)
+        if probe.repaired or step is None or not found[step].judges:
+            return None  # a name it made up: shown its error, the model writes it again
+        usage, name = [], ""
+        for name in called_names(sources[step]):
+            usage = self._usage(name)
+            if usage:
+                break
+        if not usage:
+            return None
+        error = found[step].error
+        self.console.info(
+            f"the probe failed on its own ({error}): asking again with the tests' calls of {name}"
+        )
+        messages = repair_messages(
+            list(probe.messages), probe.script, sources[step], error, name, usage
+        )
+        return self._answer(replace(probe, messages=tuple(messages), repaired=True))
+
+    def _usage(self, name: str) -> list[str]:
+        """The shortest lines of the project's tests calling ``name``."""
+        found: list[str] = []
+        tests = [
+            e
+            for e in self.repo.tree_entries(self.base)
+            if e.path.endswith(".py") and is_test(e.path) and e.size <= MAX_TEST_BYTES
+        ]
+        for entry in tests[:MAX_TEST_FILES]:
+            text = self.repo.read_file(self.base, entry.path).decode("utf-8", "replace")
+            found += [line for line in usage_lines(text, name) if line not in found]
+            if len(found) >= MAX_USAGE_FOUND:
+                break
+        return shortest(found)
+
+    def _answer(self, asked: Probe) -> Probe | None:
+        """The probe in the answer to ``asked``'s conversation, when it fails on the base."""
         try:
-            messages = probe_messages(self.request, signatures, focus)
-            reply = self.llm.ask(messages, enough=probe_enough)
+            reply = self.llm.ask(list(asked.messages), enough=probe_enough)
         except GpteError as exc:  # the edit stands on its own checks; the probe is extra
             self.console.info(f"no probe: {exc.render().splitlines()[0]}")
             return None
-        script = probe_script(reply.text, signatures, local)
+        script = probe_script(reply.text, asked.signatures, self.local)
         if script is None:
             self.console.info("no usable probe in the answer: not probing")
             return None
@@ -230,7 +291,7 @@ class ProbeCheck:
         if not on_base:
             self.console.info("the probe passes before the change too: not probing")
             return None
-        return Probe(script, on_base, focus)
+        return replace(asked, script=script, on_base=on_base)
 
     def _run(self, script: str, changes: list[FileChange]) -> dict[int, Verdict] | None:
         """The verdicts of the probe's steps that failed (see
