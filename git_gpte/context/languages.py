@@ -129,6 +129,7 @@ _JS_DEFS = {
     "abstract_class_declaration": "class",
     "method_definition": "method",
     "variable_declarator": "function",
+    "assignment_expression": "function",
     "interface_declaration": "interface",
     "type_alias_declaration": "type",
     "enum_declaration": "enum",
@@ -138,7 +139,11 @@ _JS_DEFS = {
 _JS_CONTAINERS = frozenset(
     {"class_declaration", "abstract_class_declaration", "interface_declaration", "internal_module"}
 )
-_JS_WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
+# ``expression_statement``: CommonJS defines most functions by assignment (``res.send =
+# function send(body) {...}``, ``Foo.prototype.bar = ...``), which parse.py reads as definitions.
+_JS_WRAPPERS = frozenset(
+    {"export_statement", "lexical_declaration", "variable_declaration", "expression_statement"}
+)
 
 _C_DEFS = {
     "function_definition": "function",

@@ -150,6 +150,12 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+# What a variable or a property is given that makes it a definition (JavaScript, TypeScript).
+_FUNCTION_VALUES = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function", "class"}
+)
+
+
 @functools.cache
 def _parser(lang: str) -> Parser | None:
     try:
@@ -178,6 +184,8 @@ def _node_name(node: Node, spec: LanguageSpec) -> str:
     name = node.child_by_field_name("name")
     if name is None and node.type == "impl_item":
         name = node.child_by_field_name("type")
+    if name is None and node.type == "assignment_expression":
+        return _assigned_name(node)
     if name is None and node.type == "type_declaration":
         for child in node.named_children:
             if child.type == "type_spec":
@@ -194,6 +202,17 @@ def _node_name(node: Node, spec: LanguageSpec) -> str:
     return text.split("::")[-1].split(".")[-1].strip()
 
 
+def _assigned_name(node: Node) -> str:
+    """The name a function assigned to a property is known by: ``send`` of ``res.send = ...``
+    and of ``Foo.prototype.send = ...``; none for ``module.exports = function ...``, which
+    often wraps the whole module in one statement that no excerpt could then cut."""
+    left = node.child_by_field_name("left")
+    target = left.child_by_field_name("property") if left is not None else None
+    if target is None or not target.text or target.text == b"exports":
+        return ""
+    return target.text.decode("utf-8", "replace")
+
+
 def _definition(node: Node, spec: LanguageSpec) -> tuple[Node, str, str] | None:
     """(definition node, kind, name) when ``node`` is or wraps a definition."""
     if node.type in spec.wrappers:
@@ -205,9 +224,9 @@ def _definition(node: Node, spec: LanguageSpec) -> tuple[Node, str, str] | None:
     kind = spec.definitions.get(node.type)
     if kind is None:
         return None
-    if node.type == "variable_declarator":
-        value = node.child_by_field_name("value")
-        if value is None or value.type not in ("arrow_function", "function_expression", "class"):
+    if node.type in ("variable_declarator", "assignment_expression"):
+        value = node.child_by_field_name("value") or node.child_by_field_name("right")
+        if value is None or value.type not in _FUNCTION_VALUES:
             return None
     bodiless = node.child_by_field_name("body") is None
     if bodiless and node.type in (
@@ -254,15 +273,22 @@ def _first_line(lines: list[str], line: int) -> str:
 
 
 def _attach_leading(lines: list[str], start: int, floor: int, spec: LanguageSpec) -> int:
-    """Move ``start`` up over comment lines directly above it (not past ``floor``)."""
+    """Move ``start`` up over comment lines directly above it (not past ``floor``), and over
+    one blank line below a block comment (``*/``): a doc comment set apart from its function
+    by a blank line (older JavaScript) still documents it."""
     line = start
     while line - 1 > floor:
         text = lines[line - 2].strip()
-        if text and text.startswith(spec.comment_prefixes):
-            line -= 1
-        else:
+        comment = bool(text) and text.startswith(spec.comment_prefixes)
+        apart = not text and line == start and line - 2 > floor and _ends_block(lines[line - 3])
+        if not (comment or apart):
             break
+        line -= 1
     return line
+
+
+def _ends_block(text: str) -> bool:
+    return text.rstrip().endswith("*/")
 
 
 def _unit(node: Node, spec: LanguageSpec, lines: list[str], floor: int, top: bool) -> _Unit | None:
@@ -291,8 +317,8 @@ def _body_spans(node: Node) -> list[tuple[int, int]]:
     """The line spans of the statements of a definition's body (an arrow function's, for
     ``const f = () => {...}``), those starting after the definition's first line."""
     holder = node
-    if node.type == "variable_declarator":
-        holder = node.child_by_field_name("value") or node
+    if node.type in ("variable_declarator", "assignment_expression"):
+        holder = node.child_by_field_name("value") or node.child_by_field_name("right") or node
     body = holder.child_by_field_name("body")
     if body is None:
         return []
@@ -386,17 +412,23 @@ def _top_level(
     statements (what lies between the definitions)."""
     units: list[_Unit] = []
     statements: list[tuple[int, int]] = []
+    comments: list[tuple[int, int]] = []  # held until the next node: a definition's own
     floor = 0
     for node in root.named_children:
+        if node.type == "comment":
+            comments.append(_line_span(node))
+            continue
         unit = _unit(node, spec, lines, floor, top=True) or _compound_unit(node, spec, lines, floor)
         if unit is not None and unit.start > floor:
+            statements += [(a, min(b, unit.start - 1)) for a, b in comments if a < unit.start]
             units.append(unit)
             floor = unit.end
-            continue
-        start, end = _line_span(node)
-        if start > floor:
-            statements.append((start, end))
-            floor = max(floor, end)
+        else:
+            start, end = _line_span(node)
+            statements += comments + ([(start, end)] if start > floor else [])
+            floor = max(floor, end, *(end for _, end in comments))
+        comments = []
+    statements += comments
     return units, statements
 
 
