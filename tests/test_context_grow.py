@@ -8,7 +8,7 @@ from pathlib import Path
 from git_gpte.context.exact import GROW_LINES, cost, grown
 from git_gpte.context.model import LineRange, Pick
 from git_gpte.context.pack import EXCERPT_OVERHEAD
-from tests.conftest import run_gpte
+from tests.helpers.context_cli import excerpt_spans
 from tests.helpers.gitrepo import make_repo
 
 TEXT = "".join(f"line {n}\n" for n in range(1, 101))  # each line: two words
@@ -59,13 +59,7 @@ def test_the_cli_sends_the_next_definitions_signature_when_the_budget_allows(
     lines = text.split("\n")
     start = lines.index("def retry_budget(value, limit=20):") + 1
     after = lines.index("def helper_21(value, limit=21):") + 1
-    res = run_gpte(
-        "context", "--format", "lines", "--tokens", "150",
-        "the retry budget should never go over the limit",
-        cwd=root, env={"GPTE_CONTEXT_TOKENIZER": "bytes4"},
-    )  # fmt: skip
-    assert res.returncode == 0, res.stderr
-    spans = [tuple(map(int, out.split(":")[1].split("-"))) for out in res.stdout.split()]
+    spans = excerpt_spans(root, "the retry budget should never go over the limit", 150)
     assert any(s < start and after <= e <= after + GROW_LINES for s, e in spans), spans
     charged = sum(
         math.ceil(len("".join(f"{line}\n" for line in lines[s - 1 : e]).encode()) * 0.2525)

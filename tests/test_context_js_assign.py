@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from git_gpte.context.parse import parse_file
-from tests.conftest import run_gpte
+from tests.helpers.context_cli import excerpt_spans
 from tests.helpers.gitrepo import make_repo
 
 COMMONJS = """\
@@ -77,11 +77,5 @@ def test_the_cli_sends_the_assigned_function_the_request_names(tmp_path: Path) -
     root = make_repo(tmp_path / "r", {"lib/response.js": text})
     lines = text.split("\n")
     start = lines.index("res.redirect = function redirect(value) {") + 1
-    res = run_gpte(
-        "context", "--format", "lines", "--tokens", "200",
-        "res.redirect() should keep the status the caller set",
-        cwd=root, env={"GPTE_CONTEXT_TOKENIZER": "bytes4"},
-    )  # fmt: skip
-    assert res.returncode == 0, res.stderr
-    spans = [tuple(map(int, out.split(":")[1].split("-"))) for out in res.stdout.split()]
+    spans = excerpt_spans(root, "res.redirect() should keep the status the caller set", 200)
     assert any(s <= start and start + 8 <= e for s, e in spans), spans  # all of redirect
