@@ -237,7 +237,7 @@ class ProbeCheck:
     def _repair(self, probe: Probe, found: dict[int, Verdict], sources: list[str]) -> Probe | None:
         """``probe`` asked for again, once, when its first failing statement was stopped by
         the project's own error: shown the error and the tests' calls of what it called."""
-        step = min(found, default=None)
+        step = min((s for s in found if s in probe.on_base), default=None)
         if probe.repaired or step is None or not found[step].judges:
             return None  # a name it made up: shown its error, the model writes it again
         usage, name = [], ""
