@@ -426,7 +426,7 @@ def _top_level(
         else:
             start, end = _line_span(node)
             statements += comments + ([(start, end)] if start > floor else [])
-            floor = max(floor, end, *(end for _, end in comments))
+            floor = max(floor, end, *(last for _, last in comments))
         comments = []
     statements += comments
     return units, statements
