@@ -257,3 +257,38 @@ def test_an_undefined_name_close_to_one_of_the_files_says_which() -> None:
     assert problem.text.endswith("never defined or imported (did you mean '_BY_NAME'?)")
     after = {"m.py": before["m.py"].replace("_BY_NAME[t]", "unrelated[t]")}
     assert "did you mean" not in python_problems(before, after)[0].text
+
+
+def test_an_import_from_a_module_the_repository_does_not_have() -> None:
+    # Seen with a 1.5B model: the answer added `from .hookspec import HookspecMarker` to a
+    # package that has no hookspec module, an ImportError whenever the file is imported.
+    paths = {"src/pkg/__init__.py", "src/pkg/_hooks.py", "src/pkg/_result.py"}
+    before = {"src/pkg/_hooks.py": "from ._result import Result\n"}
+    texts = {
+        "src/pkg/_result.py": "class Result:\n    pass\n",
+        "src/pkg/__init__.py": "",
+        "src/pkg/hookspec.py": "class HookspecMarker:\n    pass\n",
+    }
+    source = (paths, texts.get)
+
+    def problems(text: str, more: frozenset[str] = frozenset()) -> list[tuple[str, int, str]]:
+        after = {"src/pkg/_hooks.py": text}
+        found = python_problems(before, after, None, (paths | more, source[1]))
+        return [(p.kind, p.line or 0, p.text) for p in found]
+
+    relative = "from ._result import Result\nfrom .hookspec import HookspecMarker\n"
+    [(kind, line, text)] = problems(relative)
+    assert (kind, line) == ("missing-import", 2)
+    assert text.startswith("imports from .hookspec, a module the repository does not have")
+    absolute = "from ._result import Result\nfrom pkg.hookspec import HookspecMarker\n"
+    assert [line for _, line, _ in problems(absolute)] == [2]
+    # There after all: created by the same edit, a package, a compiled extension's source.
+    for made in ("src/pkg/hookspec.py", "src/pkg/hookspec/core.py", "src/pkg/hookspec.c"):
+        assert problems(relative, frozenset({made})) == []
+    # Guarded by try (optional), already there before the edit, not ours: left alone.
+    guarded = "try:\n    from .hookspec import HookspecMarker\nexcept ImportError:\n    pass\n"
+    assert problems(guarded) == []
+    assert problems("from elsewhere.hookspec import HookspecMarker\n") == []
+    already = {"src/pkg/_hooks.py": "from ._version import version\n"}
+    after = {"src/pkg/_hooks.py": "from ._version import version\nx = 1\n"}
+    assert python_problems(already, after, None, source) == []

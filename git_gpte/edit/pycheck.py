@@ -607,7 +607,70 @@ def _missing_imports(
                         related=module,
                     )
                 )
+        gone = (
+            {dotted for dotted, _ in _absent_modules(path, old_tree, paths)} if old_tree else set()
+        )
+        for dotted, line in _absent_modules(path, tree, paths):
+            if dotted not in gone:
+                problems.append(
+                    Problem(
+                        "missing-import",
+                        path,
+                        line,
+                        f"imports from {dotted}, a module the repository does not have "
+                        "(import from the module that defines the names)",
+                    )
+                )
     return problems
+
+
+def _absent_modules(
+    importer: str, tree: ast.Module, paths: Collection[str]
+) -> list[tuple[str, int]]:
+    """(module as written, line) of each ``from MODULE import ...`` that must be one of the
+    repository's modules and is not there: a relative one (``from .hookspec import X``, which
+    can only be a file beside the importer), or an absolute one under a package of ours found
+    at one import root (``from pluggy.hookspec import X``). Such an import fails whenever the
+    file is imported. Imports inside ``try`` are left alone (an optional module, a compiled
+    extension built at install); a file or folder of that name with any extension counts as
+    there."""
+    guarded = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.Try)
+        for stmt in block.body
+        for node in ast.walk(stmt)
+    }
+    wanted = [
+        (tail, "." * node.level + node.module, node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and id(node) not in guarded
+        for tail in [_own_module(importer, node, paths)]
+        if tail is not None
+    ]
+    if not wanted:
+        return []
+    there = {path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path for path in paths}
+    there |= {path.rsplit("/", i)[0] for path in paths for i in range(1, path.count("/") + 1)}
+    return [(written, line) for tail, written, line in wanted if tail not in there]
+
+
+def _own_module(importer: str, node: ast.ImportFrom, paths: Collection[str]) -> str | None:
+    """The path (without extension) ``node``'s module must have in the repository, or None
+    when it need not be one of ours."""
+    dotted = resolve_relative(importer, node.module, node.level)
+    if dotted is None:
+        return None
+    tail = dotted.replace(".", "/")
+    if node.level:
+        return tail
+    top, _, rest = tail.partition("/")
+    if not rest:
+        return None
+    parts = importer.split("/")[:-1]
+    roots = {""} | {"/".join(parts[: i + 1]) + "/" for i in range(len(parts))}
+    found = [root for root in roots if f"{root}{top}/__init__.py" in paths]
+    return found[0] + tail if len(found) == 1 else None
 
 
 def unresolved_imports(
