@@ -298,3 +298,23 @@ def test_the_retry_shows_a_fixtures_traceback_once(tmp_path: Path, llm_server: L
     assert retry.count("E   ValueError: no values") == 1
     assert "[the same traceback for 5 more: ERROR at setup of test_1," in retry
     assert "ERROR tests/test_stats.py::test_5 - ValueError" in retry
+
+
+def test_options_of_a_plugin_not_installed_do_not_turn_the_check_off(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # tqdm's addopts name pytest-asyncio's --asyncio-mode: where the plugin is not installed
+    # pytest exits with code 4 before running a test, and the check had been turned off.
+    ini = '[tool.pytest.ini_options]\naddopts = "--made-up-plugin-mode=strict"\n'
+    repo = make_repo(
+        tmp_path / "stats",
+        {"stats.py": STATS, "tests/test_stats.py": TESTS, "pyproject.toml": ini},
+    )
+    llm_server.queue(WRONG, RIGHT)
+    code, out, err = improve(repo, llm_server, "stats.py", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["attempts"] == 2 and data["checked"] is True
+    assert git(repo, "show", f"{data['branch']}:stats.py") == RIGHT.split("```python\n")[1][:-4]
+    retry = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "tests/test_stats.py::test_mean" in retry

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from ..config import Settings
 from ..edit.pycheck import Problem
 from ..git import FileChange, Repository, build_commit, format_message
-from ..run import RunOptions, RunResult, run_commit
+from ..run import RunCommand, RunOptions, RunResult, run_commit
 from ..ui import Console
 
 AUTO = "auto"
@@ -35,6 +35,14 @@ AUTO = "auto"
 # tail keeps); short tracebacks (the failing line and its error) leave a small model's window
 # for the code; collection errors in one module do not stop the others from running.
 PYTEST = "python3 -m pytest -q --tb=short -rfE -p no:cacheprovider --continue-on-collection-errors"
+
+# pytest's exit code for a command line it cannot use. The usual cause is the project's own
+# ``addopts`` naming options of plugins this environment lacks (``--asyncio-mode``, ``--cov``,
+# ``-n auto``: tqdm's suite exits so where pytest-asyncio is not installed, before running any
+# of its 150 tests). The base is then run once more with ``addopts`` cleared; the tests, not
+# the options, are what judges a result.
+USAGE_ERROR = 4
+WITHOUT_ADDOPTS = f"{PYTEST} -o addopts="
 
 # The base run decides whether the check is usable at all; a suite slower than this is one the
 # user should name (``--check``) with the part of it worth waiting for.
@@ -186,13 +194,38 @@ class RegressionCheck:
             self.console.info(
                 f"running the project's tests on the base: {self.options.command.display}"
             )
-            found = baseline_of(self.runner.run([], BASE_TIMEOUT))
+            result = self.runner.run([], BASE_TIMEOUT)
+            found = baseline_of(result)
+            if isinstance(found, str) and self._options_refused(result):
+                found = self._without_addopts(found)
             if isinstance(found, str):
                 self.off = found
                 self.console.info(f"not checking the result with the project's tests: {found}")
             else:
                 self.baseline = found
         return self.baseline
+
+    def _options_refused(self, result: RunResult) -> bool:
+        return (
+            not result.timed_out
+            and result.exit_code == USAGE_ERROR
+            and self.options.command.display == PYTEST
+        )
+
+    def _without_addopts(self, why: str) -> Baseline | str:
+        """The base run again with the project's ``addopts`` cleared; kept for the results'
+        runs when the tests then run (else ``why`` the first run could not be used)."""
+        plain = replace(self.options, command=RunCommand.shell(WITHOUT_ADDOPTS, source="auto"))
+        runner = replace(self.runner, options=plain)
+        self.console.info(
+            f"the tests {why}; running them again without the project's pytest addopts "
+            "(plugins it names may not be installed)"
+        )
+        found = baseline_of(runner.run([], BASE_TIMEOUT))
+        if isinstance(found, str):
+            return why
+        self.runner, self.options = runner, plain
+        return found
 
 
 def regression_check(
