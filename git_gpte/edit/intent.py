@@ -147,11 +147,13 @@ def code_unchanged(
                 return []
         except (SyntaxError, ValueError):
             return []
-    said = (
-        "only comments, blank lines, docstrings or imports differ from the file as it was: its "
-        "code is unchanged, so the request is not done"
-    )
-    return [Problem("request", path, None, said) for path in sorted(changes)]
+    return [Problem("request", path, None, CODE_UNCHANGED) for path in sorted(changes)]
+
+
+CODE_UNCHANGED = (
+    "only comments, blank lines, docstrings or imports differ from the file as it was: its "
+    "code is unchanged, so the request is not done"
+)
 
 
 def _code(text: str, keep_docs: bool, keep_imports: bool = True) -> str:

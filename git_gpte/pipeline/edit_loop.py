@@ -469,6 +469,12 @@ class _Loop:
             feedback.append(UNCHANGED)
             self.edited.notes.append("the answer changed nothing")
             self.copied = self._copied(parsed)
+        elif not refusals and _code_unchanged(self.edited.failures):
+            # Only docstrings or comments changed: as good as copied, and asked the same way.
+            # Given the whole module again, the 1.5B model wrote marshmallow's
+            # get_fixed_timezone back as it was; shown it alone with the request, it added
+            # the check in 4 answers of 4.
+            self.copied = self._copied(parsed)
         return feedback
 
     def _copied(self, parsed: ParsedReply) -> list[tuple[str, str]]:
@@ -1774,6 +1780,13 @@ def _original(files: CommitFiles, path: str) -> str | None:
         return files.original(path)
     except (KeyError, UnreadableFile):
         return None
+
+
+def _code_unchanged(failures: list[Problem]) -> bool:
+    """Whether every problem left is an answer that changed no code (see code_unchanged)."""
+    from ..edit.intent import CODE_UNCHANGED
+
+    return bool(failures) and all(problem.text == CODE_UNCHANGED for problem in failures)
 
 
 def _originals(files: CommitFiles) -> dict[str, str]:
