@@ -32,14 +32,9 @@ def register(registry, fn):
     return fn
 '''
 
-FIXED = '''\
-def register(registry, fn):
-    """Add ``fn`` to ``registry`` under its name."""
-    if not callable(fn):
-        raise TypeError(f"{fn!r} is not callable")
-    registry[fn.__name__] = fn
-    return fn
-'''
+FIXED = MADE_UP.removeprefix("from .errors import HookError\n\n\n").replace(
+    "HookError", "TypeError"
+)
 
 
 def test_an_import_from_a_missing_module_goes_back_and_is_never_committed(

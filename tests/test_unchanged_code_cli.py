@@ -21,51 +21,30 @@ HELPERS = "".join(
     for n in range(12)
 )
 
-ZONES = (
-    '''import datetime as dt
-
-
-def fixed_timezone(offset):
+TIMEZONE = '''def fixed_timezone(offset):
     """Return a tzinfo with a fixed offset from UTC, in minutes."""
     sign = "-" if offset < 0 else "+"
     hhmm = "%02d%02d" % divmod(abs(offset), 60)
     return dt.timezone(dt.timedelta(minutes=offset), sign + hhmm)
+'''
 
-
-def from_rfc(text):
+FROM_RFC = '''def from_rfc(text):
     """Parse an RFC 822 date."""
     return text
 '''
-    + HELPERS
-)
+
+ZONES = f"import datetime as dt\n\n\n{TIMEZONE}\n\n{FROM_RFC}{HELPERS}"
 
 # The function as it was, and another with only its docstring changed.
-UNCHANGED = '''zones.py
-```python
-def fixed_timezone(offset):
-    """Return a tzinfo with a fixed offset from UTC, in minutes."""
-    sign = "-" if offset < 0 else "+"
-    hhmm = "%02d%02d" % divmod(abs(offset), 60)
-    return dt.timezone(dt.timedelta(minutes=offset), sign + hhmm)
+REFLOWED = FROM_RFC.replace("an RFC 822 date", "an RFC 822 formatted date string")
+UNCHANGED = f"zones.py\n```python\n{TIMEZONE}\n\n{REFLOWED}```\n"
 
-
-def from_rfc(text):
-    """Parse an RFC 822 formatted date string."""
-    return text
-```
-'''
-
-FIXED = '''zones.py
-```python
-def fixed_timezone(offset):
-    """Return a tzinfo with a fixed offset from UTC, in minutes."""
-    if abs(offset) >= 24 * 60:
+GUARD = """    if abs(offset) >= 24 * 60:
         raise ValueError("the offset must be under 24 hours")
-    sign = "-" if offset < 0 else "+"
-    hhmm = "%02d%02d" % divmod(abs(offset), 60)
-    return dt.timezone(dt.timedelta(minutes=offset), sign + hhmm)
-```
-'''
+"""
+FIXED = (
+    "zones.py\n```python\n" + TIMEZONE.replace('minutes."""\n', f'minutes."""\n{GUARD}') + "```\n"
+)
 
 
 def test_an_answer_changing_no_code_is_asked_again_with_only_what_it_chose(
