@@ -39,7 +39,7 @@ PYTEST = "python3 -m pytest -q --tb=short -rfE -p no:cacheprovider --continue-on
 # pytest's exit code for a command line it cannot use. The usual cause is the project's own
 # ``addopts`` naming options of plugins this environment lacks (``--asyncio-mode``, ``--cov``,
 # ``-n auto``: tqdm's suite exits so where pytest-asyncio is not installed, before running any
-# of its 150 tests). The base is then run once more with ``addopts`` cleared; the tests, not
+# of its 154 tests). The base is then run once more with ``addopts`` cleared; the tests, not
 # the options, are what judges a result.
 USAGE_ERROR = 4
 WITHOUT_ADDOPTS = f"{PYTEST} -o addopts="
