@@ -12,6 +12,7 @@ undefined, is the repository's own business. Pure functions on text.
 from __future__ import annotations
 
 import ast
+import functools
 import posixpath
 import sys
 from collections import Counter
@@ -585,6 +586,7 @@ def _missing_imports(
     were already broken before the edit are not counted."""
     paths, read = source
     problems = []
+    stems = functools.cache(lambda: _module_stems(paths))
     for path, text in after.items():
         if text is None or not path.endswith(".py"):
             continue
@@ -608,9 +610,11 @@ def _missing_imports(
                     )
                 )
         gone = (
-            {dotted for dotted, _ in _absent_modules(path, old_tree, paths)} if old_tree else set()
+            {dotted for dotted, _ in _absent_modules(path, old_tree, paths, stems)}
+            if old_tree
+            else set()
         )
-        for dotted, line in _absent_modules(path, tree, paths):
+        for dotted, line in _absent_modules(path, tree, paths, stems):
             if dotted not in gone:
                 problems.append(
                     Problem(
@@ -625,7 +629,7 @@ def _missing_imports(
 
 
 def _absent_modules(
-    importer: str, tree: ast.Module, paths: Collection[str]
+    importer: str, tree: ast.Module, paths: Collection[str], stems: Callable[[], set[str]]
 ) -> list[tuple[str, int]]:
     """(module as written, line) of each ``from MODULE import ...`` that must be one of the
     repository's modules and is not there: a relative one (``from .hookspec import X``, which
@@ -633,7 +637,7 @@ def _absent_modules(
     at one import root (``from pluggy.hookspec import X``). Such an import fails whenever the
     file is imported. Imports inside ``try`` are left alone (an optional module, a compiled
     extension built at install); a file or folder of that name with any extension counts as
-    there."""
+    there (``stems``: those names, built once for all the edited files)."""
     guarded = {
         id(node)
         for block in ast.walk(tree)
@@ -650,9 +654,15 @@ def _absent_modules(
     ]
     if not wanted:
         return []
+    there = stems()
+    return [(written, line) for tail, written, line in wanted if tail not in there]
+
+
+def _module_stems(paths: Collection[str]) -> set[str]:
+    """Every path without its extension, and every folder: what a module name may be."""
     there = {path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path for path in paths}
     there |= {path.rsplit("/", i)[0] for path in paths for i in range(1, path.count("/") + 1)}
-    return [(written, line) for tail, written, line in wanted if tail not in there]
+    return there
 
 
 def _own_module(importer: str, node: ast.ImportFrom, paths: Collection[str]) -> str | None:
