@@ -499,3 +499,40 @@ def test_a_block_under_a_made_up_path_is_split_among_the_files_defining_it() -> 
     assert split_by_home("x.py", "class Task:\n    pass\n", "r", files) is None
     assert split_by_home("x.py", block + "\n\ndef new():\n    pass\n", "r", files) is None
     assert split_by_home("x.py", block, "move them into a new module", files) is None
+
+
+CACHES = """class Cache:
+    def __init__(self, maxsize):
+        self.maxsize = maxsize
+
+
+class LRUCache(Cache):
+    def __init__(self, maxsize):
+        Cache.__init__(self, maxsize)
+        self.order = []
+
+    def touch(self, key):
+        self.order.append(key)
+"""
+
+
+def test_a_method_alone_that_several_classes_have_goes_to_the_one_the_request_names() -> None:
+    block = (
+        "def __init__(self, maxsize):\n"
+        "    if maxsize < 0:\n"
+        "        raise ValueError(maxsize)\n"
+        "    self.maxsize = maxsize\n"
+    )
+    placed = place_definitions(CACHES, block, "Cache.__init__ should refuse a negative size")
+    assert placed.replaced == ["Cache.__init__"]
+    assert placed.text.startswith(
+        "class Cache:\n    def __init__(self, maxsize):\n        if maxsize < 0:\n"
+    )
+    assert placed.text.endswith(CACHES[CACHES.index("class LRUCache") :])
+    # the only class whose code knows what it uses, when the request names none
+    touching = "def __init__(self, maxsize):\n    self.order = [maxsize]\n"
+    placed = place_definitions(CACHES, touching, "start the order with the size")
+    assert placed.replaced == ["LRUCache.__init__"]
+    # neither tells: refused, never added as a function at module level
+    with pytest.raises(NotPlaceable, match=r"several classes of the file \(Cache, LRUCache\)"):
+        place_definitions(CACHES, "def __init__(self, maxsize):\n    print(maxsize)\n", "no size")

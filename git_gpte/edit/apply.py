@@ -107,6 +107,7 @@ def apply_reply(
     *,
     known_paths: Iterable[str] = (),
     seen_in_part: Mapping[str, str] | None = None,
+    request: str = "",
 ) -> ApplyResult:
     """Apply ``parsed`` to ``files`` (path -> current text) in memory.
 
@@ -114,11 +115,13 @@ def apply_reply(
     ``known_paths`` (all tracked paths) lets a bare ``events.py`` resolve to ``asyncio/events.py``.
     ``seen_in_part`` maps the files the model was shown only in part to what it saw ("lines
     10-40"): a whole-file block for one of them is refused (it would delete the rest).
+    ``request`` helps place a Python block by its definitions (see
+    :func:`~git_gpte.edit.definitions.place_definitions`).
     """
     bad = unsafe_paths(parsed)
     if bad:
         raise UnsafePathError("unsafe path(s) in the reply, nothing applied: " + "; ".join(bad))
-    working = _WorkingFiles(files, list(known_paths), seen_in_part or {})
+    working = _WorkingFiles(files, list(known_paths), seen_in_part or {}, request)
     reports = [report for edit in parsed.edits for report in working.apply(edit)]
     return ApplyResult(
         files=working.changed(),
@@ -212,9 +215,14 @@ class _WorkingFiles:
     """
 
     def __init__(
-        self, files: Mapping[str, str], known_paths: list[str], seen_in_part: Mapping[str, str]
+        self,
+        files: Mapping[str, str],
+        known_paths: list[str],
+        seen_in_part: Mapping[str, str],
+        request: str = "",
     ) -> None:
         self.files = files
+        self.request = request
         self.known_paths = known_paths
         self.seen_in_part = seen_in_part
         self.texts: dict[str, str | None] = {}
@@ -399,7 +407,7 @@ class _WorkingFiles:
             return target.refuse(why or "only Python files can be changed by their definitions")
         content = _match_style(target.edit.content or "", current)
         try:
-            placed = place_definitions(current, content)
+            placed = place_definitions(current, content, self.request)
         except NotPlaceable as err:
             return target.refuse(f"{why} ({err})" if why else str(err))
         self.texts[path] = placed.text

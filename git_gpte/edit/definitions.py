@@ -66,9 +66,10 @@ class _Edit:
     header: bool = False  # an import or module-level name inserted after the imports
 
 
-def place_definitions(current: str, block: str) -> Placed:
+def place_definitions(current: str, block: str, request: str = "") -> Placed:
     """``current`` with the definitions of ``block`` in place (see the module docstring);
-    raises :class:`NotPlaceable`."""
+    raises :class:`NotPlaceable`. ``request`` tells which class a method written alone
+    belongs to when several classes have a method of its name (see :func:`_owner_by_request`)."""
     try:
         tree = ast.parse(current)
     except (SyntaxError, ValueError) as err:
@@ -79,7 +80,7 @@ def place_definitions(current: str, block: str) -> Placed:
     lines = current.split("\n")
     edits: list[_Edit] = []
     for node in code.tree.body:
-        edits.extend(_place(node, code, tree, lines, placed))
+        edits.extend(_place(node, code, tree, lines, placed, request))
     if not placed.replaced and not placed.added:
         if code.tree.body and not edits and _all_copied(code, tree, lines):
             return placed  # the file's own code, copied: nothing to place, nothing lost
@@ -283,14 +284,19 @@ def _source(node: ast.stmt, lines: list[str]) -> list[str]:
 
 
 def _place(
-    node: ast.stmt, code: _Block, tree: ast.Module, lines: list[str], placed: Placed
+    node: ast.stmt,
+    code: _Block,
+    tree: ast.Module,
+    lines: list[str],
+    placed: Placed,
+    request: str = "",
 ) -> list[_Edit]:
     """Where one top-level statement of the block goes in the file."""
     block = code.lines
     if _copied(node, block, tree, lines):
         return []  # copied as it is
     if isinstance(node, _DEF):
-        return _place_definition(node, code, tree, lines, placed)
+        return _place_definition(node, code, tree, lines, placed, request)
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         placed.added.append(f"`{ast.unparse(node)}`")
         at = _after_imports(tree)
@@ -325,6 +331,7 @@ def _place_definition(
     tree: ast.Module,
     lines: list[str],
     placed: Placed,
+    request: str = "",
 ) -> list[_Edit]:
     block = code.lines
     _refuse_stub(node, tree)
@@ -347,6 +354,8 @@ def _place_definition(
         start, end = span(target)
         return [_Edit(start, end, _source(node, block))]
     owners = [n for n in tree.body if isinstance(n, ast.ClassDef) and node.name in _members(n)]
+    if not isinstance(node, ast.ClassDef) and len(owners) > 1 and _takes_self(node):
+        owners = _owner_by_request(owners, node, request)
     if not isinstance(node, ast.ClassDef) and len(owners) == 1:
         # A method written alone, without its class line.
         member = _member(owners[0], node.name)
@@ -407,6 +416,29 @@ def methods_home(before: str, after: str) -> tuple[str, list[str]] | None:
     return moved, names
 
 
+def _owner_by_request(
+    owners: list[ast.ClassDef], node: ast.FunctionDef | ast.AsyncFunctionDef, request: str
+) -> list[ast.ClassDef]:
+    """The one class of ``owners`` (several, each with a method named as ``node``, which
+    takes ``self``) that ``node`` is written for: the only one the request names, or else
+    the only one whose code knows every ``self.attribute`` it uses. Raises
+    :class:`NotPlaceable` when neither tells: at module level the function would be one
+    nobody calls. Seen: asked that ``Cache.__init__`` refuse a negative size, the 1.5B model
+    wrote ``def __init__(self, maxsize, ...)`` alone, in a module of seven classes with an
+    ``__init__``, and it was added as a function at the module's end."""
+    named = [c for c in owners if re.search(rf"(?<!\w){re.escape(c.name)}\b", request)]
+    if len(named) == 1:
+        return named
+    knowing = _knowing(owners, node)
+    if len(knowing) == 1:
+        return knowing
+    classes = ", ".join(c.name for c in owners[:4]) + (", ..." if len(owners) > 4 else "")
+    raise NotPlaceable(
+        f"{node.name}(self, ...) is a method of several classes of the file ({classes}): "
+        "write it under its class line"
+    )
+
+
 def _owner_of_method(node: ast.stmt, tree: ast.Module) -> ast.ClassDef | None:
     """The class a new function taking ``self`` first belongs to: the file's only class, or
     the only one whose code knows every ``self.attribute`` the function uses. None for
@@ -419,9 +451,15 @@ def _owner_of_method(node: ast.stmt, tree: ast.Module) -> ast.ClassDef | None:
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     if len(classes) <= 1:
         return classes[0] if classes else None
-    used = _self_attributes(node)
-    knowing = [c for c in classes if used and used <= _self_attributes(c) | _members(c)]
+    knowing = _knowing(classes, node)
     return knowing[0] if len(knowing) == 1 else None
+
+
+def _knowing(classes: list[ast.ClassDef], node: ast.AST) -> list[ast.ClassDef]:
+    """The classes whose code knows every ``self.attribute`` ``node`` uses (none when it uses
+    none)."""
+    used = _self_attributes(node)
+    return [c for c in classes if used and used <= _self_attributes(c) | _members(c)]
 
 
 def _self_attributes(node: ast.AST) -> set[str]:

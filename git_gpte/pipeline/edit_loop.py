@@ -944,7 +944,7 @@ class _Loop:
                 continue
             if edit.path.endswith(".py"):
                 try:
-                    place_definitions(current, edit.content or "")
+                    place_definitions(current, edit.content or "", self.plan.instruction)
                 except NotPlaceable:
                     pass
                 else:
@@ -960,7 +960,13 @@ class _Loop:
 
         files = self.files
         earlier = dict(files.changes)
-        result = apply_reply(files, parsed, known_paths=self.known, seen_in_part=self.seen_in_part)
+        result = apply_reply(
+            files,
+            parsed,
+            known_paths=self.known,
+            seen_in_part=self.seen_in_part,
+            request=self.plan.instruction,
+        )
         self.edited.reports.extend(result.reports)
         for report in result.reports:
             self.console.detail(report.one_line())
