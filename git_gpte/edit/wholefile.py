@@ -863,7 +863,7 @@ def keep_docstrings(before: str, after: str, request: str = "") -> Repair | None
     if old_tree is None or new_tree is None:
         return None
     old_lines, lines = before.split("\n"), after.split("\n")
-    olds, news = _by_qualified_name(old_tree), _by_qualified_name(new_tree)
+    olds, news = by_qualified_name(old_tree), by_qualified_name(new_tree)
     inserts: list[tuple[int, list[str]]] = []
     names: list[str] = []
     for name, new in news.items():
@@ -894,8 +894,8 @@ def keep_returns(before: str, after: str, request: str = "") -> Repair | None:
     module = defined_names(after) | set(dir(builtins))
     inserts: list[tuple[int, list[str]]] = []
     names: list[str] = []
-    for name, new in _by_qualified_name(new_tree).items():
-        old = _by_qualified_name(old_tree).get(name)
+    for name, new in by_qualified_name(new_tree).items():
+        old = by_qualified_name(old_tree).get(name)
         if isinstance(new, ast.ClassDef) or not isinstance(old, _FUNCTIONS):
             continue
         last = old.body[-1]
@@ -932,8 +932,8 @@ def return_out_of_block(before: str, after: str, request: str = "") -> Repair | 
         return None
     lines = after.split("\n")
     names: list[str] = []
-    old_functions = _by_qualified_name(old_tree)
-    for name, new in sorted(_by_qualified_name(new_tree).items(), key=lambda i: -i[1].lineno):
+    old_functions = by_qualified_name(old_tree)
+    for name, new in sorted(by_qualified_name(new_tree).items(), key=lambda i: -i[1].lineno):
         old = old_functions.get(name)
         if not isinstance(new, _FUNCTIONS) or not isinstance(old, _FUNCTIONS):
             continue
@@ -1071,7 +1071,7 @@ def _bound_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return {a.arg for a in params} | stored
 
 
-def _by_qualified_name(
+def by_qualified_name(
     tree: ast.Module,
 ) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
     """Top-level functions and classes and their methods, by ``name`` / ``Class.name`` (a name

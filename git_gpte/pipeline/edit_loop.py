@@ -997,7 +997,9 @@ class _Loop:
         """What rewritten files lost in copying and nobody asked to change, given back: trailing
         white space, and the docstrings and last return values of Python definitions (see
         :func:`git_gpte.edit.wholefile.keep_trailing_space`, ``keep_docstrings``,
-        ``keep_returns`` and ``return_out_of_block``), each said as a correction."""
+        ``keep_returns`` and ``return_out_of_block``), and old bodies left out (see
+        :mod:`git_gpte.edit.oldbody`), each said as a correction."""
+        from ..edit.oldbody import inline_self_calls, keep_body_after_guards
         from ..edit.wholefile import (
             keep_comment_rulers,
             keep_continuation_indent,
@@ -1018,6 +1020,8 @@ class _Loop:
                     keep_docstrings,
                     keep_comment_rulers,
                     keep_continuation_indent,
+                    keep_body_after_guards,
+                    inline_self_calls,
                     keep_returns,
                     return_out_of_block,
                 ]

@@ -1,0 +1,217 @@
+"""A rewritten function's old body, where the answer left it out but plainly meant it.
+
+Asked to add a check to a function of a long module, the 1.5B model often writes only what it
+adds: the ``def`` line, the docstring and the new ``if ...: raise`` (more-itertools'
+``chunked``), or the check followed by a call of the function itself with its own parameters,
+the way one calls the code one wraps (cachetools' ``Cache.__init__`` ending in
+``Cache.__init__(self, maxsize, getsizeof)``). Placed as written, the first loses everything
+the function did and the second never returns; the retries, shown the failing tests, write the
+same. In both, the old body is what the answer stands for, and it is put back there. Pure
+functions on text.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from .wholefile import Repair, by_qualified_name
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+# What a repair looks for in a rewritten function (its qualified name, the new version, the
+# old one): the span of the new text's lines (0-based, end excluded) to replace with the old
+# body, or None.
+_Finder = Callable[[str, _Function, _Function], "tuple[int, int] | None"]
+
+
+def keep_body_after_guards(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with the old body of each function put back after the checks its new version
+    is made of: the new body (past its docstring) holds only ``if ...: raise ...`` statements
+    and ``assert``s, and none of the old body's statements. A function that does nothing but
+    refuse its input is never what a request to refuse some input asks for."""
+    del request  # the shape of the answer says it; the request's words add nothing
+    return _repaired(before, after, _guards_only, "the body after the new checks")
+
+
+def inline_self_calls(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with a function's call of itself, with its own parameters as they came, put
+    back as the old body it stands for: the call is a statement of the function's own body
+    (``f(x)``, ``return f(x)``, ``Class.m(self, x)``, ``self.m(x)``), its last one or one
+    before which the old body returns nowhere. Such a call would recurse without end."""
+    del request
+    return _repaired(before, after, _self_call, "the body the call of itself stood for")
+
+
+def _repaired(before: str, after: str, find: _Finder, what: str) -> Repair | None:
+    """``after`` with, for each function ``find`` points at, the statements it names (a span
+    of the new body's lines) replaced by the old body, re-indented."""
+    try:
+        old_tree, new_tree = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    old_lines, lines = before.split("\n"), after.split("\n")
+    old_functions = by_qualified_name(old_tree)
+    edits: list[tuple[int, int, list[str]]] = []
+    names: list[str] = []
+    for name, new in by_qualified_name(new_tree).items():
+        old = old_functions.get(name)
+        if not isinstance(new, _FUNCTIONS) or not isinstance(old, _FUNCTIONS):
+            continue
+        body = _statements(old)
+        found = find(name, new, old) if body else None
+        if found is None:
+            continue
+        start, end = found
+        indent = _indent(lines[new.body[0].lineno - 1])
+        moved = _old_body(old_lines, body, indent)
+        if moved is None:
+            continue
+        edits.append((start, end, moved))
+        names.append(name)
+    if not edits:
+        return None
+    for start, end, text in sorted(edits, reverse=True):
+        lines[start:end] = text
+    repaired = "\n".join(lines)
+    try:
+        ast.parse(repaired)
+    except (SyntaxError, ValueError):
+        return None
+    return Repair(repaired, f"put back {what}: {', '.join(sorted(names))}")
+
+
+def _guards_only(name: str, new: _Function, old: _Function) -> tuple[int, int] | None:
+    del name
+    body, was = _statements(new), _statements(old)
+    if not body or not all(_is_guard(statement) for statement in body):
+        return None
+    if all(_is_guard(statement) for statement in was):
+        return None  # the old one only checked too: nothing was left out
+    kept = {ast.dump(statement) for statement in body}
+    if any(ast.dump(statement) in kept for statement in was):
+        return None
+    end = body[-1].end_lineno or body[-1].lineno
+    return end, end  # after the last check
+
+
+def _self_call(name: str, new: _Function, old: _Function) -> tuple[int, int] | None:
+    if _parameters(new) != _parameters(old):
+        return None
+    body = _statements(new)
+    for at, statement in enumerate(body):
+        if not _calls_itself(statement, name, new):
+            continue
+        last = at == len(body) - 1
+        if not last and any(isinstance(n, ast.Return) for n in _own_walk(old)):
+            return None  # the old body's returns would end the new one early
+        return statement.lineno - 1, statement.end_lineno or statement.lineno
+    return None
+
+
+def _calls_itself(statement: ast.stmt, name: str, function: _Function) -> bool:
+    """Whether ``statement`` is ``f(params)`` or ``return f(params)`` for the function
+    ``name`` itself (``Class.m(self, ...)`` and ``self.m(...)`` for a method), passing its
+    parameters as they came, in order."""
+    if not isinstance(statement, (ast.Expr, ast.Return)):
+        return False
+    call = statement.value
+    if not isinstance(call, ast.Call):
+        return False
+    callee, passed = call.func, _passed(call)
+    if passed is None:
+        return False
+    own = name.rsplit(".", 1)
+    if isinstance(callee, ast.Name) and len(own) == 1:
+        return callee.id == name and passed == _parameters(function)
+    if not isinstance(callee, ast.Attribute) or len(own) != 2 or callee.attr != own[1]:
+        return False
+    if not isinstance(callee.value, ast.Name):
+        return False
+    if callee.value.id == own[0]:
+        return passed == _parameters(function)
+    return callee.value.id == "self" and ["self", *passed] == _parameters(function)
+
+
+def _passed(call: ast.Call) -> list[str] | None:
+    """The names a call passes, in order (``*args`` and ``**kw`` as ``*args``, ``**kw``;
+    ``k=k`` as ``k``); None when it passes anything but names so."""
+    names: list[str] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Name):
+            names.append(arg.id)
+        elif isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name):
+            names.append("*" + arg.value.id)
+        else:
+            return None
+    for keyword in call.keywords:
+        if not isinstance(keyword.value, ast.Name):
+            return None
+        if keyword.arg is None:
+            names.append("**" + keyword.value.id)
+        elif keyword.arg == keyword.value.id:
+            names.append(keyword.arg)
+        else:
+            return None
+    return names
+
+
+def _parameters(function: _Function) -> list[str]:
+    arguments = function.args
+    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if arguments.vararg is not None:
+        names.append("*" + arguments.vararg.arg)
+    names += [a.arg for a in arguments.kwonlyargs]
+    if arguments.kwarg is not None:
+        names.append("**" + arguments.kwarg.arg)
+    return names
+
+
+def _is_guard(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Assert):
+        return True
+    return (
+        isinstance(statement, ast.If)
+        and not statement.orelse
+        and isinstance(statement.body[-1], ast.Raise)
+    )
+
+
+def _statements(function: _Function) -> list[ast.stmt]:
+    """The function's body past its docstring."""
+    has_docstring = ast.get_docstring(function, clean=False) is not None
+    return function.body[1:] if has_docstring else function.body
+
+
+def _own_walk(function: _Function) -> list[ast.AST]:
+    """The nodes of the function's body, not those of the functions and classes it defines."""
+    found: list[ast.AST] = []
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if not isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _old_body(old_lines: list[str], body: list[ast.stmt], indent: str) -> list[str] | None:
+    """The old body's lines (comments among them too), re-indented to ``indent``; None when
+    that would change a string spanning lines."""
+    start, end = body[0].lineno - 1, body[-1].end_lineno or body[-1].lineno
+    while start and old_lines[start - 1].lstrip().startswith("#"):
+        start -= 1  # the comments that open it
+    was = _indent(old_lines[start])
+    if was != indent and any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) and n.end_lineno != n.lineno
+        for statement in body
+        for n in ast.walk(statement)
+    ):
+        return None
+    return [
+        indent + line[len(was) :] if line.startswith(was) else line for line in old_lines[start:end]
+    ]
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]

@@ -1,0 +1,81 @@
+"""A rewritten function's old body put back where the answer meant it (git_gpte.edit.oldbody)."""
+
+from __future__ import annotations
+
+from git_gpte.edit.oldbody import inline_self_calls, keep_body_after_guards
+
+CHUNKS = '''def chunked(items, n):
+    """Lists of n items."""
+    # the last one may be shorter
+    out = [items[i : i + n] for i in range(0, len(items), n)]
+    if out and len(out[-1]) < n:
+        return out
+    else:
+        return out
+
+
+class Cache:
+    def __init__(self, maxsize, getsizeof=None):
+        self.maxsize = maxsize
+        self.getsizeof = getsizeof
+'''
+
+
+def test_a_function_written_as_its_new_checks_alone_keeps_its_old_body_after_them() -> None:
+    guard = "    if n == 0:\n        raise ValueError('n must be at least 1')\n"
+    docstring = '    """Lists of n items."""\n'
+    written = CHUNKS.replace(docstring, docstring + guard)
+    start, end = written.index("    # the last"), written.index("\n\nclass Cache")
+    written = written[:start] + written[end:]
+    repair = keep_body_after_guards(CHUNKS, written)
+    assert repair is not None and repair.detail.endswith("after the new checks: chunked")
+    assert repair.text == CHUNKS.replace("    # the last", guard + "    # the last")
+    # the old body there, a check that also has the old body, or a function that only checked
+    # before: nothing to put back
+    assert keep_body_after_guards(CHUNKS, repair.text) is None
+    checks = "def check(n):\n    if n < 0:\n        raise ValueError(n)\n"
+    stricter = checks.replace("n < 0", "n <= 0")
+    assert keep_body_after_guards(checks, stricter) is None
+
+
+def test_a_call_of_the_function_itself_with_its_own_parameters_is_its_old_body() -> None:
+    wrapper = (
+        "    def __init__(self, maxsize, getsizeof=None):\n"
+        "        if maxsize < 0:\n"
+        "            raise ValueError('maxsize must be non-negative')\n"
+        "        Cache.__init__(self, maxsize, getsizeof)\n"
+    )
+    old = CHUNKS[CHUNKS.index("    def __init__") :]
+    written = CHUNKS.replace(old, wrapper)
+    repair = inline_self_calls(CHUNKS, written)
+    assert repair is not None and repair.detail.endswith("stood for: Cache.__init__")
+    assert repair.text == CHUNKS.replace(
+        "        self.maxsize = maxsize\n",
+        "        if maxsize < 0:\n"
+        "            raise ValueError('maxsize must be non-negative')\n"
+        "        self.maxsize = maxsize\n",
+    )
+    # self.method(...) and return f(...) too
+    assert inline_self_calls(CHUNKS, written.replace("Cache.__init__(self, ", "self.__init__("))
+    returned = CHUNKS.replace(
+        '    """Lists of n items."""\n',
+        '    """Lists of n items."""\n    if n < 1:\n        raise ValueError(n)\n'
+        "    return chunked(items, n)\n",
+    )
+    start, end = returned.index("    # the last"), returned.index("\n\nclass Cache")
+    repair = inline_self_calls(CHUNKS, returned[:start] + returned[end:])
+    assert repair is not None and "    if n < 1:\n" in repair.text
+    assert repair.text.count("return out") == 2 and "return chunked" not in repair.text
+
+
+def test_a_call_of_itself_that_is_real_recursion_is_left_alone() -> None:
+    recursive = "def walk(node):\n    for child in node:\n        walk(child)\n"
+    more = recursive.replace("walk(child)", "walk(child)\n    print(node)")
+    assert inline_self_calls(recursive, more) is None  # other arguments
+    halving = "def half(n):\n    return n // 2\n"
+    early = "def half(n):\n    half(n)\n    return n\n"
+    assert inline_self_calls(halving, early) is None  # the old body returns before the end
+    super_call = CHUNKS.replace(
+        "        self.maxsize = maxsize\n", "        super().__init__(self, maxsize)\n"
+    )
+    assert inline_self_calls(CHUNKS, super_call) is None  # the parent's, not its own

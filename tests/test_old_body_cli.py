@@ -1,0 +1,96 @@
+"""Answers that write only what they add to a function, through ``git gpte improve``.
+
+Seen with the 1.5B model on real projects: asked that more-itertools' ``chunked`` refuse
+``n == 0``, it wrote the ``def`` line, the docstring and the new check, and nothing of the
+body; asked that cachetools' ``Cache.__init__`` refuse a negative size, it wrote
+``def __init__(self, maxsize, getsizeof=None)`` alone (the module has seven classes with an
+``__init__``), the check, and then ``Cache.__init__(self, maxsize, getsizeof)``. Each answer
+came back the same on every retry, and each run ended with nothing useful.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import git, make_repo
+from tests.helpers.llm_server import LLMServer, self_hosted_env
+
+CHUNKS = '''"""Splitting iterables."""
+
+
+def chunked(items, n):
+    """Lists of n items; the last one may be shorter."""
+    out = []
+    for start in range(0, len(items), n):
+        out.append(items[start : start + n])
+    return out
+
+
+class Cache:
+    def __init__(self, maxsize, getsizeof=None):
+        self.maxsize = maxsize
+        self.getsizeof = getsizeof
+
+
+class LRUCache(Cache):
+    def __init__(self, maxsize, getsizeof=None):
+        Cache.__init__(self, maxsize, getsizeof)
+        self.order = []
+'''
+
+TESTS = """from chunks import Cache, LRUCache, chunked
+
+
+def test_chunked():
+    assert chunked([1, 2, 3], 2) == [[1, 2], [3]]
+
+
+def test_caches():
+    assert Cache(2).maxsize == 2 and LRUCache(3).order == []
+"""
+
+CHECK = "if n == 0:\n        raise ValueError('n must be at least 1')\n"
+GUARD_ONLY = (
+    "chunks.py\n```python\ndef chunked(items, n):\n"
+    '    """Lists of n items; the last one may be shorter."""\n'
+    f"    {CHECK}```\n"
+)
+SIZE_CHECK = "if maxsize < 0:\n            raise ValueError('maxsize must be non-negative')\n"
+WRAPPER = (
+    "chunks.py\n```python\ndef __init__(self, maxsize, getsizeof=None):\n"
+    + f"    {SIZE_CHECK.replace('    ', '', 1)}"
+    + "    Cache.__init__(self, maxsize, getsizeof)\n```\n"
+)
+
+
+def _improve(tmp_path: Path, llm_server: LLMServer, request: str, answer: str) -> str:
+    repo = make_repo(tmp_path / "r", {"chunks.py": CHUNKS, "test_chunks.py": TESTS})
+    llm_server.queue(answer, answer, answer)
+    done = run_gpte(
+        "improve", request, "--json", "--edit-format", "definitions", "--no-probe",
+        "--check", "python -m pytest -q -p no:cacheprovider",
+        cwd=repo, env=self_hosted_env(llm_server), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert len(llm_server.requests) == 1  # placed right the first time: no retry
+    return git(repo, "show", f"{json.loads(done.stdout)['branch']}:chunks.py")
+
+
+def test_a_function_written_as_its_new_check_alone_keeps_its_body(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    request = "chunked should raise ValueError when n is 0"
+    result = _improve(tmp_path, llm_server, request, GUARD_ONLY)
+    assert result == CHUNKS.replace("    out = []\n", f"    {CHECK}    out = []\n")
+
+
+def test_a_method_alone_calling_itself_goes_to_the_named_class_with_its_body(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    request = "Cache.__init__ should raise ValueError when maxsize is negative"
+    result = _improve(tmp_path, llm_server, request, WRAPPER)
+    assert result == CHUNKS.replace(
+        "        self.maxsize = maxsize\n", f"        {SIZE_CHECK}        self.maxsize = maxsize\n"
+    )
