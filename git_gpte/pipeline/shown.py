@@ -203,12 +203,20 @@ def whole_only(shown: Shown, budget: int, count: Callable[[str], int]) -> Shown:
     exactly when they were, and what is shown is always part of what was: given the budget
     freed, a ``test_store.py`` never shown before was, and the model began writing it out,
     then wrote its module as an elided excerpt, twice (inventory/low-stock-boundary, solved
-    before); without it, solved again (bench/solve.py)."""
+    before); without it, solved again (bench/solve.py).
+
+    When the best-ranked file is too long to show whole, the plan asks for its definitions
+    (or diffs) instead, and ``shown`` is returned as it is: excerpts chosen for the budget.
+    Made whole, the files below it came on top of its excerpt, past the budget (cachetools:
+    a 4,096-token budget sent as ~8,100 tokens, 210 s of reading for the 1.5B model)."""
+    ranked = by_rank(shown)
+    if ranked and not ranked[0].whole and count(ranked[0].text) > budget:
+        return shown
     out = Shown(selection=shown.selection, skipped=dict(shown.skipped))
     spent = 0
     dropped: list[str] = []
     unpointed: list[str] = []
-    for n, part in enumerate(by_rank(shown)):
+    for n, part in enumerate(ranked):
         cost = count(part.text)
         if spent + cost <= budget or (n == 0 and part.whole):
             spent += cost  # as if shown: what is left for the files below it stays as it was
@@ -216,8 +224,6 @@ def whole_only(shown: Shown, budget: int, count: Callable[[str], int]) -> Shown:
                 out.add(Part(part.path, part.text))
             else:
                 unpointed.append(part.path)
-        elif n == 0:
-            out.add(part)  # too long to show whole: the plan asks for diffs instead
         else:
             dropped.append(part.path)
     named = [f"{path}  (too long to show whole here)" for path in dropped]

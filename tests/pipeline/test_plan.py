@@ -100,3 +100,9 @@ def test_a_pinned_file_too_long_to_show_whole_is_named_in_the_map() -> None:
     assert list(sent.parts) == ["app.py"]
     assert "big.py  (too long to show whole here)" in sent.map_text
     assert sent.selection is not None and [e.path for e in sent.selection.map] == ["big.py"]
+    # the best-ranked file too long to show whole: the excerpts stand as chosen for the budget
+    # (made whole, the files below it came on top of its excerpt, past the budget)
+    big = Pick("big.py", "0" * 40, False, ((1, 5),), 10, 2.0, ("named",), 2, 600, pointed=True)
+    shown.selection = ContextSelection("0" * 40, "fix big", 100, (big, top), (), {}, 2)
+    sent = whole_only(shown, 50, lambda text: len(text) // 4)
+    assert sent is shown and not sent.parts["big.py"].whole
