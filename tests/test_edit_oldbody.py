@@ -33,6 +33,16 @@ def test_a_function_written_as_its_new_checks_alone_keeps_its_old_body_after_the
     # the old body there, a check that also has the old body, or a function that only checked
     # before: nothing to put back
     assert keep_body_after_guards(CHUNKS, repair.text) is None
+    # the checks and the old body's end, its first lines lost: the body whole after them
+    size_check = "        if maxsize < 0:\n            raise ValueError(maxsize)\n"
+    lost_head = CHUNKS.replace("        self.maxsize = maxsize\n", size_check)
+    repair = keep_body_after_guards(CHUNKS, lost_head)
+    assert repair is not None and repair.detail.endswith(": Cache.__init__")
+    assert repair.text == CHUNKS.replace(
+        "        self.maxsize", size_check + "        self.maxsize"
+    )
+    own_end = lost_head.replace("self.getsizeof = getsizeof", "self.getsizeof = None")
+    assert keep_body_after_guards(CHUNKS, own_end) is None  # not the old body's end
     checks = "def check(n):\n    if n < 0:\n        raise ValueError(n)\n"
     stricter = checks.replace("n < 0", "n <= 0")
     assert keep_body_after_guards(checks, stricter) is None

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import git, make_repo
 from tests.helpers.llm_server import LLMServer, self_hosted_env
@@ -86,11 +88,20 @@ def test_a_function_written_as_its_new_check_alone_keeps_its_body(
     assert result == CHUNKS.replace("    out = []\n", f"    {CHECK}    out = []\n")
 
 
-def test_a_method_alone_calling_itself_goes_to_the_named_class_with_its_body(
-    tmp_path: Path, llm_server: LLMServer
+# The same model's next answer to it: placed in the right class, the check and the end of the
+# body, its first lines lost.
+LOST_HEAD = (
+    "chunks.py\n```python\nclass Cache:\n    def __init__(self, maxsize, getsizeof=None):\n"
+    f"        {SIZE_CHECK}        self.getsizeof = getsizeof\n```\n"
+)
+
+
+@pytest.mark.parametrize("answer", [WRAPPER, LOST_HEAD], ids=["calls-itself", "lost-head"])
+def test_a_method_calling_itself_or_losing_its_head_keeps_its_body(
+    tmp_path: Path, llm_server: LLMServer, answer: str
 ) -> None:
     request = "Cache.__init__ should raise ValueError when maxsize is negative"
-    result = _improve(tmp_path, llm_server, request, WRAPPER)
+    result = _improve(tmp_path, llm_server, request, answer)
     assert result == CHUNKS.replace(
         "        self.maxsize = maxsize\n", f"        {SIZE_CHECK}        self.maxsize = maxsize\n"
     )

@@ -2,7 +2,8 @@
 
 Asked to add a check to a function of a long module, the 1.5B model often writes only what it
 adds: the ``def`` line, the docstring and the new ``if ...: raise`` (more-itertools'
-``chunked``), or the check followed by a call of the function itself with its own parameters,
+``chunked``; or those and the body's end, its first lines lost: cachetools' ``Cache.__init__``),
+or the check followed by a call of the function itself with its own parameters,
 the way one calls the code one wraps (cachetools' ``Cache.__init__`` ending in
 ``Cache.__init__(self, maxsize, getsizeof)``). Placed as written, the first loses everything
 the function did and the second never returns; the retries, shown the failing tests, write the
@@ -27,9 +28,11 @@ _Finder = Callable[[str, _Function, _Function], "tuple[int, int] | None"]
 
 def keep_body_after_guards(before: str, after: str, request: str = "") -> Repair | None:
     """``after`` with the old body of each function put back after the checks its new version
-    is made of: the new body (past its docstring) holds only ``if ...: raise ...`` statements
-    and ``assert``s, and none of the old body's statements. A function that does nothing but
-    refuse its input is never what a request to refuse some input asks for."""
+    begins with: the new body (past its docstring) is new ``if ...: raise ...`` statements and
+    ``assert``s, then the old body's last statements with its first ones lost (all of them,
+    in ``chunked``; the two lines keeping ``getsizeof``, in ``Cache.__init__``). A function
+    that does nothing but refuse its input, or that lost how it began, is never what a
+    request to refuse some input asks for."""
     del request  # the shape of the answer says it; the request's words add nothing
     return _repaired(before, after, _guards_only, "the body after the new checks")
 
@@ -84,15 +87,24 @@ def _repaired(before: str, after: str, find: _Finder, what: str) -> Repair | Non
 def _guards_only(name: str, new: _Function, old: _Function) -> tuple[int, int] | None:
     del name
     body, was = _statements(new), _statements(old)
-    if not body or not all(_is_guard(statement) for statement in body):
+    checks = 0
+    while checks < len(body) and _is_guard(body[checks]):
+        checks += 1
+    rest = body[checks:]
+    if not checks or len(rest) >= len(was):
         return None
     if all(_is_guard(statement) for statement in was):
         return None  # the old one only checked too: nothing was left out
-    kept = {ast.dump(statement) for statement in body}
-    if any(ast.dump(statement) in kept for statement in was):
+    if _dumps(rest) != _dumps(was[len(was) - len(rest) :]):
+        return None  # not the old body's end: a body of its own
+    if set(_dumps(body[:checks])) & set(_dumps(was)):
         return None
-    end = body[-1].end_lineno or body[-1].lineno
-    return end, end  # after the last check
+    end = body[checks - 1].end_lineno or body[checks - 1].lineno
+    return end, (rest[-1].end_lineno or rest[-1].lineno) if rest else end
+
+
+def _dumps(statements: list[ast.stmt]) -> list[str]:
+    return [ast.dump(statement) for statement in statements]
 
 
 def _self_call(name: str, new: _Function, old: _Function) -> tuple[int, int] | None:
