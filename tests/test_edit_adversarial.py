@@ -195,3 +195,20 @@ def test_a_whole_file_block_copying_a_neighbour_under_another_name_is_refused() 
     # a file of another folder is not what it copies
     del files["pkg/__init__.py"]
     assert run(files, f"pkg/report.py\n```python\n{copy}```\n").files
+
+
+def test_a_comment_of_the_file_that_reads_like_an_elision_is_its_code() -> None:
+    # more-itertools' intersperse has "# islice(..., 1, None) -> x_0, e, x_1, e, x_2..."; a
+    # block copying it was refused as leaving code out, on every retry.
+    comment = "    # islice(..., 1, None) -> x_0, e, x_1, e, x_2...\n"
+    others = "".join(f"\n\ndef other_{n}():\n    return {n}\n" for n in range(3))
+    src = f"def spread(items):\n{comment}    return items[1:]\n{others}"
+    whole = src.replace("items[1:]", "items[2:]")
+    r = run({"app.py": src}, f"app.py\n```python\n{whole}```\n")
+    assert r.files == {"app.py": whole}
+    one = f"app.py\n```python\ndef spread(items):\n{comment}    return items[2:]\n```\n"
+    r = run({"app.py": src}, one)
+    assert r.files == {"app.py": whole} and "replaced spread" in r.reports[0].detail
+    # one the file does not have still stands for code left out
+    r = run({"app.py": src}, one.replace("x_2...", "x_3..."))
+    assert r.files == {} and "leaves code out" in r.reports[0].detail

@@ -707,9 +707,10 @@ def _not_whole(content: str, current: str) -> str:
     line or none: writing that block would delete the rest of the file.
     """
     new_lines = content.split("\n")
+    own = {line.strip() for line in current.split("\n")}
     for line in new_lines:
         text = line.strip()
-        if text.startswith(_COMMENT_START) and _ELISION.search(text):
+        if text.startswith(_COMMENT_START) and _ELISION.search(text) and text not in own:
             return (
                 f"the block for the existing file has an elision line {text!r}: it is an excerpt, "
                 "not the whole file; send a diff, or the complete file"

@@ -75,7 +75,7 @@ def place_definitions(current: str, block: str, request: str = "") -> Placed:
     except (SyntaxError, ValueError) as err:
         raise NotPlaceable(f"the file does not parse ({err.__class__.__name__})") from None
     placed = Placed(current)
-    code = _parse_block(_unmarked(block, current, placed))
+    code = _parse_block(_unmarked(block, current, placed), _own_comments(current))
     code = _unwrapped(code, tree, placed)
     lines = current.split("\n")
     edits: list[_Edit] = []
@@ -145,7 +145,7 @@ def _unwrapped(code: _Block, tree: ast.Module, placed: Placed) -> _Block:
     lines = list(code.lines)
     for start, end, text in reversed(spans):
         lines[start:end] = text
-    return _parse_block("\n".join(lines))
+    return _parse_block("\n".join(lines), code.own)
 
 
 def _is_filler(node: ast.stmt) -> bool:
@@ -213,28 +213,38 @@ class _Block:
     # Classes with an elision line among their members ("# ... existing code"): only the
     # members the block holds are placed, never the class whole.
     elided: frozenset[str] = frozenset()
+    own: frozenset[str] = frozenset()  # the file's own comment lines (see _elided_classes)
 
 
-def _parse_block(block: str) -> _Block:
+def _parse_block(block: str, own: frozenset[str] = frozenset()) -> _Block:
     for text in (block, textwrap.dedent(block)):
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
             continue
         lines = text.split("\n")
-        return _Block(tree, lines, _elided_classes(lines))
+        return _Block(tree, lines, _elided_classes(lines, own), own)
     raise NotPlaceable("the block is not Python that parses")
 
 
-def _elided_classes(lines: list[str]) -> frozenset[str]:
+def _own_comments(text: str) -> frozenset[str]:
+    """The comment lines of ``text``, stripped: a block that copies one of them copies the
+    file's code, however much it reads like an elision (more-itertools' ``# islice(..., 1,
+    None) -> x_0, e, x_1, ...`` inside ``intersperse``)."""
+    return frozenset(line.strip() for line in text.split("\n") if line.lstrip().startswith("#"))
+
+
+def _elided_classes(lines: list[str], own: frozenset[str] = frozenset()) -> frozenset[str]:
     """The classes whose members an elision line stands between. An elision line between
     definitions (at the top level, or among a class's members) leaves nothing of theirs out:
     each definition the block holds is placed alone, and the rest of the file stays. One
     inside a function stands for code of that function, which the block then does not hold:
-    :class:`NotPlaceable`."""
+    :class:`NotPlaceable`. A comment line the file has (``own``) is none."""
     classes: set[str] = set()
     for number, line in enumerate(lines):
         if not _ELISION.search(line) or not line.lstrip().startswith("#"):
+            continue
+        if line.strip() in own:
             continue
         indent = len(line) - len(line.lstrip())
         if indent == 0:
