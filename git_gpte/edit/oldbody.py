@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .wholefile import Repair, by_qualified_name
+from .wholefile import Repair, by_qualified_name, own_nodes
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -115,7 +115,7 @@ def _self_call(name: str, new: _Function, old: _Function) -> tuple[int, int] | N
         if not _calls_itself(statement, name, new):
             continue
         last = at == len(body) - 1
-        if not last and any(isinstance(n, ast.Return) for n in _own_walk(old)):
+        if not last and any(isinstance(n, ast.Return) for n in own_nodes(old)):
             return None  # the old body's returns would end the new one early
         return statement.lineno - 1, statement.end_lineno or statement.lineno
     return None
@@ -193,18 +193,6 @@ def _statements(function: _Function) -> list[ast.stmt]:
     """The function's body past its docstring."""
     has_docstring = ast.get_docstring(function, clean=False) is not None
     return function.body[1:] if has_docstring else function.body
-
-
-def _own_walk(function: _Function) -> list[ast.AST]:
-    """The nodes of the function's body, not those of the functions and classes it defines."""
-    found: list[ast.AST] = []
-    todo: list[ast.AST] = list(function.body)
-    while todo:
-        node = todo.pop()
-        found.append(node)
-        if not isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
-            todo.extend(ast.iter_child_nodes(node))
-    return found
 
 
 def _old_body(old_lines: list[str], body: list[ast.stmt], indent: str) -> list[str] | None:

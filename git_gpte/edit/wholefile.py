@@ -1035,7 +1035,7 @@ def drop_new_tests(before: str, after: str) -> Repair | None:
     return Repair(repaired, f"took out the tests the reply added to a module: {said}")
 
 
-def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+def own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
     """The nodes of a function's body, not those of functions, lambdas or classes inside."""
     out: list[ast.AST] = []
     todo: list[ast.AST] = list(function.body)
@@ -1048,11 +1048,11 @@ def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST
 
 
 def _returns_value(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(isinstance(n, ast.Return) and n.value is not None for n in _own_nodes(function))
+    return any(isinstance(n, ast.Return) and n.value is not None for n in own_nodes(function))
 
 
 def _is_generator(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(function))
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(function))
 
 
 def _names_in(node: ast.AST) -> set[str]:
@@ -1065,7 +1065,7 @@ def _bound_in(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     params += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
     stored = {
         n.id
-        for n in _own_nodes(function)
+        for n in own_nodes(function)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
     return {a.arg for a in params} | stored
