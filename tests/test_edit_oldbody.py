@@ -43,6 +43,10 @@ def test_a_function_written_as_its_new_checks_alone_keeps_its_old_body_after_the
     )
     own_end = lost_head.replace("self.getsizeof = getsizeof", "self.getsizeof = None")
     assert keep_body_after_guards(CHUNKS, own_end) is None  # not the old body's end
+    # an old check the new one took the place of, before the same end: replaced, not lost
+    limits = "def limited(f, key):\n    if f():\n        raise RuntimeError(key)\n    return key\n"
+    optional = limits.replace("if f():", "if f() and key:")
+    assert keep_body_after_guards(limits, optional) is None
     checks = "def check(n):\n    if n < 0:\n        raise ValueError(n)\n"
     stricter = checks.replace("n < 0", "n <= 0")
     assert keep_body_after_guards(checks, stricter) is None

@@ -30,7 +30,8 @@ def keep_body_after_guards(before: str, after: str, request: str = "") -> Repair
     """``after`` with the old body of each function put back after the checks its new version
     begins with: the new body (past its docstring) is new ``if ...: raise ...`` statements and
     ``assert``s, then the old body's last statements with its first ones lost (all of them,
-    in ``chunked``; the two lines keeping ``getsizeof``, in ``Cache.__init__``). A function
+    in ``chunked``; the two lines keeping ``getsizeof``, in ``Cache.__init__``), none of them
+    a check (an old check followed by the same end was replaced, not lost). A function
     that does nothing but refuse its input, or that lost how it began, is never what a
     request to refuse some input asks for."""
     del request  # the shape of the answer says it; the request's words add nothing
@@ -97,6 +98,8 @@ def _guards_only(name: str, new: _Function, old: _Function) -> tuple[int, int] |
         return None  # the old one only checked too: nothing was left out
     if _dumps(rest) != _dumps(was[len(was) - len(rest) :]):
         return None  # not the old body's end: a body of its own
+    if rest and any(_is_guard(statement) for statement in was[: len(was) - len(rest)]):
+        return None  # an old check the new ones took the place of, not lines lost
     if set(_dumps(body[:checks])) & set(_dumps(was)):
         return None
     end = body[checks - 1].end_lineno or body[checks - 1].lineno
