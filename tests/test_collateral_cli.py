@@ -44,6 +44,7 @@ def test_area():
     assert Polygon([(0, 0), (2, 0), (2, 2), (0, 2)]).area == 4
 """
 
+AREA = "        return sum(a[0] * b[1] - b[0] * a[1] for a, b in self.edges()) / 2\n"
 FIXED = "        return abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in self.edges())) / 2\n"
 # The right fix of area, and centroid made a property on the way.
 ANSWER = (
@@ -106,3 +107,35 @@ def test_the_texts_with_a_definition_as_it_was() -> None:
     assert with_definition_as_was(SHAPES, undone, "Polygon.area") == SHAPES
     assert changed_definitions(SHAPES, "def broken(:\n") == []
     assert with_definition_as_was(SHAPES, after, "Polygon.perimeter") is None
+
+
+def test_a_definition_whose_wording_alone_changed_is_put_back() -> None:
+    from git_gpte.edit.revert import keep_unasked_rewording
+
+    reworded = SHAPES.replace(
+        "    def edges(self):\n", '    def edges(self):\n        """The sides."""  # pairs\n'
+    ).replace(AREA, FIXED)
+    repair = keep_unasked_rewording(SHAPES, reworded, REQUEST)
+    assert repair is not None and repair.detail.endswith("changed: Polygon.edges")
+    assert repair.text == SHAPES.replace(AREA, FIXED)
+    # asked about docstrings, or naming the definition: what the answer wrote stays
+    assert keep_unasked_rewording(SHAPES, reworded, "document the class") is None
+    assert keep_unasked_rewording(SHAPES, reworded, "fix edges and area") is None
+
+
+def test_a_docstring_reworded_beside_the_fix_is_not_committed(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(tmp_path / "r", {"shapes.py": SHAPES, "test_shapes.py": TESTS})
+    answer = ANSWER.replace("    @property\n    def centroid(self):", "    def centroid(self):")
+    answer = answer.replace(
+        "    def edges(self):\n", '    def edges(self):\n        """Each side, as a pair."""\n'
+    )
+    llm_server.queue(answer, PROBE)
+    done = run_gpte(
+        "improve", REQUEST, "--json", cwd=repo, env=self_hosted_env(llm_server), timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert git(repo, "show", f"{data['branch']}:shapes.py") == SHAPES.replace(AREA, FIXED)
+    assert any("only its wording changed: Polygon.edges" in line for line in data["corrected"])

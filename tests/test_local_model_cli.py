@@ -1210,12 +1210,16 @@ def test_an_answer_that_changes_no_code_is_not_a_success(shop: Path, llm_server:
     assert "do not do what the request asks" in err and "its code is unchanged" in err
     assert "its code is unchanged" in llm_server.requests[1].body["messages"][-1]["content"]
     assert Snapshot.take(shop) == before
-    # Only a docstring changed: no more a change of code (ledger/statement-end-date).
+    # Only a docstring changed: no more a change of code (ledger/statement-end-date); a
+    # function the request does not name gets its wording back, and nothing is left.
     documented = INVOICE.replace(
         "def total(amount, percent):\n", 'def total(amount, percent):\n    """The total."""\n'
     )
     llm_server.queue(*[f"invoice.py\n```python\n{documented}```\n"] * 3)
     code, _, err = improve(shop, llm_server, "make parse errors raise ValueError")
+    assert code == 6 and "left every file as it was" in err, err
+    llm_server.queue(*[f"invoice.py\n```python\n{documented}```\n"] * 3)
+    code, _, err = improve(shop, llm_server, "total should raise ValueError on a negative amount")
     assert code == 6 and "docstrings or imports differ" in err, err
     assert Snapshot.take(shop) == before
     llm_server.queue(same_code)

@@ -123,6 +123,12 @@ _ABOUT_DOCS = re.compile(r"\bdoc(?:s|strings?|ument\w*)?\b", re.I)
 _ABOUT_IMPORTS = re.compile(r"\bimport", re.I)
 
 
+def asks_about_wording(request: str) -> bool:
+    """Whether the request is about comments, docstrings, wording or layout: then a change to
+    a docstring or a comment may be what it asks for."""
+    return bool(_ABOUT_TEXT.search(request) or _ABOUT_DOCS.search(request))
+
+
 def code_unchanged(
     request: str, originals: Mapping[str, str], changes: Mapping[str, str | None]
 ) -> list[Problem]:

@@ -11,8 +11,12 @@ this module only builds the texts.
 from __future__ import annotations
 
 import ast
+import re
+import textwrap
 
 from .definitions import span
+from .intent import asks_about_wording
+from .wholefile import Repair
 
 
 def changed_definitions(before: str, after: str) -> list[str]:
@@ -37,6 +41,46 @@ def with_definition_as_was(before: str, after: str, name: str) -> str | None:
     if end < len(lines) and not text.endswith("\n"):
         text += "\n"
     return "".join(lines[:start]) + text + "".join(lines[end:])
+
+
+def keep_unasked_rewording(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with each function or method put back as it was whose code did not change,
+    only its docstring or comments, when the request names neither it nor wording (comments,
+    docstrings, typos, ...). Seen on marshmallow: asked that ``get_fixed_timezone`` refuse an
+    offset of 24 hours, the 1.5B model also took a line out of ``from_rfc``'s docstring, and
+    in another run reflowed it; both went into the commit beside the fix."""
+    if asks_about_wording(request):
+        return None
+    named = set(re.findall(r"[A-Za-z_]\w*", request))
+    text, names = after, []
+    old = _definitions(before) or {}
+    for name in changed_definitions(before, after):
+        new = _definitions(text) or {}
+        if name.rsplit(".", 1)[-1] in named or name not in new:
+            continue
+        if _code(old[name][0]) is None or _code(old[name][0]) != _code(new[name][0]):
+            continue
+        reverted = with_definition_as_was(before, text, name)
+        if reverted is not None:
+            text = reverted
+            names.append(name)
+    if not names:
+        return None
+    return Repair(text, "put back as it was, only its wording changed: " + ", ".join(names))
+
+
+def _code(source: str) -> str | None:
+    """A definition's code without its docstrings (comments are never in the tree)."""
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if ast.get_docstring(node, clean=False) is not None:
+            node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def _definitions(text: str) -> dict[str, tuple[str, int, int]] | None:

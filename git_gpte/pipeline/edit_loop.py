@@ -997,9 +997,11 @@ class _Loop:
         """What rewritten files lost in copying and nobody asked to change, given back: trailing
         white space, and the docstrings and last return values of Python definitions (see
         :func:`git_gpte.edit.wholefile.keep_trailing_space`, ``keep_docstrings``,
-        ``keep_returns`` and ``return_out_of_block``), and old bodies left out (see
-        :mod:`git_gpte.edit.oldbody`), each said as a correction."""
+        ``keep_returns`` and ``return_out_of_block``), old bodies left out (see
+        :mod:`git_gpte.edit.oldbody`) and the wording of definitions nobody asked to change
+        (``keep_unasked_rewording``), each said as a correction."""
         from ..edit.oldbody import inline_self_calls, keep_body_after_guards
+        from ..edit.revert import keep_unasked_rewording
         from ..edit.wholefile import (
             keep_comment_rulers,
             keep_continuation_indent,
@@ -1022,6 +1024,7 @@ class _Loop:
                     keep_continuation_indent,
                     keep_body_after_guards,
                     inline_self_calls,
+                    keep_unasked_rewording,
                     keep_returns,
                     return_out_of_block,
                 ]
