@@ -162,6 +162,12 @@ CODE_UNCHANGED = (
 )
 
 
+def code_without_docstrings(text: str) -> str:
+    """``text`` parsed, without its docstrings, as a string to compare (comments are never in
+    the tree); raises SyntaxError or ValueError when it does not parse."""
+    return _code(text, keep_docs=False)
+
+
 def _code(text: str, keep_docs: bool, keep_imports: bool = True) -> str:
     """``text`` parsed, as a string to compare; without its docstrings unless ``keep_docs``;
     unless ``keep_imports``, without its imports, each imported name written as what it

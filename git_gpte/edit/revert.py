@@ -15,7 +15,7 @@ import re
 import textwrap
 
 from .definitions import span
-from .intent import asks_about_wording
+from .intent import asks_about_wording, code_without_docstrings
 from .wholefile import Repair
 
 
@@ -70,17 +70,11 @@ def keep_unasked_rewording(before: str, after: str, request: str = "") -> Repair
 
 
 def _code(source: str) -> str | None:
-    """A definition's code without its docstrings (comments are never in the tree)."""
+    """A definition's code without its docstrings; None when it does not parse."""
     try:
-        tree = ast.parse(textwrap.dedent(source))
+        return code_without_docstrings(textwrap.dedent(source))
     except (SyntaxError, ValueError):
         return None
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if ast.get_docstring(node, clean=False) is not None:
-            node.body = node.body[1:] or [ast.Pass()]
-    return ast.dump(tree)
 
 
 def _definitions(text: str) -> dict[str, tuple[str, int, int]] | None:
