@@ -139,3 +139,61 @@ def test_a_docstring_reworded_beside_the_fix_is_not_committed(
     data = json.loads(done.stdout)
     assert git(repo, "show", f"{data['branch']}:shapes.py") == SHAPES.replace(AREA, FIXED)
     assert any("only its wording changed: Polygon.edges" in line for line in data["corrected"])
+
+
+NETMASK = '''"""Addresses."""
+
+
+def dotted_netmask(mask):
+    """Converts mask from /xx format to xxx.xxx.xxx.xxx
+
+    Example: if mask is 24 function returns 255.255.255.0
+
+    :rtype: str
+    """
+    bits = 0xFFFFFFFF ^ (1 << 32 - mask) - 1
+    return ".".join(str(bits >> shift & 255) for shift in (24, 16, 8, 0))
+'''
+NETMASK_TESTS = """from net import dotted_netmask
+
+
+def test_netmask():
+    assert dotted_netmask(24) == "255.255.255.0"
+"""
+MASK_CHECK = (
+    '    if not 0 <= mask <= 32:\n        raise ValueError("mask must be between 0 and 32")\n'
+)
+
+
+def test_docstring_lines_the_fix_dropped_are_put_back() -> None:
+    from git_gpte.edit.wholefile import keep_docstring_lines
+
+    fixed = NETMASK.replace("    bits =", MASK_CHECK + "    bits =")
+    dropped = fixed.replace("\n    :rtype: str\n", "\n")
+    repair = keep_docstring_lines(NETMASK, dropped, "dotted_netmask should refuse a bad mask")
+    assert repair is not None and repair.text == fixed
+    assert "dotted_netmask" in repair.detail
+    # a docstring that gained or changed a line is the model's own change; so is one the
+    # request asks about
+    reworded = dropped.replace("Example:", "For example:")
+    assert keep_docstring_lines(NETMASK, reworded, "refuse a bad mask") is None
+    assert keep_docstring_lines(NETMASK, dropped, "tidy the docstring of dotted_netmask") is None
+    assert keep_docstring_lines(NETMASK, fixed, "refuse a bad mask") is None
+
+
+def test_a_docstring_line_dropped_beside_the_fix_is_not_committed(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    repo = make_repo(tmp_path / "r", {"net.py": NETMASK, "test_net.py": NETMASK_TESTS})
+    fixed = NETMASK.replace("    bits =", MASK_CHECK + "    bits =")
+    block = fixed.split("\n\n\n", 1)[1].replace("\n    :rtype: str\n", "\n")
+    llm_server.queue(f"net.py\n```python\n{block}```\n")
+    done = run_gpte(
+        "improve", "dotted_netmask should raise ValueError when mask is not between 0 and 32",
+        "--json", "--edit-format", "definitions", "--no-probe",
+        cwd=repo, env=self_hosted_env(llm_server), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert git(repo, "show", f"{data['branch']}:net.py") == fixed
+    assert any("docstring line(s)" in line for line in data["corrected"])

@@ -260,3 +260,22 @@ def _copies(body: list[str], earlier: list[str]) -> bool:
     """Whether ``body`` (so far) is the start of ``earlier`` and long enough to say so."""
     needed = min(SAME_LINES, len(earlier))
     return needed > 0 and len(body) >= needed and body[:needed] == earlier[:needed]
+
+
+def copied_from(path: str, block: str, shown: Mapping[str, str], request: str) -> str | None:
+    """The other file of ``shown`` (path → its text) whose whole text ``block``, written for
+    ``path``, is (trailing white space and blank lines at either end aside), unless the
+    request names that file; None when there is none. A block holding no code line is never
+    a copy: an empty ``__init__.py`` is not another file's text."""
+    text = _plain(block)
+    if not any(line and not line.lstrip().startswith("#") for line in text.split("\n")):
+        return None
+    for other, other_text in sorted(shown.items()):
+        if other == path or other in request or _plain(other_text) != text:
+            continue
+        return other
+    return None
+
+
+def _plain(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")

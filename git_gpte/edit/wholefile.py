@@ -877,6 +877,55 @@ def keep_docstrings(before: str, after: str, request: str = "") -> Repair | None
     return _inserted(lines, inserts, names, "the docstring(s)")
 
 
+def keep_docstring_lines(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with each docstring put back as it was that only lost lines (none added,
+    none changed), unless the request is about documentation. Asked that requests'
+    ``dotted_netmask`` refuse a mask over 32, the 1.5B model wrote the check and took
+    ``:rtype: str`` out of the function's docstring: a change nobody asked for, committed
+    beside the fix. None when no docstring only lost lines, or the result would not parse."""
+    if _ABOUT_DOCS.search(request):
+        return None
+    old_tree, new_tree = _parses(before), _parses(after)
+    if old_tree is None or new_tree is None:
+        return None
+    old_lines, lines = before.split("\n"), after.split("\n")
+    olds = by_qualified_name(old_tree)
+    spans: list[tuple[int, int, list[str]]] = []
+    names: list[str] = []
+    for name, new in by_qualified_name(new_tree).items():
+        old = olds.get(name)
+        was = _docstring(old) if old is not None else None
+        now = _docstring(new)
+        if was is None or now is None or not _only_deleted(_text_of(was), _text_of(now)):
+            continue
+        at = now.lineno - 1
+        spans.append((at, now.end_lineno or now.lineno, _moved(old_lines, was, _indent(lines[at]))))
+        names.append(name)
+    if not spans:
+        return None
+    for start, end, text in sorted(spans, reverse=True):
+        lines[start:end] = text
+    repaired = "\n".join(lines)
+    if _parses(repaired) is None:
+        return None
+    said = ", ".join(names)
+    return Repair(repaired, f"put back the docstring line(s) the reply had dropped: {said}")
+
+
+def _text_of(docstring: ast.Expr) -> list[str]:
+    value = docstring.value
+    assert isinstance(value, ast.Constant) and isinstance(value.value, str)
+    return [line.strip() for line in value.value.split("\n")]
+
+
+def _only_deleted(old: list[str], new: list[str]) -> bool:
+    """Whether ``new`` is ``old`` with some lines left out, and no other change."""
+    if len(new) >= len(old):
+        return False
+    rest = iter(old)
+    return all(line in rest for line in new)
+
+
 def keep_returns(before: str, after: str, request: str = "") -> Repair | None:
     """``after`` with the last ``return value`` put back that a rewritten function lost: the
     function ended in one, its new version returns no value anywhere and does not end in a

@@ -419,7 +419,9 @@ class _Loop:
         self.nothing = False
         self.copied = []
         self._drop_kept(parsed)
+        self._drop_copied_files(parsed)
         self._rehome_definitions(parsed)
+        self._move_stub_code(parsed)
         feedback += self._drop_example_paths(parsed)
         self._drop_echoed(parsed)
         self._drop_elided(parsed)
@@ -786,6 +788,52 @@ class _Loop:
             edit.path, edit.kind, edit.fmt = home, "whole-file", DEFINITIONS
             self._correction(home, detail, "rehomed")
 
+    def _drop_copied_files(self, parsed: ParsedReply) -> None:
+        """Leave out a whole-file block for an existing file that is another file's text, as
+        the model was shown it (see :func:`git_gpte.edit.repeated.copied_from`), unless the
+        request names that file. Seen: attrs' ``src/attr/converters.py`` written as the
+        one-line re-export of ``src/attrs/converters.py`` shown beside it; placed by its
+        definitions, it made the module import itself. Said as a correction."""
+        from ..edit.repeated import copied_from
+
+        shown = {p: t for p in self.plan.selection.files if (t := self._read(p)) is not None}
+        kept = []
+        for edit in parsed.edits:
+            source = None
+            if edit.kind == "whole-file" and edit.content and edit.path in self.files.entries:
+                source = copied_from(edit.path, edit.content, shown, self.plan.instruction)
+            if source is None:
+                kept.append(edit)
+                continue
+            self._correction(edit.path, f"left as it is: the block is {source}'s text", "kept")
+        parsed.edits = kept
+
+    def _move_stub_code(self, parsed: ParsedReply) -> None:
+        """A block for a type stub (``.pyi``) whose functions hold code goes to the module the
+        stub describes, placed by its definitions, and the stub stays as it is (see
+        :mod:`git_gpte.edit.stubs`); when the answer also writes that module, the stub's
+        block is left out. Said as a correction."""
+        from ..edit.stubs import module_of_stub, stub_code
+
+        for edit in list(parsed.edits):
+            module = module_of_stub(edit.path)
+            if module is None or not edit.content or edit.path not in self.files.entries:
+                continue
+            text = self._read(module) if module in self.files.entries else None
+            found = stub_code(edit.content, text) if text is not None else None
+            if found is None:
+                continue
+            written = " and ".join(found.names)
+            if any(other.path == module for other in parsed.edits):
+                parsed.edits.remove(edit)
+                detail = f"left as it is: the reply wrote the code of {written} into it"
+                self._correction(edit.path, detail, "kept")
+                continue
+            stub, edit.path, edit.kind, edit.fmt = edit.path, module, "whole-file", DEFINITIONS
+            edit.content = found.block
+            detail = f"placed {written} here: the reply wrote their code into the stub {stub}"
+            self._correction(module, detail, "rehomed")
+
     def _drop_example_paths(self, parsed: ParsedReply) -> list[str]:
         """Leave out a block under the prompts' example path (``path/to/file.py``) that
         could not be placed by its definitions, unless the repository has that path or the
@@ -997,14 +1045,15 @@ class _Loop:
         """What rewritten files lost in copying and nobody asked to change, given back: trailing
         white space, and the docstrings and last return values of Python definitions (see
         :func:`git_gpte.edit.wholefile.keep_trailing_space`, ``keep_docstrings``,
-        ``keep_returns`` and ``return_out_of_block``), old bodies left out (see
-        :mod:`git_gpte.edit.oldbody`) and the wording of definitions nobody asked to change
-        (``keep_unasked_rewording``), each said as a correction."""
+        ``keep_docstring_lines``, ``keep_returns`` and ``return_out_of_block``), old bodies
+        left out (see :mod:`git_gpte.edit.oldbody`) and the wording of definitions nobody
+        asked to change (``keep_unasked_rewording``), each said as a correction."""
         from ..edit.oldbody import inline_self_calls, keep_body_after_guards
         from ..edit.revert import keep_unasked_rewording
         from ..edit.wholefile import (
             keep_comment_rulers,
             keep_continuation_indent,
+            keep_docstring_lines,
             keep_docstrings,
             keep_returns,
             keep_trailing_space,
@@ -1020,6 +1069,7 @@ class _Loop:
             if path.endswith(".py"):
                 repairs += [
                     keep_docstrings,
+                    keep_docstring_lines,
                     keep_comment_rulers,
                     keep_continuation_indent,
                     keep_body_after_guards,
