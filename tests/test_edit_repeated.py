@@ -23,7 +23,8 @@ def test_a_second_identical_copy_is_cut_before_its_path_line() -> None:
 
 
 def test_other_files_corrections_and_short_starts_go_on() -> None:
-    assert repeated_file(block("a.py", BODY) + block("b.py", BODY)) is None
+    other = BODY.replace("line_25 = 25", "other = 25")
+    assert repeated_file(block("a.py", BODY) + block("b.py", other)) is None
     changed = BODY.replace("line_3 = 3", "line_3 = 4")
     assert repeated_file(block("a.py", BODY) + block("a.py", changed)) is None
     few = "\n".join(BODY.split("\n")[: SAME_LINES - 5]) + "\n"
@@ -128,3 +129,25 @@ def test_a_block_going_on_to_copy_a_kept_file_is_cut_where_the_copy_begins() -> 
     assert shared(head + tests + "```\n") is None
     # The kept file's own block is another judge's affair.
     assert judge("tests/test_m.py\n```python\n" + tests + "```\n") is None
+
+
+def test_a_block_written_again_under_another_path_is_cut() -> None:
+    """Seen on jinja: the same 40 lines under utils.py, filters.py, environment.py, ... to the
+    reply's cap."""
+    from git_gpte.edit.repeated import OTHER_PATH_LINES
+
+    first = block("a.py", BODY)
+    found = repeated_file(first + block("b.py", BODY) + block("c.py", BODY))
+    assert found is not None and found[0] == len(first)
+    assert "wrote under a.py again, under b.py" in found[1]
+    # A long block is a copy once its first OTHER_PATH_LINES lines have come again.
+    long = "\n".join(f"value_{n} = {n}" for n in range(OTHER_PATH_LINES + 20)) + "\n"
+    start = "\n".join(long.split("\n")[:OTHER_PATH_LINES]) + "\n"
+    assert repeated_file(block("a.py", long) + "b.py\n```python\n" + start + "x") is not None
+    # A shared license header and imports (fewer lines) are not a copy, nor a short block.
+    header = "\n".join(f"# line {n}" for n in range(OTHER_PATH_LINES - 1)) + "\n"
+    assert (
+        repeated_file(block("a.py", header + "a = 1\n") + block("b.py", header + "b = 2\n")) is None
+    )
+    short = "\n".join(f"x{n} = {n}" for n in range(SAME_LINES - 1)) + "\n"
+    assert repeated_file(block("a.py", short) + block("b.py", short)) is None

@@ -870,6 +870,23 @@ def test_a_file_written_out_twice_is_cut_at_the_second_copy(
     assert "stopped: the reply began writing invoice.py out a second time" in run.stdout
 
 
+def test_a_block_written_again_under_other_paths_is_cut(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen with the real model on jinja: the same 40 lines written under utils.py, then
+    # filters.py, environment.py and on, to the reply's cap (over 12 minutes).
+    long_shop = SHOP + "".join(f"\n\ndef helper_{n}(x):\n    return x + {n}\n" for n in range(12))
+    repo = make_repo(tmp_path / "r", {"invoice.py": long_shop, "report.py": "X = 1\n"})
+    hinted = long_shop.replace("(text):", "(text: str) -> int:")
+    copies = "".join(f"File: {path}\n```python\n{hinted}```\n\n" for path in ("a.py", "b.py"))
+    llm_server.queue(_whole(hinted) + "\n" + copies)
+    code, _out, err = improve(repo, llm_server, "add type hints to parse_quantity", "-b", "hints")
+    assert code == 0, err
+    assert git(repo, "show", "hints:invoice.py") == hinted
+    assert "wrote under invoice.py again, under a.py; stopped it there" in err
+    assert git(repo, "ls-tree", "--name-only", "hints").split() == ["invoice.py", "report.py"]
+
+
 # What the model answered to "Add a docstring to summarize.": the file back with the docstring
 # written at the top of the module; summarize itself unchanged.
 DOC_AT_THE_TOP = f'''\

@@ -25,9 +25,20 @@ Judge = Callable[[str], "tuple[int, str] | None"]
 
 def repeated_file(text: str) -> tuple[int, str] | None:
     """Where to cut ``text`` (the start of the repeating block's path line) and a note saying
-    why, when it has begun a file block that copies an earlier block for the same path."""
+    why, when it has begun a file block that copies an earlier block for the same path, or
+    has written out again, under another path, an earlier block of at least SAME_LINES lines
+    (its first OTHER_PATH_LINES lines, or all of a shorter one). Seen on jinja: the 1.5B model
+    wrote the same 40 lines under ``utils.py``, ``filters.py``, ``environment.py`` and on, to
+    its 4,096-token cap (over 12 minutes)."""
     written: dict[str, list[str]] = {}
     for start, path, body in _blocks(text):
+        for other, earlier in written.items():
+            if other != path and _copied_elsewhere(body, earlier):
+                return (
+                    start,
+                    f"the reply began writing what it wrote under {other} again, under {path}; "
+                    "stopped it there",
+                )
         earlier = written.get(path)
         if earlier is None:
             written[path] = body
@@ -37,6 +48,18 @@ def repeated_file(text: str) -> tuple[int, str] | None:
                 f"the reply began writing {path} out a second time, unchanged; stopped it there",
             )
     return None
+
+
+# How many lines of an earlier block written again under another path make a copy: more than a
+# shared license header and imports.
+OTHER_PATH_LINES = 40
+
+
+def _copied_elsewhere(body: list[str], earlier: list[str]) -> bool:
+    if len(earlier) < SAME_LINES:
+        return False
+    needed = min(OTHER_PATH_LINES, len(earlier))
+    return len(body) >= needed and body[:needed] == earlier[:needed]
 
 
 def kept_file(kept: frozenset[str]) -> Judge:
