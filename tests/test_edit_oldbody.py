@@ -93,3 +93,17 @@ def test_a_call_of_itself_that_is_real_recursion_is_left_alone() -> None:
         "        self.maxsize = maxsize\n", "        super().__init__(self, maxsize)\n"
     )
     assert inline_self_calls(CHUNKS, super_call) is None  # the parent's, not its own
+
+
+def test_a_call_of_a_name_the_function_binds_itself_is_not_a_call_of_itself() -> None:
+    """Seen on jinja: ``pformat`` imports ``pformat`` from ``pprint`` and returns
+    ``pformat(obj)``; taken for a call of itself, its old body was put in once per answer."""
+    wrapper = (
+        "def pformat(obj):\n"
+        '    """Format an object."""\n'
+        "    from pprint import pformat\n\n"
+        "    return pformat(obj)\n"
+    )
+    assert inline_self_calls(wrapper, wrapper.replace("Format an", "Format any")) is None
+    assigned = "def area(r):\n    area = lambda r: 3 * r * r\n    return area(r)\n"
+    assert inline_self_calls("def area(r):\n    return 3 * r * r\n", assigned) is None

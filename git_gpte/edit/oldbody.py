@@ -138,7 +138,9 @@ def _calls_itself(statement: ast.stmt, name: str, function: _Function) -> bool:
         return False
     own = name.rsplit(".", 1)
     if isinstance(callee, ast.Name) and len(own) == 1:
-        return callee.id == name and passed == _parameters(function)
+        if callee.id != name or _binds(function, name):
+            return False
+        return passed == _parameters(function)
     if not isinstance(callee, ast.Attribute) or len(own) != 2 or callee.attr != own[1]:
         return False
     if not isinstance(callee.value, ast.Name):
@@ -146,6 +148,24 @@ def _calls_itself(statement: ast.stmt, name: str, function: _Function) -> bool:
     if callee.value.id == own[0]:
         return passed == _parameters(function)
     return callee.value.id == "self" and ["self", *passed] == _parameters(function)
+
+
+def _binds(function: _Function, name: str) -> bool:
+    """Whether the function's own body binds ``name`` (an import, an assignment, a loop's or a
+    ``with``'s target, a nested definition): a call of ``name`` there is not a call of itself.
+    Seen on jinja: ``def pformat(obj)`` importing ``pformat`` from ``pprint`` and returning
+    ``pformat(obj)``, which the old body does too."""
+    return any(name in _bound(node) for node in own_nodes(function))
+
+
+def _bound(node: ast.AST) -> set[str]:
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return {node.id}
+    if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+        return {node.name}
+    return set()
 
 
 def _passed(call: ast.Call) -> list[str] | None:
