@@ -32,8 +32,8 @@ def repeated_file(text: str) -> tuple[int, str] | None:
     its 4,096-token cap (over 12 minutes)."""
     written: dict[str, list[str]] = {}
     for start, path, body in _blocks(text):
-        for other, earlier in written.items():
-            if other != path and _copied_elsewhere(body, earlier):
+        for other, written_there in written.items():
+            if other != path and _copied_elsewhere(body, written_there):
                 return (
                     start,
                     f"the reply began writing what it wrote under {other} again, under {path}; "
