@@ -132,6 +132,12 @@ def test_added_unused_imports_are_found_with_their_lines() -> None:
     assert [(a.module, a.shadowed) for a in added_unused_imports(before, shadowed)] == [
         ("slugify", True)
     ]
+    # A star import the edit added is found whatever it binds (it hides undefined names);
+    # one the file had is not.
+    starred = after.replace("import yaml\n", "from typing import *\n")
+    found_star = added_unused_imports(before, starred)[0]
+    assert (found_star.first, found_star.module, found_star.star) == (2, "typing", True)
+    assert added_unused_imports(starred, starred) == []
 
 
 def test_a_function_that_only_calls_itself_is_a_problem_the_edit_made() -> None:

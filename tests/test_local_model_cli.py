@@ -1284,6 +1284,23 @@ def test_an_unused_import_of_a_module_nobody_uses_is_taken_out(
     assert any("whose names the file defines itself" in line for line in data["corrected"])
 
 
+def test_a_star_import_the_edit_added_is_taken_out(shop: Path, llm_server: LLMServer) -> None:
+    # Seen on jinja: ``from typing import *`` added to a module that needed nothing of it. It
+    # would hide the undefined name beside it from the check (pyflakes then only says "may be
+    # undefined, or defined from star imports"); taken out, the name is found and retried.
+    starred = WITH_LOGGING.replace("import logging\n", "import logging\nfrom typing import *\n")
+    broken = starred.replace("(1 - percent / 100)", "(1 - pct / 100)")
+    llm_server.queue(
+        f"invoice.py\n```python\n{broken}```\n", f"invoice.py\n```python\n{starred}```\n"
+    )
+    code, out, err = improve(shop, llm_server, "add logging", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert git(shop, "show", f"{data['branch']}:invoice.py") == WITH_LOGGING
+    assert any("from typing import *" in line for line in data["corrected"])
+    assert "undefined name 'pct'" in llm_server.requests[1].body["messages"][-1]["content"]
+
+
 def test_definitions_written_over_and_over_are_cut_at_the_first_repeat(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

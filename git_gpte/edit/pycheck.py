@@ -770,6 +770,9 @@ class AddedImport:
     # Every name it binds is defined again by a top-level function or class of the file: the
     # import is dead whatever the module (pyflakes: redefinition of unused name).
     shadowed: bool = False
+    # ``from module import *``: whatever it binds, it hides every undefined name from the check
+    # (pyflakes then says only "may be undefined, or defined from star imports").
+    star: bool = False
 
 
 def _exported(tree: ast.Module) -> set[str]:
@@ -791,8 +794,10 @@ def _exported(tree: ast.Module) -> set[str]:
 
 def added_unused_imports(before: str, after: str) -> list[AddedImport]:
     """Top-level absolute imports the edit added and nothing in the file uses, or whose names
-    the file's own top-level definitions replace. Candidates for a repair only: whether such a
-    module exists is for the caller to judge (see ``edit_loop``)."""
+    the file's own top-level definitions replace, and star imports it added (``from typing
+    import *``: seen on jinja, added by the 1.5B model to a module that needed nothing of it).
+    Candidates for a repair only: whether such a module exists is for the caller to judge (see
+    ``edit_loop``)."""
     try:
         old, new = ast.parse(before), ast.parse(after)
     except (SyntaxError, ValueError):
@@ -813,12 +818,13 @@ def added_unused_imports(before: str, after: str) -> list[AddedImport]:
         if isinstance(node, ast.Import) and len(node.names) > 1:
             continue
         bound = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+        module = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+        last = node.end_lineno or node.lineno
         if "*" in bound:
+            found.append(AddedImport(node.lineno, last, (module or "").split(".")[0], star=True))
             continue
         shadowed = all(name in defined for name in bound)
         if not shadowed and any(name in used for name in bound):
             continue
-        module = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
-        last = node.end_lineno or node.lineno
         found.append(AddedImport(node.lineno, last, (module or "").split(".")[0], shadowed))
     return found

@@ -39,6 +39,7 @@ from .standing import dropped_note, fails_check, may_fall_back_to
 
 if TYPE_CHECKING:
     from ..edit import FileEdit, HunkReport, ParsedReply
+    from ..edit.pycheck import AddedImport
     from ..llm import LLM, Reply
 
 # The temperature a self-hosted model is asked at on a retry (see _Loop.ask).
@@ -1268,7 +1269,8 @@ class _Loop:
 
     def _drop_dead_imports(self) -> None:
         """Take out the imports the edit added that nothing uses and the request does not name,
-        and those whose names the file's own functions or classes define again. Seen: ``from
+        those whose names the file's own functions or classes define again, and the star
+        imports it added (see :func:`~git_gpte.edit.pycheck.added_unused_imports`). Seen: ``from
         slugify import slugify`` beside a right fix, in a module defining ``slugify`` (the
         module then failed to import); ``import logging`` copied from the prompt's example
         into a request about booleans. In an ``__init__.py`` an unused import is a re-export:
@@ -1295,13 +1297,7 @@ class _Loop:
                 _cut_lines(lines, found.first - 1, found.last)
             files.changes[path] = "\n".join(lines)
             for found in dead:
-                detail = (
-                    f"took out an import of {found.module} whose names the file defines itself"
-                    if found.shadowed
-                    else f"took out an unused import of {found.module}, which the request "
-                    "does not ask for"
-                )
-                self._correction(path, detail, "import")
+                self._correction(path, _import_taken_out(found), "import")
 
     def _named(self, module: str) -> bool:
         """Whether the request names ``module`` (an import it asks for is kept, used or not)."""
@@ -1763,6 +1759,18 @@ class _Loop:
         before = _originals(self.files)
         after = {path: text for path in before if (text := self._read(path)) is not None}
         return edits_diff(before, after)
+
+
+def _import_taken_out(found: AddedImport) -> str:
+    """The correction's words for an added import taken out (see _Loop._drop_dead_imports)."""
+    if found.shadowed:
+        return f"took out an import of {found.module} whose names the file defines itself"
+    if found.star:
+        return (
+            f"took out `from {found.module} import *`, which the request does not ask for "
+            "(it hides the names a file uses and never defines)"
+        )
+    return f"took out an unused import of {found.module}, which the request does not ask for"
 
 
 def _cut_lines(lines: list[str], start: int, end: int) -> None:
