@@ -132,7 +132,7 @@ def _unwrapped(code: _Block, tree: ast.Module, placed: Placed) -> _Block:
         rest = [item for item in node.body if not isinstance(item, _DEF)]
         if not any(item.name in ours for item in inner):
             continue
-        if not all(_is_docstring(item) or _is_filler(item) for item in rest):
+        if not all(is_docstring(item) or _is_filler(item) for item in rest):
             continue
         text: list[str] = []
         for item in inner:
@@ -311,9 +311,9 @@ def _place(
         placed.added.append(f"`{ast.unparse(node)}`")
         at = _after_imports(tree)
         return [_Edit(at, at, _source(node, block), header=True)]
-    name = _assigned(node)
+    name = assigned_name(node)
     if name is not None:
-        old = [n for n in tree.body if _assigned(n) == name]
+        old = [n for n in tree.body if assigned_name(n) == name]
         if len(old) == 1:
             placed.replaced.append(name)
             start, end = span(old[0])
@@ -514,22 +514,22 @@ def _place_field(
 ) -> list[_Edit]:
     """A class-level statement of a class written in part: an attribute (a dataclass field)
     replaces the one of its name or follows the last one; a docstring is the excerpt's."""
-    if _is_docstring(item):
+    if is_docstring(item):
         return []
-    name = _assigned(item)
+    name = assigned_name(item)
     if name is None:
         raise NotPlaceable(
             f"line {item.lineno} of the block changes {node.name} outside its methods and "
             "attributes: write the class whole"
         )
-    old = [mine for mine in target.body if _assigned(mine) == name]
+    old = [mine for mine in target.body if assigned_name(mine) == name]
     if len(old) == 1:
         placed.replaced.append(f"{node.name}.{name}")
         return [_replace_member(old[0], item, block, lines)]
-    fields = [mine for mine in target.body if _assigned(mine) is not None]
+    fields = [mine for mine in target.body if assigned_name(mine) is not None]
     after = fields[-1] if fields else target.body[0]
     # after the last attribute, else after the docstring, else first in the class
-    at = span(after)[1] if fields or _is_docstring(after) else span(after)[0]
+    at = span(after)[1] if fields or is_docstring(after) else span(after)[0]
     placed.added.append(f"{node.name}.{name}")
     indent = _indent_of(lines[span(target.body[0])[0]])
     return [_Edit(at, at, _reindent(_source(item, block), item, indent))]
@@ -571,10 +571,10 @@ def _lacks_own_lines(node: ast.ClassDef, target: ast.ClassDef) -> bool:
     with new methods too is a class rewritten: a dataclass turned into a plain class.)"""
     if _members(node) - _members(target):
         return False
-    if _is_docstring(target.body[0]) and not _is_docstring(node.body[0]):
+    if is_docstring(target.body[0]) and not is_docstring(node.body[0]):
         return True
-    fields = {name for item in target.body if (name := _assigned(item)) is not None}
-    return bool(fields - {name for item in node.body if (name := _assigned(item)) is not None})
+    fields = {name for item in target.body if (name := assigned_name(item)) is not None}
+    return bool(fields - {name for item in node.body if (name := assigned_name(item)) is not None})
 
 
 def _member(node: ast.ClassDef, name: str) -> ast.stmt | None:
@@ -600,7 +600,7 @@ def is_stub(node: ast.stmt) -> bool:
     """A function whose body (past its docstring) is only ``...`` or ``pass``."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    body = [s for s in node.body if not _is_docstring(s)]
+    body = [s for s in node.body if not is_docstring(s)]
     return all(
         isinstance(s, ast.Pass)
         or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and s.value.value is ...)
@@ -608,7 +608,7 @@ def is_stub(node: ast.stmt) -> bool:
     )
 
 
-def _is_docstring(node: ast.stmt) -> bool:
+def is_docstring(node: ast.stmt) -> bool:
     return (
         isinstance(node, ast.Expr)
         and isinstance(node.value, ast.Constant)
@@ -616,7 +616,7 @@ def _is_docstring(node: ast.stmt) -> bool:
     )
 
 
-def _assigned(node: ast.stmt) -> str | None:
+def assigned_name(node: ast.stmt) -> str | None:
     """The one name a module-level assignment binds, else None."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
         target = node.targets[0]
@@ -642,7 +642,7 @@ def _after_imports(tree: ast.Module) -> int:
     imports = [span(n)[1] for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     if imports:
         return max(imports)
-    if tree.body and _is_docstring(tree.body[0]):
+    if tree.body and is_docstring(tree.body[0]):
         return span(tree.body[0])[1]
     return 0
 
@@ -721,7 +721,7 @@ def split_by_home(
 
 def _definition_name(node: ast.stmt) -> str | None:
     """The name a top-level function, class or one-name assignment defines."""
-    return node.name if isinstance(node, _DEF) else _assigned(node)
+    return node.name if isinstance(node, _DEF) else assigned_name(node)
 
 
 def home_of_imported(path: str, block: str, current: str, files: dict[str, str]) -> str | None:
@@ -947,7 +947,7 @@ def definitions_at(text: str, lines: Collection[int], *, fields: bool = False) -
             parts.append(body)
         elif parts and previous is not None and previous in owner.body:
             # the next member of the same class: attributes one to a line, methods spaced
-            both = _assigned(previous) is not None and _assigned(node) is not None
+            both = assigned_name(previous) is not None and assigned_name(node) is not None
             parts[-1] += ("\n" if both else "\n\n") + body
         else:
             top = min([owner.lineno, *(d.lineno for d in owner.decorator_list)])
@@ -959,7 +959,7 @@ def definitions_at(text: str, lines: Collection[int], *, fields: bool = False) -
     assigned = [
         "\n".join(_source(node, source))
         for node in tree.body
-        if (name := _assigned(node)) is not None
+        if (name := assigned_name(node)) is not None
         and name in used
         and node.end_lineno == node.lineno
         and node not in shown
@@ -1061,12 +1061,12 @@ def written_blind(block: str, current: str, shown: Collection[str]) -> tuple[str
     tree, had = parse_or_none(block), parse_or_none(current)
     if tree is None or had is None:
         return block, []
-    existing = _top_level_names(had) | {n for node in had.body if (n := _assigned(node))}
+    existing = _top_level_names(had) | {n for node in had.body if (n := assigned_name(node))}
     lines = block.split("\n")
     cut: list[tuple[int, int]] = []
     names: list[str] = []
     for node in tree.body:
-        name = node.name if isinstance(node, _DEF) else _assigned(node)
+        name = node.name if isinstance(node, _DEF) else assigned_name(node)
         if name is None or name in shown or name not in existing:
             continue
         cut.append(span(node))
@@ -1089,7 +1089,9 @@ def shown_names(block: str) -> set[str]:
     if tree is None:
         return set()
     return {
-        n for node in tree.body if (n := node.name if isinstance(node, _DEF) else _assigned(node))
+        n
+        for node in tree.body
+        if (n := node.name if isinstance(node, _DEF) else assigned_name(node))
     }
 
 
@@ -1132,13 +1134,14 @@ def _holder_or_attribute(
         start, end = span(node)
         if not start < line <= end:
             continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or _assigned(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or assigned_name(node):
             return None, node
         if isinstance(node, ast.ClassDef):
             for member in node.body:
                 first, last = span(member)
                 if first < line <= last and (
-                    isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) or _assigned(member)
+                    isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    or assigned_name(member)
                 ):
                     return node, member
         return None
@@ -1153,7 +1156,7 @@ def _with_attribute_blocks(
     chosen: list[tuple[ast.ClassDef | None, ast.stmt]] = []
     for owner, node in found:
         members = [node]
-        if owner is not None and _assigned(node) is not None:
-            members = [m for m in owner.body if _assigned(m) is not None]
+        if owner is not None and assigned_name(node) is not None:
+            members = [m for m in owner.body if assigned_name(m) is not None]
         chosen.extend((owner, m) for m in members if (owner, m) not in chosen)
     return sorted(chosen, key=lambda pair: pair[1].lineno)
