@@ -461,6 +461,7 @@ class _Loop:
         if refusals:
             feedback.append(retry_prompt([_unseen(r, self.files, self.sent) for r in refusals]))
         self.edited.failures = self._check()
+        self._undo_off_subject()
         if fails_check(self.edited.failures) and not refusals:
             self.trim_collateral()
         if self.edited.failures and not refusals:
@@ -1400,6 +1401,7 @@ class _Loop:
             prints_kept,
             request_problems,
         )
+        from ..edit.subject import subject_unchanged
 
         files = self.files
         problems = python_problems(
@@ -1412,6 +1414,7 @@ class _Loop:
             problems = problems or request_problems(instruction, texts)
             problems = problems or prints_kept(instruction, self._as_was(texts), texts)
             problems = problems or listed_unchanged(instruction, self._as_was(texts), texts)
+            problems = problems or subject_unchanged(instruction, self._as_was(texts), texts)
             problems = problems or annotations_only(instruction, self._as_was(texts), texts)
             problems = problems or default_problems(instruction, self._as_was(texts), texts)
             problems = problems or missing_definitions(instruction, self._defining(texts))
@@ -1422,6 +1425,20 @@ class _Loop:
             return problems  # the result is not complete yet: check it once it is
         self.edited.checked = True
         return self._with_attributes(self.verify(files.file_changes()))
+
+    def _undo_off_subject(self) -> None:
+        """Put every file back as it was when the edits left the function the request is
+        about as it was and changed only code it does not use (see
+        :mod:`git_gpte.edit.subject`): none of it is what was asked, and a retry that builds
+        on it would commit it beside the fix. Said as a correction."""
+        from ..edit.subject import OFF_SUBJECT
+
+        if not any(problem.kind == OFF_SUBJECT for problem in self.edited.failures):
+            return
+        for path in sorted(self.files.changes):
+            del self.files.changes[path]
+            detail = "put back as it was: the edits here are not to what the request is about"
+            self._correction(path, detail, "kept")
 
     def _with_attributes(self, problems: list[Problem]) -> list[Problem]:
         """``problems``, each failing run's text followed by what the classes it found

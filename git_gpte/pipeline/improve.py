@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
+from ..edit.subject import OFF_SUBJECT
 from ..errors import BranchExists, GpteError, RepoError, UsageError
 from ..git import (
     FileChange,
@@ -434,7 +435,7 @@ def broken_result(edited: Edited, check: str | None) -> GpteError:
             f"nothing committed: the result still fails {check} after {tries}: {first}",
             hint=hint,
         )
-    if kinds == {"request"}:
+    if kinds <= {"request", OFF_SUBJECT}:
         return EditError(
             f"nothing committed: the edits do not do what the request asks after {tries}: "
             f"{first}{more}",
