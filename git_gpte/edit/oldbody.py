@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .wholefile import Repair, by_qualified_name, own_nodes
+from .wholefile import Repair, by_qualified_name, own_nodes, spliced
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -73,14 +73,8 @@ def _repaired(before: str, after: str, find: _Finder, what: str) -> Repair | Non
             continue
         edits.append((start, end, moved))
         names.append(name)
-    if not edits:
-        return None
-    for start, end, text in sorted(edits, reverse=True):
-        lines[start:end] = text
-    repaired = "\n".join(lines)
-    try:
-        ast.parse(repaired)
-    except (SyntaxError, ValueError):
+    repaired = spliced(lines, edits) if edits else None
+    if repaired is None:
         return None
     return Repair(repaired, f"put back {what}: {', '.join(sorted(names))}")
 

@@ -857,18 +857,14 @@ def keep_docstrings(before: str, after: str, request: str = "") -> Repair | None
     unless the request is about documentation. A small model rewriting definitions dropped the
     docstrings of three it did not change and of the one it fixed (minimark): a change nobody
     asked for. None when no docstring was lost, or the result would not parse."""
-    if _ABOUT_DOCS.search(request):
+    paired = _paired(before, after, request)
+    if paired is None:
         return None
-    old_tree, new_tree = _parses(before), _parses(after)
-    if old_tree is None or new_tree is None:
-        return None
-    old_lines, lines = before.split("\n"), after.split("\n")
-    olds, news = by_qualified_name(old_tree), by_qualified_name(new_tree)
+    old_lines, lines, pairs = paired
     inserts: list[tuple[int, list[str]]] = []
     names: list[str] = []
-    for name, new in news.items():
-        old = olds.get(name)
-        doc = _docstring(old) if old is not None else None
+    for name, old, new in pairs:
+        doc = _docstring(old)
         if doc is None or _docstring(new) is not None or new.body[0].lineno == new.lineno:
             continue
         at = new.body[0].lineno - 1
@@ -883,33 +879,55 @@ def keep_docstring_lines(before: str, after: str, request: str = "") -> Repair |
     ``dotted_netmask`` refuse a mask over 32, the 1.5B model wrote the check and took
     ``:rtype: str`` out of the function's docstring: a change nobody asked for, committed
     beside the fix. None when no docstring only lost lines, or the result would not parse."""
-    if _ABOUT_DOCS.search(request):
+    paired = _paired(before, after, request)
+    if paired is None:
         return None
-    old_tree, new_tree = _parses(before), _parses(after)
-    if old_tree is None or new_tree is None:
-        return None
-    old_lines, lines = before.split("\n"), after.split("\n")
-    olds = by_qualified_name(old_tree)
+    old_lines, lines, pairs = paired
     spans: list[tuple[int, int, list[str]]] = []
     names: list[str] = []
-    for name, new in by_qualified_name(new_tree).items():
-        old = olds.get(name)
-        was = _docstring(old) if old is not None else None
-        now = _docstring(new)
+    for name, old, new in pairs:
+        was, now = _docstring(old), _docstring(new)
         if was is None or now is None or not _only_deleted(_text_of(was), _text_of(now)):
             continue
         at = now.lineno - 1
         spans.append((at, now.end_lineno or now.lineno, _moved(old_lines, was, _indent(lines[at]))))
         names.append(name)
-    if not spans:
-        return None
-    for start, end, text in sorted(spans, reverse=True):
-        lines[start:end] = text
-    repaired = "\n".join(lines)
-    if _parses(repaired) is None:
+    repaired = spliced(lines, spans) if spans else None
+    if repaired is None:
         return None
     said = ", ".join(names)
     return Repair(repaired, f"put back the docstring line(s) the reply had dropped: {said}")
+
+
+_Defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _paired(
+    before: str, after: str, request: str
+) -> tuple[list[str], list[str], list[tuple[str, _Defined, _Defined]]] | None:
+    """Both texts' lines and the definitions both have, by qualified name (as they are and as
+    they were), for a repair of docstrings; None when the request is about documentation or a
+    text does not parse."""
+    if _ABOUT_DOCS.search(request):
+        return None
+    old_tree, new_tree = _parses(before), _parses(after)
+    if old_tree is None or new_tree is None:
+        return None
+    olds = by_qualified_name(old_tree)
+    pairs = [
+        (name, olds[name], new) for name, new in by_qualified_name(new_tree).items() if name in olds
+    ]
+    return before.split("\n"), after.split("\n"), pairs
+
+
+def spliced(lines: list[str], spans: list[tuple[int, int, list[str]]]) -> str | None:
+    """``lines`` with each span (0-based start, end excluded) replaced by its lines, joined;
+    None when the result does not parse."""
+    lines = list(lines)
+    for start, end, text in sorted(spans, key=lambda span: span[0], reverse=True):
+        lines[start:end] = text
+    repaired = "\n".join(lines)
+    return repaired if _parses(repaired) is not None else None
 
 
 def _text_of(docstring: ast.Expr) -> list[str]:
