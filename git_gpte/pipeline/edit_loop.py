@@ -1048,9 +1048,11 @@ class _Loop:
         white space, and the docstrings and last return values of Python definitions (see
         :func:`git_gpte.edit.wholefile.keep_trailing_space`, ``keep_docstrings``,
         ``keep_docstring_lines``, ``keep_returns`` and ``return_out_of_block``), old bodies
-        left out (see :mod:`git_gpte.edit.oldbody`) and the wording of definitions nobody
-        asked to change (``keep_unasked_rewording``), each said as a correction."""
+        left out (see :mod:`git_gpte.edit.oldbody`), the wording of definitions nobody
+        asked to change (``keep_unasked_rewording``) and one of two definitions of a name the
+        file had once (:mod:`git_gpte.edit.redefined`), each said as a correction."""
         from ..edit.oldbody import inline_self_calls, keep_body_after_guards
+        from ..edit.redefined import keep_one_definition
         from ..edit.revert import keep_unasked_rewording
         from ..edit.wholefile import (
             keep_comment_rulers,
@@ -1070,6 +1072,7 @@ class _Loop:
             repairs = [keep_trailing_space]
             if path.endswith(".py"):
                 repairs += [
+                    keep_one_definition,
                     keep_docstrings,
                     keep_docstring_lines,
                     keep_comment_rulers,
