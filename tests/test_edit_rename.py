@@ -207,3 +207,17 @@ def test_a_rename_follows_a_package_that_re_exports_the_name() -> None:
         "calculate_interest", "accrued_interest"
     )
     assert done["tests/test_accounts.py"].places == 2
+
+
+def test_a_rename_reaches_the_modules_own_all_when_nothing_else_there_uses_it() -> None:
+    """Seen on boltons: ``strip_ansi`` listed in strutils' ``__all__`` and used nowhere else in
+    the module; the rename left it listed, and the module failed the check."""
+    from git_gpte.edit.rename import complete_renames
+
+    module = '__all__ = ["strip", "other"]\n\n\ndef strip(text):\n    return text.strip()\n'
+    before = {"mod.py": module}
+    after = {"mod.py": module.replace("def strip", "def clean")}
+    done = {r.path: r for r in complete_renames(before, after, {})}
+    assert done["mod.py"].text == module.replace("strip", "clean").replace(
+        "text.clean()", "text.strip()"
+    )

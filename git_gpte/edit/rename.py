@@ -405,9 +405,12 @@ def complete_renames(
                     changed, places = _in_importer(path, current[path], module, old, new)
             except (SyntaxError, ValueError):
                 continue
-            if places and changed != current[path]:
+            if places or path == module:
+                # the module's own __all__ too, when nothing else in it uses the name (seen:
+                # boltons' strip_ansi, listed in strutils' __all__ and used nowhere there)
                 changed, listed = _in_all(changed, old, new)
                 places += listed
+            if places and changed != current[path]:
                 changed = _without_repeated_imports(changed)
                 current[path] = changed
                 out.append(Renamed(path, changed, old, new, places))
