@@ -30,6 +30,8 @@ def test_a_docstring_asked_for_a_function_or_class() -> None:
         "1: the request asks for a docstring on Cart"
     ]
     assert _kinds("add a docstring to parse()") == []  # it has one
+    # a method named with its class: the method's docstring, not the class's
+    assert _kinds("Add a docstring to Cart.add") == ["2: the request asks for a docstring on add"]
     done = CODE.replace("rate=0.2):\n", 'rate=0.2):\n    """The total with VAT."""\n')
     assert _kinds("Add a docstring to total.", done) == []
 

@@ -19,8 +19,10 @@ from collections.abc import Iterator, Mapping
 from .pycheck import Problem
 
 _NAME = r"`?([A-Za-z_]\w*)(?:\(\))?`?"
+# "a docstring to Store.names": the method, not its class.
 _DOCSTRING = re.compile(
-    r"\bdoc-?strings?\s+(?:to|for|on|in)\s+(?:the\s+)?(?:function|method|class)?\s*" + _NAME,
+    r"\bdoc-?strings?\s+(?:to|for|on|in)\s+(?:the\s+)?(?:function|method|class)?\s*"
+    r"`?(?:[A-Za-z_]\w*\.)*" + _NAME.removeprefix("`?"),
     re.I,
 )
 _HINTS = re.compile(
