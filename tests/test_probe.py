@@ -645,3 +645,31 @@ def test_a_crash_the_request_names_or_asks_for_is_not_counted_as_new() -> None:
     assert not is_new_crash("KeyError: 'zz'", named)
     assert not is_new_crash("ValueError: bad quantity", frozenset())
     assert not is_new_crash("AssertionError", frozenset())
+
+
+def test_a_statement_guessing_a_docstrings_words_does_not_judge(
+    shop: Path, llm_server: LLMServer
+) -> None:
+    """Seen on rich: asked for a docstring explaining a function's arguments, the model
+    probed ``f.__doc__ == "..."`` with words of its own, and a right docstring was committed
+    with exit 1."""
+    from git_gpte.prompts.probe_steps import guesses_wording
+
+    assert guesses_wording('assert f.__doc__ == "Pick a unit."')
+    assert guesses_wording('assert inspect.getdoc(f) == "x"')
+    assert guesses_wording('assert f.__doc__.strip() != "x"')
+    assert not guesses_wording('assert "size" in f.__doc__')  # words the request may give
+    assert not guesses_wording('assert f("a") == "b"') and not guesses_wording("def (")
+    documented = STOCK.replace(
+        "    def names(self):\n", '    def names(self):\n        """The SKUs, sorted."""\n'
+    )
+    probe = (
+        "```python\nfrom stock import Store\n\n"
+        'assert Store.names.__doc__ == "Return the sorted names."\n```\n'
+    )
+    llm_server.queue(f"stock.py\n```python\n{documented}```\n", probe)
+    done = run_gpte(
+        "improve", "Add a docstring to Store.names", cwd=shop, env=_env(llm_server), timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(llm_server.requests) == 2  # the probe did not send the result back

@@ -49,6 +49,7 @@ from ..prompts.probe_repair import (
     usage_lines,
 )
 from ..prompts.probe_steps import (
+    guesses_wording,
     harness,
     is_new_crash,
     named_exceptions,
@@ -187,10 +188,13 @@ class ProbeCheck:
     def _judges(self, now: Verdict, before: Verdict, source: str) -> bool:
         """Whether a statement's failure on the result judges it: an assertion failed, or the
         project's code raised, but not as it did on the base (the statement misuses the code:
-        an item it never added); unless the statement uses an example the request quotes, or
+        an item it never added), nor a comparison of a docstring with words of the probe's own
+        (see guesses_wording); unless the statement uses an example the request quotes, or
         the exception is one the request says the code must stop raising: then failing as
         before says the change left what was asked as it was."""
         if not now.judges:
+            return False
+        if guesses_wording(source) and not uses_example(source, self.examples):
             return False
         if raises_one_of(now.error, self.stopped):
             return True

@@ -148,6 +148,41 @@ def uses_example(statement: str, examples: frozenset[str]) -> bool:
     return bool(strings & examples)
 
 
+def guesses_wording(statement: str) -> bool:
+    """Whether the statement compares a docstring (``f.__doc__``, ``inspect.getdoc(f)``) for
+    equality with a string of its own: a guess at the words, which no request for a docstring
+    fixes. Seen on rich: asked for a docstring explaining ``pick_unit_and_suffix``'s arguments,
+    the 1.5B model probed ``pick_unit_and_suffix.__doc__ == "Pick a unit and suffix for the
+    given size."``, and a right docstring was committed with exit 1."""
+    try:
+        tree = ast.parse(statement)
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare) or not all(
+            isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops
+        ):
+            continue
+        sides = [node.left, *node.comparators]
+        if any(_is_docstring_of(side) for side in sides) and any(
+            isinstance(side, ast.Constant) and isinstance(side.value, str) for side in sides
+        ):
+            return True
+    return False
+
+
+def _is_docstring_of(node: ast.expr) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__doc__"
+    if isinstance(node, ast.Call):
+        callee = node.func
+        name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
+        return name == "getdoc" or (
+            isinstance(callee, ast.Attribute) and _is_docstring_of(callee.value)
+        )
+    return False
+
+
 # An exception the request names (``KeyError``, ``ZeroDivisionError``, ``json.JSONDecodeError``)
 # and one it asks the code to raise ("should raise ValueError", "make it raise a TypeError").
 _EXCEPTION = re.compile(r"\b(?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception))\b")
