@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .wholefile import Repair, by_qualified_name, own_nodes, spliced
+from .wholefile import Repair, by_qualified_name, own_nodes, spliced_repair
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -73,10 +73,7 @@ def _repaired(before: str, after: str, find: _Finder, what: str) -> Repair | Non
             continue
         edits.append((start, end, moved))
         names.append(name)
-    repaired = spliced(lines, edits) if edits else None
-    if repaired is None:
-        return None
-    return Repair(repaired, f"put back {what}: {', '.join(sorted(names))}")
+    return spliced_repair(lines, edits, f"put back {what}: {', '.join(sorted(names))}")
 
 
 def _guards_only(name: str, new: _Function, old: _Function) -> tuple[int, int] | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from .definitions import span
-from .wholefile import Repair, spliced
+from .wholefile import Repair, spliced_repair
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Decorators under which one name is rightly defined several times.
@@ -55,11 +55,10 @@ def keep_one_definition(before: str, after: str, request: str = "") -> Repair | 
         else:
             continue
         names.append(name)
-    repaired = spliced(lines, spans) if spans else None
-    if repaired is None:
-        return None
     said = ", ".join(names)
-    return Repair(repaired, f"kept one definition of what the reply defined twice: {said}")
+    return spliced_repair(
+        lines, spans, f"kept one definition of what the reply defined twice: {said}"
+    )
 
 
 def _registers(node: ast.stmt) -> bool:

@@ -892,11 +892,10 @@ def keep_docstring_lines(before: str, after: str, request: str = "") -> Repair |
         at = now.lineno - 1
         spans.append((at, now.end_lineno or now.lineno, _moved(old_lines, was, _indent(lines[at]))))
         names.append(name)
-    repaired = spliced(lines, spans) if spans else None
-    if repaired is None:
-        return None
     said = ", ".join(names)
-    return Repair(repaired, f"put back the docstring line(s) the reply had dropped: {said}")
+    return spliced_repair(
+        lines, spans, f"put back the docstring line(s) the reply had dropped: {said}"
+    )
 
 
 _Defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -918,6 +917,15 @@ def _paired(
         (name, olds[name], new) for name, new in by_qualified_name(new_tree).items() if name in olds
     ]
     return before.split("\n"), after.split("\n"), pairs
+
+
+def spliced_repair(
+    lines: list[str], spans: list[tuple[int, int, list[str]]], detail: str
+) -> Repair | None:
+    """The repair splicing ``spans`` into ``lines`` (see spliced), said as ``detail``; None
+    when there are no spans or the result does not parse."""
+    repaired = spliced(lines, spans) if spans else None
+    return Repair(repaired, detail) if repaired is not None else None
 
 
 def spliced(lines: list[str], spans: list[tuple[int, int, list[str]]]) -> str | None:
