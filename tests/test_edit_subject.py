@@ -69,6 +69,22 @@ def test_a_change_the_function_reaches_or_a_change_to_it_is_no_problem() -> None
     # through a helper it calls, or a constant it reads
     assert _problems(UTILS.replace("[:count]", "[: max(count, 0)]")) == []
     assert _problems(UTILS.replace('"a b c d e f"', '"a b c"')) == []
+    # two steps away (lorem uses _pick, _pick uses _split) is reached; three steps are not
+    chain = UTILS.replace("words.split()[:count]", "_split(words)[:count]") + (
+        "\n\ndef _split(words):\n    return _tokens(words)\n"
+        "\n\ndef _tokens(words):\n    return words.split()\n"
+    )
+    src = {"u.py": chain}
+    assert (
+        subject_unchanged(
+            REQUEST,
+            src,
+            {"u.py": chain.replace("return _tokens(words)", "return _tokens(words or '')")},
+        )
+        == []
+    )
+    far = chain.replace("return words.split()", "return words.split(' ')")
+    assert subject_unchanged(REQUEST, src, {"u.py": far})
     # module-level code that is not an import or a named assignment: not judged
     assert _problems(UTILS + "\nprint(other(1))\n") == []
     # requests that open with no single function of the files
