@@ -1441,8 +1441,11 @@ class _Loop:
 
         if not any(problem.kind == OFF_SUBJECT for problem in self.edited.failures):
             return
-        for path in sorted(self.files.changes):
-            del self.files.changes[path]
+        changes, base = self.files.changes, self.base_changes
+        edited = sorted(p for p in changes if p not in base or changes[p] != base[p])
+        changes.clear()
+        changes.update(base)  # what the loop started from
+        for path in edited:
             detail = "put back as it was: the edits here are not to what the request is about"
             self._correction(path, detail, "kept")
 
