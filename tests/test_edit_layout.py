@@ -54,6 +54,9 @@ def test_blank_lines_lost_and_comments_reworded_come_back() -> None:
     # asked about comments or layout, or nothing lost: left as it is
     assert keep_layout(NAMES, SQUEEZED, "tidy the comments of secure") is None
     assert keep_layout(NAMES, FIXED, "raise TypeError") is None
+    # a comment dropped alone comes back too
+    alone = keep_layout(NAMES, NAMES.replace("    # prepend an underline\n", ""), "x")
+    assert alone is not None and alone.text == NAMES and "1 comment line(s)" in alone.detail
     # a blank line that went with code is the code's
     assert (
         keep_layout(NAMES, NAMES.replace('\n\n    return re.sub(r"\\s+", "_", name)', ""), "x")

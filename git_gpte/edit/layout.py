@@ -4,7 +4,8 @@ Asked that werkzeug's ``secure_filename`` raise TypeError for a non-str, the 1.5
 the check, and on the way took out the three blank lines that set the function's steps apart
 and reworded a comment; the diff a reviewer reads was three times the change. A stretch of
 lines that only lost blank lines, or whose comment lines were replaced by other comment lines,
-is put back, unless the request is about comments, wording or layout.
+is put back (a comment line dropped alone too), unless the request is about comments, wording
+or layout.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def keep_layout(before: str, after: str, request: str = "") -> Repair | None:
         if tag in ("delete", "replace") and _layout(was) and (not now or _layout(now)):
             lines += was
             blanks += max(0, _blank(was) - _blank(now))
-            comments += len(was) - _blank(was) if now else 0
+            comments += len(was) - _blank(was)
         else:
             lines += now
     if not blanks and not comments:
