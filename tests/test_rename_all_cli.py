@@ -48,3 +48,27 @@ def test_a_rename_leaves_no_old_name_in_all(tmp_path: Path, llm_server: LLMServe
     branch = json.loads(done.stdout)["branch"]
     assert git(repo, "show", f"{branch}:texts.py") == MODULE.replace("strip_codes", "remove_codes")
     assert "remove_codes" in git(repo, "show", f"{branch}:test_texts.py")
+
+
+def test_a_renamed_copy_keeps_the_blank_lines_and_comments_it_lost(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    """Seen on boltons: the renamed function written beside the old one with its blank lines
+    as lines of spaces and a comment left out; it took the old one's place so."""
+    module = MODULE.replace(
+        '    return text.replace("\\x1b", "")\n',
+        '    cleaned = text.replace("\\x1b", "")\n\n'
+        "    # escapes are gone now\n    return cleaned\n",
+    )
+    repo = make_repo(tmp_path / "r", {"texts.py": module, "test_texts.py": TESTS})
+    renamed = module.split("\n\n\n")[1].replace("def strip_codes", "def remove_codes")
+    sloppy = renamed.replace("\n\n    # escapes are gone now\n", "\n    \n")
+    llm_server.queue(f"texts.py\n```python\n{sloppy}\n```\n")
+    done = run_gpte(
+        "improve", "Rename strip_codes in texts.py to remove_codes and update every use",
+        "--json", "--edit-format", "definitions", "--no-probe",
+        cwd=repo, env=self_hosted_env(llm_server), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    branch = json.loads(done.stdout)["branch"]
+    assert git(repo, "show", f"{branch}:texts.py") == module.replace("strip_codes", "remove_codes")

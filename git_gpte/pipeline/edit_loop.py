@@ -1337,6 +1337,9 @@ class _Loop:
                 files.changes[path], old, new = found
                 detail = f"{new} replaces {old}, which the request renames to it"
                 self._correction(path, detail, "rename")
+                # Now in the old one's place, what the copy changed on the way can be seen
+                # (boltons' rename: blank lines written as spaces, a comment dropped).
+                self._keep_what_was_copied({path})
 
     def _rename_to_requested_names(self, originals: Mapping[str, str]) -> None:
         """Where the reply renamed what the request renames but to a name of its own, give it
