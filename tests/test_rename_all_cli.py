@@ -35,10 +35,9 @@ def test_strip_codes():
 """
 
 
-def test_a_rename_leaves_no_old_name_in_all(tmp_path: Path, llm_server: LLMServer) -> None:
-    repo = make_repo(tmp_path / "r", {"texts.py": MODULE, "test_texts.py": TESTS})
-    renamed = MODULE.split("\n\n\n")[1].replace("def strip_codes", "def remove_codes")
-    llm_server.queue(f"texts.py\n```python\n{renamed}\n```\n")
+def _rename(repo: Path, llm_server: LLMServer, block: str) -> str:
+    """The branch ``improve`` commits for the rename, answered with ``block``."""
+    llm_server.queue(f"texts.py\n```python\n{block}\n```\n")
     done = run_gpte(
         "improve", "Rename strip_codes in texts.py to remove_codes and update every use",
         "--json", "--edit-format", "definitions", "--no-probe",
@@ -46,6 +45,13 @@ def test_a_rename_leaves_no_old_name_in_all(tmp_path: Path, llm_server: LLMServe
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     branch = json.loads(done.stdout)["branch"]
+    return str(branch)
+
+
+def test_a_rename_leaves_no_old_name_in_all(tmp_path: Path, llm_server: LLMServer) -> None:
+    repo = make_repo(tmp_path / "r", {"texts.py": MODULE, "test_texts.py": TESTS})
+    renamed = MODULE.split("\n\n\n")[1].replace("def strip_codes", "def remove_codes")
+    branch = _rename(repo, llm_server, renamed)
     assert git(repo, "show", f"{branch}:texts.py") == MODULE.replace("strip_codes", "remove_codes")
     assert "remove_codes" in git(repo, "show", f"{branch}:test_texts.py")
 
@@ -63,12 +69,5 @@ def test_a_renamed_copy_keeps_the_blank_lines_and_comments_it_lost(
     repo = make_repo(tmp_path / "r", {"texts.py": module, "test_texts.py": TESTS})
     renamed = module.split("\n\n\n")[1].replace("def strip_codes", "def remove_codes")
     sloppy = renamed.replace("\n\n    # escapes are gone now\n", "\n    \n")
-    llm_server.queue(f"texts.py\n```python\n{sloppy}\n```\n")
-    done = run_gpte(
-        "improve", "Rename strip_codes in texts.py to remove_codes and update every use",
-        "--json", "--edit-format", "definitions", "--no-probe",
-        cwd=repo, env=self_hosted_env(llm_server), timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    branch = json.loads(done.stdout)["branch"]
+    branch = _rename(repo, llm_server, sloppy)
     assert git(repo, "show", f"{branch}:texts.py") == module.replace("strip_codes", "remove_codes")
