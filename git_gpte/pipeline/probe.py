@@ -12,7 +12,9 @@ with exit 1 and the failure said, never as a success: the probe is the model's o
 the request and may be what is wrong (asserting 50 less 30 % is 37.5, it refused a right
 rename), so it does not refuse what the other checks pass. A statement that misuses the code
 (a name it made up, a call with wrong arguments) is dropped with one line saying so, never
-blamed on the result; so is probing in a repository that tracks a file of the probe's name.
+blamed on the result; so is probing in a repository that tracks a file of the probe's name,
+and a statement expecting an exception from a call that a guard the change added for it lets
+through (prompts/probe_guards.py).
 An exception the request says the code raises now ("crashes with ZeroDivisionError") is never
 taken for misuse, and with such a request each call an assertion makes with ``""`` is made
 again with a blank string (prompts/probe_steps.py: with_blank_calls). A probe whose every
@@ -41,6 +43,7 @@ from ..prompts.probe import (
     probe_script,
     step_verdicts,
 )
+from ..prompts.probe_guards import expected_raise, new_guards
 from ..prompts.probe_repair import (
     MAX_USAGE_FOUND,
     called_names,
@@ -160,8 +163,11 @@ class ProbeCheck:
         failures: list[tuple[int, Verdict]] = []
         own: list[Verdict] = []
         sources = steps(probe.script)
+        guards = new_guards(self._before_after(changes))
         for step, before in probe.on_base.items():
             now = found.get(step)
+            if now is not None and self._passes_guard(now, sources[step], guards):
+                continue
             if now is None or self._judges(now, before, sources[step]):
                 standing[step] = before
                 failures += [(step, now)] if now is not None else []
@@ -174,6 +180,8 @@ class ProbeCheck:
         ]
         if crashes:  # what failed on its own after a crash may have failed by it: kept
             standing, failures = dict(probe.on_base), failures + crashes
+        if not standing and not own:
+            return None  # every failure was a call a guard of the change lets through
         if not standing:
             again = self._repair(probe, found, sources)
             if again is not None:
@@ -184,6 +192,21 @@ class ProbeCheck:
             return replace(probe, on_base=standing, last=Verdict(True, True), failing="")
         step, now = min(failures, key=lambda failure: failure[0])
         return replace(probe, on_base=standing, last=now, failing=sources[step])
+
+    def _passes_guard(self, now: Verdict, source: str, guards: set[tuple[str, str]]) -> bool:
+        """Whether ``source`` expects an exception from a call that a guard the change added
+        for that exception lets through (see :mod:`~git_gpte.prompts.probe_guards`): then
+        the probe and the change read the request apart, and the statement does not judge."""
+        expected = expected_raise(source) if now.error.startswith("AssertionError") else None
+        if expected is None:
+            return False
+        if not any((name, expected.error) in guards for name in expected.called):
+            return False
+        self.console.info(
+            f"the probe expects {expected.error} from {_short(expected.first)}, a call the "
+            "change's own check for it lets through: not held against the result"
+        )
+        return True
 
     def _judges(self, now: Verdict, before: Verdict, source: str) -> bool:
         """Whether a statement's failure on the result judges it: an assertion failed, or the
