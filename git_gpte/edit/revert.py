@@ -23,7 +23,7 @@ def changed_definitions(before: str, after: str) -> list[str]:
     """The qualified names (``name``, ``Class.method``) of the functions and methods that both
     texts define and whose source (decorators included) differs, in ``after``'s order; none
     when either does not parse."""
-    old, new = _definitions(before), _definitions(after)
+    old, new = function_spans(before), function_spans(after)
     if old is None or new is None:
         return []
     return [name for name, source in new.items() if name in old and old[name][0] != source[0]]
@@ -32,7 +32,7 @@ def changed_definitions(before: str, after: str) -> list[str]:
 def with_definition_as_was(before: str, after: str, name: str) -> str | None:
     """``after`` with the definition ``name`` (see changed_definitions) as ``before`` has it;
     None when either text does not define it."""
-    old, new = _definitions(before), _definitions(after)
+    old, new = function_spans(before), function_spans(after)
     if old is None or new is None or name not in old or name not in new:
         return None
     lines = after.splitlines(keepends=True)
@@ -53,9 +53,9 @@ def keep_unasked_rewording(before: str, after: str, request: str = "") -> Repair
         return None
     named = set(re.findall(r"[A-Za-z_]\w*", request))
     text, names = after, []
-    old = _definitions(before) or {}
+    old = function_spans(before) or {}
     for name in changed_definitions(before, after):
-        new = _definitions(text) or {}
+        new = function_spans(text) or {}
         if name.rsplit(".", 1)[-1] in named or name not in new:
             continue
         if _code(old[name][0]) is None or _code(old[name][0]) != _code(new[name][0]):
@@ -77,7 +77,7 @@ def _code(source: str) -> str | None:
         return None
 
 
-def _definitions(text: str) -> dict[str, tuple[str, int, int]] | None:
+def function_spans(text: str) -> dict[str, tuple[str, int, int]] | None:
     """Each top-level function and method of a top-level class: its source and its span of
     lines (0-based start, end excluded), from its first decorator."""
     try:

@@ -1050,8 +1050,10 @@ class _Loop:
         ``keep_docstring_lines``, ``keep_returns`` and ``return_out_of_block``), old bodies
         left out (see :mod:`git_gpte.edit.oldbody`), the wording of definitions nobody
         asked to change (``keep_unasked_rewording``), blank lines and comments changed on the
-        way (:mod:`git_gpte.edit.layout`) and one of two definitions of a name the file had
+        way (:mod:`git_gpte.edit.layout`), code changed beside a check or logging asked
+        for alone (:mod:`git_gpte.edit.additive`) and one of two definitions of a name the file had
         once (:mod:`git_gpte.edit.redefined`), each said as a correction."""
+        from ..edit.additive import keep_unasked_code
         from ..edit.layout import keep_layout
         from ..edit.oldbody import inline_self_calls, keep_body_after_guards
         from ..edit.redefined import keep_one_definition
@@ -1079,6 +1081,7 @@ class _Loop:
                     keep_docstring_lines,
                     keep_comment_rulers,
                     keep_layout,
+                    keep_unasked_code,
                     keep_continuation_indent,
                     keep_body_after_guards,
                     inline_self_calls,
