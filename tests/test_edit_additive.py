@@ -119,3 +119,50 @@ def test_improve_commits_the_check_alone(tmp_path: Path, llm_server: LLMServer) 
     branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
     assert git(root, "show", f"{branch}:filler.py") == RIGHT
     before.assert_unchanged(root, new_branches=(branch,))
+
+
+COMMAS = '''\
+def commas(value, digits=None):
+    """``value`` with commas every three digits."""
+    import math
+
+    if not math.isfinite(value):
+        return str(value)
+    if digits is not None:
+        return f"{value:,.{digits}f}"
+    return f"{value:,}"
+'''
+
+
+def test_only_the_check_of_what_was_added_is_kept() -> None:
+    # Seen on humanize: beside the check, statements of another function's body were added
+    # and a return of another case was made to raise the same error.
+    answer = COMMAS.replace(
+        "    import math\n\n",
+        "    import math\n"
+        "    if not isinstance(value, str):\n"
+        "        value = str(value)\n"
+        "    # the check\n"
+        "    if digits is not None and digits < 0:\n"
+        '        raise ValueError("digits is negative")\n',
+    ).replace("        return str(value)", '        raise ValueError("digits is negative")')
+    repair = keep_unasked_code(
+        COMMAS, answer, "commas should raise ValueError when digits is negative"
+    )
+    assert repair is not None
+    assert repair.text == COMMAS.replace(
+        "    import math\n\n",
+        "    import math\n\n"
+        "    # the check\n"
+        "    if digits is not None and digits < 0:\n"
+        '        raise ValueError("digits is negative")\n',
+    )
+    # A check whose test uses a name the stretch assigns keeps the assignment.
+    needs = COMMAS.replace(
+        "    import math\n\n",
+        "    import math\n    size = abs(value)\n"
+        "    if size > 10**30:\n        raise ValueError(size)\n",
+    )
+    assert (
+        keep_unasked_code(COMMAS, needs, "commas should raise ValueError for a huge value") is None
+    )

@@ -21,8 +21,11 @@ still parses and names nothing undefined that the answer's text did not.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
+import textwrap
+from dataclasses import dataclass, replace
 
 from .pycheck import undefined_names
 from .revert import changed_definitions, function_spans
@@ -43,21 +46,22 @@ _MORE = re.compile(
     re.I,
 )
 _SENTENCE_END = re.compile(r"[.!?]\s+\S")
+_GOES_ON = ("elif ", "else:", "except:", "except ", "finally:", ")", "]", "}")
 
 
 def keep_unasked_code(before: str, after: str, request: str = "") -> Repair | None:
     """``after`` with the code its changed functions lost or had replaced on the way put
     back, for a request that asks only for a check that raises or for logging; None when
     nothing is put back."""
-    carries = _carrier(request)
-    if carries is None:
+    adds = _carrier(request)
+    if adds is None:
         return None
     text, names = after, []
     for name in changed_definitions(before, after):
         old, new = (function_spans(before) or {}).get(name), (function_spans(text) or {}).get(name)
         if old is None or new is None:
             continue
-        merged = _merged(old[0], new[0], carries)
+        merged = _merged(old[0], new[0], adds.on(_parameters(new[0])))
         if merged is None:
             continue
         lines = text.splitlines(keepends=True)
@@ -72,48 +76,147 @@ def keep_unasked_code(before: str, after: str, request: str = "") -> Repair | No
     )
 
 
-def _carrier(request: str) -> re.Pattern[str] | None:
-    """The lines that carry what the request adds, for a request that asks only to add a
-    check that raises or logging; else None."""
+@dataclass(frozen=True)
+class _Addition:
+    """What the request adds: a check raising one of ``raised`` on a name the request uses
+    or a parameter (``words``), or logging (``raised`` empty); ``lines`` finds the lines
+    that carry it."""
+
+    lines: re.Pattern[str]
+    raised: frozenset[str]
+    words: frozenset[str]
+
+    def on(self, parameters: set[str]) -> _Addition:
+        """The addition to one function: a check may test its parameters too."""
+        return replace(self, words=self.words | parameters)
+
+    def carried_by(self, group: list[str]) -> bool:
+        """Whether a stretch of statements is the addition: an ``if``/``elif`` on a name
+        the request uses that raises, or a log call."""
+        if not self.raised:
+            return any(self.lines.search(line) for line in group)
+        first = next((line.strip() for line in group if _is_code(line)), "")
+        test = set(re.findall(r"[A-Za-z_]\w*", first))
+        return (
+            first.startswith(("if ", "elif "))
+            and bool(test & self.words)
+            and any(line.strip().startswith("raise") for line in group)
+        )
+
+
+def _carrier(request: str) -> _Addition | None:
+    """What the request adds, for a request that asks only to add a check that raises or
+    logging; else None."""
     request = request.strip()
     if _SENTENCE_END.search(request) or _MORE.search(request):
         return None
-    raised = {m.group(1) for m in _RAISE.finditer(request)}
+    words = frozenset(re.findall(r"[A-Za-z_]\w*", request))
+    raised = frozenset(m.group(1) for m in _RAISE.finditer(request))
     if raised:
         names = "|".join(sorted(raised))
-        return re.compile(rf"\braise\b|\b(?:{names})\b")
+        return _Addition(re.compile(rf"\braise\b|\b(?:{names})\b"), raised, words)
     if _LOGGING.search(request):
-        return re.compile(r"\blog", re.I)
+        return _Addition(re.compile(r"\blog", re.I), frozenset(), words)
     return None
 
 
-def _merged(old: str, new: str, carries: re.Pattern[str]) -> str | None:
-    """``new`` (a function's source) with the stretches that do not carry the addition as
-    ``old`` has them, and a check written twice once; None when nothing changes, or when no
-    stretch carries the addition (a function changed instead of the one asked for is for
-    :mod:`git_gpte.edit.subject` and the retries to tell)."""
+def _merged(old: str, new: str, adds: _Addition) -> str | None:
+    """``new`` (a function's source) with what does not carry the addition as ``old`` has
+    it, and a check written twice once; None when nothing changes, or when nothing carries
+    the addition (a function changed instead of the one asked for is for
+    :mod:`git_gpte.edit.subject` and the retries to tell).
+
+    A stretch the answer replaced, whose old lines were code, stays as written when it
+    carries the addition (``return f(x)`` made ``result = f(x)``, a log line, ``return
+    result``) and is put back otherwise. Where the answer added lines (in place of blank
+    lines or comments at most), only the statements that carry the addition are kept, and
+    those assigning a name they use."""
     was_lines, now_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    opcodes = difflib.SequenceMatcher(None, was_lines, now_lines, autojunk=False).get_opcodes()
+    used = {
+        name
+        for _, _, _, j1, j2 in opcodes
+        for group in _groups(now_lines[j1:j2])
+        if adds.carried_by(group)
+        for name in re.findall(r"[A-Za-z_]\w*", "".join(group))
+    }
     out: list[str] = []
     put_back, carried = 0, False
     seen: set[tuple[str, ...]] = set()
-    matcher = difflib.SequenceMatcher(None, was_lines, now_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes:
         was, now = was_lines[i1:i2], now_lines[j1:j2]
-        added = tuple(line.strip() for line in now if line.strip())
-        carries_it = any(carries.search(line) for line in now)
+        groups = _groups(now)
+        carriers = [g for g in groups if adds.carried_by(g)]
+        added = tuple(line.strip() for g in carriers for line in g if line.strip())
         if tag == "equal" or (_layout(was) and _layout(now)):
             out += now
-        elif any(line.lstrip().startswith("raise") for line in now) and added in seen:
+        elif carriers and added in seen:
             out += was  # the same check a second time
             put_back += 1
-        elif tag == "insert" or carries_it or any(carries.search(line) for line in was):
-            out += now
-            seen.add(added)
-            carried = carried or carries_it
+        elif any(adds.lines.search(line) for line in was):
+            out += now  # the answer changed lines that were the addition's already
+        elif not _layout(was):
+            out += now if carriers else was
+            put_back += not carriers
         else:
-            out += was
-            put_back += 1
+            kept = [g for g in groups if g in carriers or _assigns(g) & used]
+            dropped = any(not _layout(g) for g in groups if g not in kept)
+            out += (was + [line for g in kept for line in g]) if dropped else now
+            put_back += dropped
+        if carriers:
+            carried = True
+            seen.add(added)
     return "".join(out) if put_back and carried else None
+
+
+def _groups(lines: list[str]) -> list[list[str]]:
+    """The lines as statements at their least indentation: a line there starts one, with
+    the comment lines just above it, unless it goes on with the one before (``elif``,
+    ``else``, a closing bracket) or follows comment lines only."""
+    code = [line for line in lines if _is_code(line)]
+    if not code:
+        return [lines] if lines else []
+    least = min(len(line) - len(line.lstrip()) for line in code)
+    groups: list[list[str]] = []
+    for line in lines:
+        starts = (
+            _is_code(line)
+            and len(line) - len(line.lstrip()) == least
+            and not line.lstrip().startswith(_GOES_ON)
+        )
+        if not groups or (starts and any(_is_code(g) for g in groups[-1])):
+            comments: list[str] = []  # the comment lines just above a statement go with it
+            while groups and groups[-1] and groups[-1][-1].strip().startswith("#"):
+                comments.insert(0, groups[-1].pop())
+            groups.append([*comments, line])
+        else:
+            groups[-1].append(line)
+    return groups
+
+
+def _parameters(source: str) -> set[str]:
+    """The parameter names of the function ``source`` defines (none when it does not
+    parse), but ``self`` and ``cls``."""
+    try:
+        function = ast.parse(textwrap.dedent(source)).body[0]
+    except (SyntaxError, ValueError, IndexError):
+        return set()
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    arguments = function.args
+    found = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    found += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return {a.arg for a in found} - {"self", "cls"}
+
+
+def _assigns(group: list[str]) -> set[str]:
+    first = next((line for line in group if _is_code(line)), "")
+    found = re.match(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=]+)?=(?!=)", first)
+    return set(re.findall(r"[A-Za-z_]\w*", found.group(1))) if found else set()
+
+
+def _is_code(line: str) -> bool:
+    return bool(line.strip()) and not line.strip().startswith("#")
 
 
 def _layout(lines: list[str]) -> bool:
