@@ -392,3 +392,19 @@ def test_a_default_the_edits_give_is_the_one_the_request_writes() -> None:
         assert default_problems(other, {"m.py": before}, {"m.py": wrong}) == []
     assert default_problems('put(sep=",")', {"m.py": before}, {"m.py": wrong}) == []
     assert default_problems('get(sep="\\")', {"m.py": before}, {"m.py": wrong}) == []
+
+
+def test_logging_asked_for_a_function_must_be_in_it() -> None:
+    # Seen on cachetools: asked to add logging to hashkey, the model logged in another
+    # function of the module.
+    logged = CODE.replace(
+        "    return sum", "    logger.debug('total of %s', items)\n    return sum"
+    )
+    request = "Add logging to total: log a debug message with the items"
+    assert _kinds(request) == ["6: the request asks for logging in total"]
+    assert _kinds(request, logged) == []
+    elsewhere = CODE.replace("        self.items", "        log.info(item)\n        self.items")
+    assert _kinds("add debug logging in `total`", elsewhere) == [
+        "7: the request asks for logging in total"  # a line lower: one line was added above
+    ]
+    assert _kinds("Add logging to the module") == []

@@ -30,6 +30,12 @@ _HINTS = re.compile(
     r"(?:functions?|methods?)?\s*([^;:!?\n]+?)(?:\.(?:\s|$)|[;:!?\n]|$)",
     re.I,
 )
+# "add logging to hashkey", "add debug logging in `Cache.get`": the function that must log.
+_LOGGING_IN = re.compile(
+    r"\b(?:add|put)\w*\s+(?:some\s+)?(?:debug\s+)?logging\s+(?:to|in|into|inside)\s+"
+    r"(?:the\s+)?(?:function\s+|method\s+)?`?(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)",
+    re.I,
+)
 # "replace the print() calls with logging", "turn the prints into log messages", "log ...
 # instead of printing": within one sentence.
 # (Within a sentence: a dot inside a word, ``todo/storage.py``, does not end it.)
@@ -446,7 +452,9 @@ def _bare(function: ast.FunctionDef | ast.AsyncFunctionDef, annotated: bool = Fa
 
 def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
     """What the result (``texts``: path -> Python source as edited) leaves undone of what
-    ``request`` names: a definition still without the docstring or the type hints it asks for."""
+    ``request`` names: a definition still without the docstring, the type hints or the
+    logging it asks for (seen on cachetools: asked to add logging to ``hashkey``, the 1.5B
+    model logged in ``_HashedTuple.__hash__``, and it was committed as a success)."""
     problems: list[Problem] = []
     for name in _docstring_names(request):
         found = list(_definitions(texts, name))
@@ -478,7 +486,28 @@ def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
                     "(annotate its parameters and its return value in its def line)",
                 )
             )
+    for name in dict.fromkeys(m.group(1) for m in _LOGGING_IN.finditer(request)):
+        found = list(_definitions(texts, name))
+        if found and not any(_logs(node) for _, node in found):
+            path, node = found[0]
+            problems.append(
+                Problem(
+                    "request",
+                    path,
+                    node.lineno,
+                    f"the request asks for logging in {name}, and {name} still logs nothing "
+                    f"(call the logger inside {name}'s body)",
+                )
+            )
     return problems + print_problems(request, texts) + literal_problems(request, texts)
+
+
+def _logs(node: ast.AST) -> bool:
+    """Whether a definition calls anything named like a log (``logger.debug``, ``_log``)."""
+    return any(
+        isinstance(call, ast.Call) and "log" in ast.unparse(call.func).lower()
+        for call in ast.walk(node)
+    )
 
 
 def literal_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
