@@ -111,6 +111,7 @@ def python_problems(
         problems += _new_undefined(path, tree, old_tree)
         problems += _new_endless_calls(path, tree, old_tree)
         problems += _new_bad_log_calls(path, tree, old_tree)
+        problems += _new_none_misuses(path, tree, old_tree)
         problems += _new_placeholders(path, tree, old_tree)
         if old_tree is not None:
             problems += _unused_new_parameters(path, tree, old_tree)
@@ -169,6 +170,25 @@ def _new_bad_log_calls(path: str, tree: ast.Module, old_tree: ast.Module | None)
         text = (
             f"{call}() takes no {keyword!r} argument (print's keywords do not carry over to "
             "logging): a TypeError when this line runs"
+        )
+        problems.append(Problem("bad-call", path, line, text))
+    return problems
+
+
+def _new_none_misuses(path: str, tree: ast.Module, old_tree: ast.Module | None) -> list[Problem]:
+    """Conditions using a name as a value right after finding it None (see
+    :mod:`git_gpte.edit.nonetest`), more of them than before."""
+    from .nonetest import none_misuses
+
+    had = Counter(key for key, _ in none_misuses(old_tree)) if old_tree is not None else Counter()
+    problems = []
+    for key, line in none_misuses(tree):
+        if had[key] > 0:
+            had[key] -= 1
+            continue
+        text = (
+            f"`{key}` goes on to use a name it has just found to be None: a TypeError "
+            "whenever that holds (`is not None` meant?)"
         )
         problems.append(Problem("bad-call", path, line, text))
     return problems
