@@ -155,6 +155,7 @@ def test_a_demo_that_fails_on_the_base_judges_nothing(
     assert done.returncode == 0, done.stderr
     assert "not judging by orders.py's demo: it exited with code 1 on the base" in done.stderr
     assert "the result passes" not in done.stdout  # nothing judged it
+    assert "not checked: nothing ran the result (see above why)" in done.stdout
     assert len(llm_server.requests) == 1
     llm_server.queue(f"orders.py\n```python\n{wrong}```\n")
     done = run_gpte(

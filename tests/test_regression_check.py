@@ -200,6 +200,7 @@ def test_a_test_failing_on_the_base_is_not_the_results_fault(
     assert code == 0, err
     assert "no test that passed before fails" in err and len(llm_server.requests) == 1
     assert "the result passes the project's tests" in out
+    assert "not checked" not in out
 
 
 def test_the_checkout_is_imported_not_an_installed_copy(

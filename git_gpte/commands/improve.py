@@ -515,6 +515,10 @@ def _print_result(
         )
     if result.checked:
         click.echo(f"the result passes {' and '.join(result.checked_by)}")
+    elif result.check and not result.problems:
+        # A check was asked for (or the project's tests by default) and nothing could run
+        # the result: say so, so that exit 0 is not read as a result that was tried.
+        click.echo("not checked: nothing ran the result (see above why); read the diff first")
     click.echo(f"{result.usage.describe()}   run {result.run_id}")
     if not checkout:
         click.echo(f"look:  git diff {base_ref}...{result.branch}")
