@@ -225,7 +225,7 @@ class ProbeCheck:
 
     def _write(self, changes: list[FileChange]) -> list[Probe]:
         """Ask for the probes; keep those that fail on the base."""
-        signatures = changed_signatures(self._before_after(changes))
+        signatures = changed_signatures(self._before_after(changes), self.request)
         if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
             return []  # nothing importable changed, or the probe would replace a file
         self.local = self._top_modules()

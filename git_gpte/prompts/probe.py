@@ -122,22 +122,30 @@ def module_name(path: str) -> str | None:
     return ".".join(parts)
 
 
-def changed_signatures(files: Mapping[str, tuple[str, str]]) -> str:
+def changed_signatures(files: Mapping[str, tuple[str, str]], request: str = "") -> str:
     """For each Python file (path → (before, after)), the functions, methods and classes whose
     lines the change touched, as signatures under the import that reaches them; a method comes
-    with its class and the class's ``__init__``. Empty when nothing importable changed."""
+    with its class and the class's ``__init__``, and with the class's other methods the
+    request names. A property, class or static method shows its decorator. Empty when
+    nothing importable changed.
+
+    Seen (geometry/clockwise-area): "Polygon.area comes out negative ...", the change in
+    ``edges``; shown ``edges`` alone, both probes called ``polygon.area()``, a property, failed
+    on their own and were dropped, and a result that did not fix the area went out as a
+    success."""
+    named = frozenset(re.findall(r"[A-Za-z_]\w*", request))
     out: list[str] = []
     for path, (before, after) in sorted(files.items()):
         module = module_name(path)
         if module is None:
             continue
-        lines = _signatures(before, after)
+        lines = _signatures(before, after, named)
         if lines:
             out += [f"# {path}: import {module}", *lines, ""]
     return "\n".join(out)
 
 
-def _signatures(before: str, after: str) -> list[str]:
+def _signatures(before: str, after: str, named: frozenset[str] = frozenset()) -> list[str]:
     try:
         tree = ast.parse(after)
     except (SyntaxError, ValueError):
@@ -146,14 +154,18 @@ def _signatures(before: str, after: str) -> list[str]:
     out: list[str] = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _touched(node, changed):
-            out.append(_header(node))
+            out += _decorated(node)
         elif isinstance(node, ast.ClassDef) and _touched(node, changed):
             out.append(f"class {node.name}:")
             methods = [
                 n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             ]
-            shown = [m for m in methods if m.name == "__init__" or _touched(m, changed)]
-            out += [f"    {_header(m)}" for m in shown]
+            shown = [
+                m
+                for m in methods
+                if m.name == "__init__" or _touched(m, changed) or m.name in named
+            ]
+            out += [f"    {line}" for m in shown for line in _decorated(m)]
             if not shown:
                 out.append("    ...")
     return out
@@ -162,6 +174,15 @@ def _signatures(before: str, after: str) -> list[str]:
 def _touched(node: ast.stmt, changed: set[int]) -> bool:
     first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
     return any(first <= line <= (node.end_lineno or node.lineno) for line in changed)
+
+
+_SHOWN_DECORATORS = frozenset({"property", "classmethod", "staticmethod", "cached_property"})
+
+
+def _decorated(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The header, under the decorators that change how it is called (``@property``)."""
+    shown = [ast.unparse(d) for d in node.decorator_list]
+    return [f"@{d}" for d in shown if d.rsplit(".", 1)[-1] in _SHOWN_DECORATORS] + [_header(node)]
 
 
 def _header(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
