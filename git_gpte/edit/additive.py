@@ -11,12 +11,15 @@ generator into a list.
 
 For such a request (one sentence, asking for that addition alone), each stretch of a changed
 function that the answer replaced or took out is put back when none of its lines, old or new,
-carries the addition (``raise`` or the exception asked for; a log call or logger); a check
-written a second time in one function is taken out. Stretches only of blank lines and
-comments are left to :mod:`git_gpte.edit.layout`, new functions and module-level lines (an
-import, ``logger = ...``) are left alone, so is a function the addition was not made in,
-and a function is put back only where the result
-still parses and names nothing undefined that the answer's text did not.
+carries the addition (an ``if`` on an input that raises; a log call); a check written a
+second time in one function is taken out. Where the answer only added lines, just the
+statements that carry the addition are kept, and those assigning a name they use (seen on
+humanize, stop 63: beside ``intcomma``'s check, four statements of another function's body
+and a ``return`` of another case made to raise). Stretches only of blank lines and comments
+are left to :mod:`git_gpte.edit.layout`; new functions and module-level lines (an import,
+``logger = ...``) are left alone, and so is a function the addition was not made in; a
+function is put back only where the result still parses and names nothing undefined that
+the answer's text did not.
 """
 
 from __future__ import annotations
