@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from .definitions import is_stub
+from .nonetest import none_misuses
 
 # pyflakes messages that mean the code fails when that line runs.
 _UNDEFINED = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
@@ -178,8 +179,6 @@ def _new_bad_log_calls(path: str, tree: ast.Module, old_tree: ast.Module | None)
 def _new_none_misuses(path: str, tree: ast.Module, old_tree: ast.Module | None) -> list[Problem]:
     """Conditions using a name as a value right after finding it None (see
     :mod:`git_gpte.edit.nonetest`), more of them than before."""
-    from .nonetest import none_misuses
-
     had = Counter(key for key, _ in none_misuses(old_tree)) if old_tree is not None else Counter()
     problems = []
     for key, line in none_misuses(tree):
