@@ -551,6 +551,15 @@ class Repository:
         out = self._git("ls-files", "-z", "--others", "--exclude-standard", strip=False)
         return [p for p in out.split("\0") if p]
 
+    def ignored_files(self) -> list[str]:
+        """Untracked paths ``.gitignore`` excludes, a wholly ignored directory as one entry
+        ending in ``/`` (``.venv/``), so that a large one costs nothing to list."""
+        out = self._git(
+            "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory",
+            strip=False,
+        )  # fmt: skip
+        return [p for p in out.split("\0") if p]
+
     def read_blob(self, sha: str) -> bytes:
         """Raw content of a blob, through the repository's long-lived ``cat-file --batch``."""
         return self._blobs.read([sha])[0]

@@ -13,7 +13,8 @@ keyed by the dependency files of the commit (``requirements*.txt``, ``pyproject.
 same. The checkout always sits at the same path for one repository (so a virtual
 environment's absolute paths stay true), and is fresh each time: nothing else of one attempt
 reaches the next. A second run of the same repository at the same time gets a throw-away
-directory and no cache.
+directory and no cache. The modules a build generated in the user's package folders and git
+ignores (``_version.py``) are copied in, so that the package imports from the checkout.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def temporary_worktree(repo: Repository, commit: str, *, cache: bool = True) -> 
             raise RunError(
                 f"cannot create a temporary worktree of {commit[:12]}: {exc.message}"
             ) from None
+        _copy_generated_modules(repo, commit, path)
         key = _dependency_key(repo, commit) if cache_dir is not None else ""
         tracked = _tracked_dirs(repo, commit) if cache_dir is not None else set()
         try:
@@ -117,6 +119,39 @@ def _dependency_key(repo: Repository, commit: str) -> str:
         if entry.path.rsplit("/", 1)[-1] in DEPENDENCY_FILES:
             digest.update(f"{entry.path}\0{entry.sha}\0".encode())
     return digest.hexdigest()[:16]
+
+
+# A generated module is small: a version string, a build's settings.
+GENERATED_MODULE_BYTES = 64 * 1024
+
+
+def _copy_generated_modules(repo: Repository, commit: str, worktree: Path) -> None:
+    """Copy into the checkout the git-ignored Python files of the user's work tree that sit
+    in a package folder of the commit: the modules a build writes and the package imports
+    (``_version.py`` of setuptools-scm and hatch-vcs), which no commit holds. Without them
+    the package cannot be imported from a fresh checkout (seen on humanize: ``from
+    ._version import __version__``), so neither its tests nor the probe could run, and the
+    result went out unchecked. Never over a file the commit has; nothing else is copied."""
+    try:
+        ignored = [p for p in repo.ignored_files() if p.endswith(".py")]
+    except GitCommandError:
+        return
+    if not ignored:
+        return
+    packages = {
+        entry.path.rsplit("/", 1)[0]
+        for entry in repo.tree_entries(commit)
+        if entry.path.endswith("/__init__.py")
+    }
+    for relative in ignored:
+        folder = relative.rsplit("/", 1)[0] if "/" in relative else ""
+        source, target = repo.root / relative, worktree / relative
+        if folder not in packages or target.exists() or not target.parent.is_dir():
+            continue
+        with contextlib.suppress(OSError):
+            small = source.stat().st_size <= GENERATED_MODULE_BYTES
+            if small and source.is_file() and not source.is_symlink():
+                shutil.copyfile(source, target)
 
 
 def _tracked_dirs(repo: Repository, commit: str) -> set[str]:
