@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from .pycheck import Problem
 
@@ -457,49 +457,45 @@ def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
     model logged in ``_HashedTuple.__hash__``, and it was committed as a success)."""
     problems: list[Problem] = []
     for name in _docstring_names(request):
-        found = list(_definitions(texts, name))
-        if found and not any(ast.get_docstring(node) for _, node in found):
-            path, node = found[0]
-            problems.append(
-                Problem(
-                    "request",
-                    path,
-                    node.lineno,
-                    f"the request asks for a docstring on {name}, and {name} still has none "
-                    f"(a docstring is the first statement inside {name}'s body)",
-                )
-            )
+        problems += _lacking(
+            list(_definitions(texts, name)),
+            lambda node: bool(ast.get_docstring(node)),
+            f"the request asks for a docstring on {name}, and {name} still has none "
+            f"(a docstring is the first statement inside {name}'s body)",
+        )
     for name in _hint_names(request):
-        functions = [
+        functions: list[tuple[str, Definition]] = [
             (path, node)
             for path, node in _definitions(texts, name)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
-        if functions and not any(_annotated(node) for _, node in functions):
-            path, node = functions[0]
-            problems.append(
-                Problem(
-                    "request",
-                    path,
-                    node.lineno,
-                    f"the request asks for type hints on {name}, and {name} still has none "
-                    "(annotate its parameters and its return value in its def line)",
-                )
-            )
+        problems += _lacking(
+            functions,
+            lambda node: (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _annotated(node)
+            ),
+            f"the request asks for type hints on {name}, and {name} still has none "
+            "(annotate its parameters and its return value in its def line)",
+        )
     for name in dict.fromkeys(m.group(1) for m in _LOGGING_IN.finditer(request)):
-        found = list(_definitions(texts, name))
-        if found and not any(_logs(node) for _, node in found):
-            path, node = found[0]
-            problems.append(
-                Problem(
-                    "request",
-                    path,
-                    node.lineno,
-                    f"the request asks for logging in {name}, and {name} still logs nothing "
-                    f"(call the logger inside {name}'s body)",
-                )
-            )
+        problems += _lacking(
+            list(_definitions(texts, name)),
+            _logs,
+            f"the request asks for logging in {name}, and {name} still logs nothing "
+            f"(call the logger inside {name}'s body)",
+        )
     return problems + print_problems(request, texts) + literal_problems(request, texts)
+
+
+def _lacking(
+    found: list[tuple[str, Definition]], has: Callable[[Definition], bool], text: str
+) -> list[Problem]:
+    """A problem at the first of the definitions ``found`` when none of them ``has`` what
+    the request asks; none when there is no such definition."""
+    if not found or any(has(node) for _, node in found):
+        return []
+    path, node = found[0]
+    return [Problem("request", path, node.lineno, text)]
 
 
 def _logs(node: ast.AST) -> bool:
