@@ -151,3 +151,17 @@ def test_a_block_written_again_under_another_path_is_cut() -> None:
     )
     short = "\n".join(f"x{n} = {n}" for n in range(SAME_LINES - 1)) + "\n"
     assert repeated_file(block("a.py", short) + block("b.py", short)) is None
+
+
+def test_a_block_beginning_with_lines_an_earlier_one_for_its_path_holds_is_cut() -> None:
+    """Seen (minimark/ordered-start): in the definitions format, with the prompt's own
+    heading, the same method in block after block, each beginning elsewhere in it."""
+    header = "File: m.py (only these definitions of it; the rest of the file stays as it is)\n"
+    method = "\n".join(f"        step_{n} = {n}" for n in range(SAME_LINES + 5)) + "\n"
+    first = header + "```\nclass A:\n    def run(self):\n" + method + "```\n\n"
+    second = header + "```\nclass B:\n    x = 1\n```\n\n"  # another definition: goes on
+    again = header + "```\n" + "\n".join(method.split("\n")[2:]) + "```\n"
+    found = repeated_file(first + second + again)
+    assert found is not None and found[0] == len(first + second)
+    assert found[1] == "the reply began writing again lines it wrote for m.py; stopped it there"
+    assert repeated_file(first + second) is None

@@ -887,6 +887,24 @@ def test_a_block_written_again_under_other_paths_is_cut(
     assert git(repo, "ls-tree", "--name-only", "hints").split() == ["invoice.py", "report.py"]
 
 
+def test_a_definitions_block_writing_again_what_one_wrote_is_cut(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen with the real model (minimark/ordered-start): definitions under the prompt's own
+    # heading, then the same lines in block after block, to its 4,096-token cap (531 s).
+    long_shop = SHOP + "".join(f"\n\ndef helper_{n}(x):\n    return x + {n}\n" for n in range(12))
+    repo = make_repo(tmp_path / "r", {"invoice.py": long_shop})
+    hinted = long_shop.replace("(text):", "(text: str) -> int:")
+    heading = "File: invoice.py (only these definitions of it; the rest of the file stays as it is)"
+    helpers = long_shop[long_shop.index("def helper_0") :]
+    again = f"{heading}\n```python\n{helpers[helpers.index('def helper_2') :]}```\n\n"
+    llm_server.queue(_whole(hinted) + "\n" + again * 3)
+    code, _out, err = improve(repo, llm_server, "add type hints to parse_quantity", "-b", "hints")
+    assert code == 0, err
+    assert git(repo, "show", "hints:invoice.py") == hinted
+    assert "began writing again lines it wrote for invoice.py; stopped it there" in err
+
+
 # What the model answered to "Add a docstring to summarize.": the file back with the docstring
 # written at the top of the module; summarize itself unchanged.
 DOC_AT_THE_TOP = f'''\

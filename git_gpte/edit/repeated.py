@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterator, Mapping
 
 # How many identical lines of a second block make it a copy (all of them for a shorter block).
 SAME_LINES = 20
-_PATH_LINE = re.compile(r"^(?:File:\s*)?[`*]*([\w./-]+\.\w+)[`*]*:?$")
+# A path line, as the prompt shows one too: "File: x.py (only these definitions of it; ...)".
+_PATH_LINE = re.compile(r"^(?:File:\s*)?[`*]*([\w./-]+\.\w+)[`*]*:?(?:\s+\([^)]*\))?$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
@@ -27,10 +28,12 @@ def repeated_file(text: str) -> tuple[int, str] | None:
     """Where to cut ``text`` (the start of the repeating block's path line) and a note saying
     why, when it has begun a file block that copies an earlier block for the same path, or
     has written out again, under another path, an earlier block of at least SAME_LINES lines
-    (its first OTHER_PATH_LINES lines, or all of a shorter one). Seen on jinja: the 1.5B model
-    wrote the same 40 lines under ``utils.py``, ``filters.py``, ``environment.py`` and on, to
-    its 4,096-token cap (over 12 minutes)."""
+    (its first OTHER_PATH_LINES lines, or all of a shorter one), or begins a block for a path
+    with SAME_LINES lines in a row of an earlier block for it (see _runs_again). Seen on
+    jinja: the 1.5B model wrote the same 40 lines under ``utils.py``, ``filters.py``,
+    ``environment.py`` and on, to its 4,096-token cap (over 12 minutes)."""
     written: dict[str, list[str]] = {}
+    blocks: dict[str, list[list[str]]] = {}  # every block so far, by path
     for start, path, body in _blocks(text):
         for other, written_there in written.items():
             if other != path and _copied_elsewhere(body, written_there):
@@ -47,7 +50,24 @@ def repeated_file(text: str) -> tuple[int, str] | None:
                 start,
                 f"the reply began writing {path} out a second time, unchanged; stopped it there",
             )
+        if any(_runs_again(body, block) for block in blocks.get(path, [])):
+            return (
+                start,
+                f"the reply began writing again lines it wrote for {path}; stopped it there",
+            )
+        blocks.setdefault(path, []).append(body)
     return None
+
+
+def _runs_again(body: list[str], earlier: list[str]) -> bool:
+    """Whether a block for a path begins with SAME_LINES lines that an earlier block for it
+    holds in a row, anywhere: in the definitions format a reply writes several blocks for one
+    file, and seen (minimark/ordered-start) the 1.5B model wrote the same class's method in
+    block after block, each beginning elsewhere in it, to its 4,096-token cap (531 s)."""
+    if len(body) < SAME_LINES:
+        return False
+    run = "\n".join(line.rstrip() for line in body[:SAME_LINES])
+    return f"\n{run}\n" in "\n" + "\n".join(line.rstrip() for line in earlier) + "\n"
 
 
 # How many lines of an earlier block written again under another path make a copy: more than a
