@@ -29,3 +29,5 @@ def test_a_rename_is_not_probed(tmp_path: Path, llm_server: LLMServer) -> None:
     assert len(llm_server.requests) == 1
     branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
     assert git(root, "show", f"{branch}:codec.py") == renamed["codec.py"]
+    # the import the answer renamed, not imported twice after the rename was completed
+    assert git(root, "show", f"{branch}:user.py") == renamed["user.py"]

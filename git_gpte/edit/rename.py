@@ -421,8 +421,9 @@ def complete_renames(
 
 
 def _without_repeated_imports(text: str) -> str:
-    """One-line ``from m import a, a, b`` as ``from m import a, b``: what renaming an import
-    leaves where the model had already added the new name beside the old one."""
+    """One-line ``from m import a, a, b`` as ``from m import a, b``, and a one-line import
+    repeated as a whole once: what renaming an import leaves where the model had already
+    added the new name beside the old one."""
     tree = ast.parse(text)
     lines = text.split("\n")
     for node in ast.walk(tree):
@@ -437,7 +438,23 @@ def _without_repeated_imports(text: str) -> str:
         line = lines[node.lineno - 1]
         deduped = ast.unparse(ast.ImportFrom(node.module, seen, node.level))
         lines[node.lineno - 1] = line[: node.col_offset] + deduped + line[node.end_col_offset :]
-    return "\n".join(lines)
+    return _without_repeated_import_lines("\n".join(lines))
+
+
+def _without_repeated_import_lines(text: str) -> str:
+    """``text`` without a one-line top-level import that repeats an earlier one word for word
+    (the answer imported the new name, a repair put the old import back, the rename made it
+    the new one again)."""
+    tree = ast.parse(text)
+    seen: set[str] = set()
+    drop: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and node.end_lineno == node.lineno:
+            source = ast.unparse(node)
+            drop |= {node.lineno} if source in seen else set()
+            seen.add(source)
+    lines = text.split("\n")
+    return "\n".join(line for number, line in enumerate(lines, 1) if number not in drop)
 
 
 # The words a request that asks for a rename and nothing else is made of, besides the two names
