@@ -30,6 +30,7 @@ import re
 import textwrap
 from dataclasses import dataclass, replace
 
+from .definitions import parameter_names
 from .pycheck import undefined_names
 from .revert import changed_definitions, function_spans
 from .wholefile import Repair, parses
@@ -206,10 +207,7 @@ def _parameters(source: str) -> set[str]:
         return set()
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return set()
-    arguments = function.args
-    found = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-    found += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    return {a.arg for a in found} - {"self", "cls"}
+    return parameter_names(function)
 
 
 def _assigns(group: list[str]) -> set[str]:

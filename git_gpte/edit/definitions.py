@@ -608,6 +608,15 @@ def is_stub(node: ast.stmt) -> bool:
     )
 
 
+def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Every parameter a function names, ``*args`` and ``**kwargs`` too, but ``self`` and
+    ``cls``: the inputs a check on a call may test."""
+    arguments = function.args
+    found = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    found += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return {a.arg for a in found} - {"self", "cls"}
+
+
 def is_docstring(node: ast.stmt) -> bool:
     return (
         isinstance(node, ast.Expr)

@@ -25,6 +25,8 @@ import ast
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
+from ..edit.definitions import parameter_names
+
 # What calling a class runs first: a guard there is a guard of the class's name.
 _CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__"})
 
@@ -87,12 +89,7 @@ def _guards(source: str) -> Iterator[tuple[str, str, tuple[str, str, str]]]:
 def _of_function(
     function: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, names: set[str]
 ) -> Iterator[tuple[str, str, tuple[str, str, str]]]:
-    arguments = function.args
-    parameters = {
-        a.arg
-        for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-        + [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    } - {"self", "cls"}
+    parameters = parameter_names(function)
     for statement in function.body:
         for error, tests in _raised_behind_tests(statement, ()):
             if any(_names_one_of(test, parameters) for test in tests):
