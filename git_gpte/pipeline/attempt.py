@@ -51,13 +51,17 @@ def attempt(
     verify: Verify | None = None,
     cache: bool = False,
     refuse_broken: Callable[[Edited], GpteError | None] | None = None,
+    rescue: Callable[[Edited], Edited | None] | None = None,
 ) -> Attempted:
     """Edit, then commit through ``commit_to``. No change at all raises (the model answered,
     refused or wrote nothing usable); a result still broken after the retries raises what
     ``refuse_broken`` gives for it (improve without --keep-failing), else is committed (a heal
-    fix: the next run of the program judges it)."""
+    fix: the next run of the program judges it). ``rescue`` is given a result with no change or
+    with failures, and may give another in its place (see pipeline/boundary.py)."""
     llm = session.client(planned.model, cache=cache)
     edited = edit_loop(llm, planned, files, console, max_retries=max_retries, verify=verify)
+    if rescue is not None and (not edited.changes or edited.failures):
+        edited = rescue(edited) or edited
     if not edited.changes:
         error = edited.nothing_committed()
         outcome = "answered" if edited.answer else "refused" if edited.refused else "no-edits"
@@ -86,6 +90,12 @@ def commit_body(opening: list[str], edited: Edited) -> str:
     """A commit body: ``opening`` lines, then the corrections made, the refusals and the
     problems left (a result kept with --keep-failing), if any."""
     body = list(opening)
+    if edited.searched:
+        body += [
+            "",
+            "No answer of the model did this; found by trying the comparisons of the "
+            f"functions the request names: {edited.searched}.",
+        ]
     if edited.corrected:
         lines = [r.one_line() for r in edited.corrected]
         body += ["", "Corrected while applying:", *[f"- {line}" for line in lines]]

@@ -321,12 +321,16 @@ def _improve(
         console.info(f"asking for {planned.edit_format} edits: {planned.format_note}")
     checks, check, label = _verifier(repo, session.settings, prepared, request, identity, console)
     verify = checks
+    rescue = None
     if _probes(request, planned.model):
+        from .boundary import boundary_rescue
         from .probe import probe_check
 
         llm = session.client(planned.model, cache=request.cache)
-        verify = probe_check(verify, llm, request.prompt, repo, session.settings, planned.base,
-                             identity, console)  # fmt: skip
+        probe = probe_check(checks, llm, request.prompt, repo, session.settings, planned.base,
+                            identity, console)  # fmt: skip
+        rescue = boundary_rescue(request.prompt, probe, list(planned.selection.files), console)
+        verify = probe
     files = CommitFiles(repo, planned.base, planned.selection.files)
 
     def commit_to(message: str, changes: Sequence[FileChange]) -> tuple[str, str]:
@@ -350,6 +354,7 @@ def _improve(
         verify=verify,
         cache=request.cache,
         refuse_broken=refusal,
+        rescue=rescue,
     )
     edited, branch, sha = done.edited, done.branch, done.commit
     judges = judged_by(verify)

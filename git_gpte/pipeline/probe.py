@@ -153,6 +153,20 @@ class ProbeCheck:
             )
         ]
 
+    def probe_alone(self, changes: list[FileChange]) -> bool | None:
+        """The probes alone on ``changes``, asked for first if they were not (the wrapped check
+        is not run): True when one stands and every one passes, False when one fails, None
+        when none stands. What the probes hold is left as it was, and none is asked again: a
+        candidate that misuses them must not change how the next one is judged."""
+        if not self.asked:
+            self.asked = True
+            self.probes = self._write(changes)
+        judged = [self._judge(replace(probe, repaired=True), changes) for probe in self.probes]
+        standing = [probe for probe in judged if probe is not None]
+        if not standing:
+            return None
+        return all(probe.last is not None and probe.last.passed for probe in standing)
+
     def _judge(self, probe: Probe, changes: list[FileChange]) -> Probe | None:
         """``probe`` with its verdict on the result in ``last``, keeping the steps that still
         judge; None when none does (each failed on its own there), and it is dropped."""

@@ -1,0 +1,129 @@
+"""A request about a boundary the answers missed: the comparisons' other strictness, tried.
+
+Seen on the own tasks (ratelimit/window-boundary, inventory/low-stock-boundary,
+ledger/statement-end-date): the 1.5B model wrote the function back unchanged in every run. A
+candidate is taken only when the probe and the tests pass on it and on no other candidate.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from git_gpte.edit.boundary import asks_boundary, boundary_flips
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import Snapshot, git, make_repo
+from tests.helpers.llm_server import LLMServer, self_hosted_env
+
+LIMITER = '''\
+"""A sliding window of calls."""
+
+
+class Limiter:
+    def __init__(self, limit, window, clock):
+        self.limit, self.window, self.clock = limit, window, clock
+        self.calls = []
+
+    def _expire(self, now):
+        cutoff = now - self.window
+        while self.calls and self.calls[0] < cutoff:
+            self.calls.pop(0)
+
+    def allow(self):
+        now = self.clock()
+        self._expire(now)
+        if len(self.calls) >= self.limit:
+            return False
+        self.calls.append(now)
+        return True
+'''
+FIXED = LIMITER.replace("self.calls[0] < cutoff", "self.calls[0] <= cutoff")
+TESTS = """\
+from limiter import Limiter
+
+
+def test_the_limit_holds():
+    now = [0.0]
+    limiter = Limiter(2, 10, lambda: now[0])
+    assert limiter.allow() and limiter.allow()
+    assert not limiter.allow()
+"""
+REQUEST = (
+    "Limiter still counts a call made exactly `window` seconds ago, so allow() keeps "
+    "refusing. A call that is `window` seconds old should no longer count; fix it."
+)
+# Made `>` in allow, the comparison lets this through too; the project's test tells them apart.
+PROBE = """\
+```python
+from limiter import Limiter
+
+now = [0.0]
+limiter = Limiter(1, 10, lambda: now[0])
+assert limiter.allow()
+now[0] = 10.0
+assert limiter.allow()
+```
+"""
+
+
+def _repo(tmp_path: Path, module: str = LIMITER) -> Path:
+    return make_repo(tmp_path / "lim", {"limiter.py": module, "tests/test_limiter.py": TESTS})
+
+
+def test_the_candidates_are_the_named_functions_comparisons_then_their_callees() -> None:
+    flips = boundary_flips(REQUEST, {"limiter.py": LIMITER})
+    assert [(f.function, f.old, f.new) for f in flips] == [
+        ("Limiter.allow", ">=", ">"),
+        ("Limiter._expire", "<", "<="),
+    ]
+    assert flips[1].text == FIXED
+    assert flips[0].describe() == "`>=` made `>` in Limiter.allow (limiter.py:17)"
+    # "allow" as a plain English word names nothing: no function, no candidate.
+    assert boundary_flips("allow calls made exactly at the window", {"limiter.py": LIMITER}) == []
+
+
+def test_only_a_request_about_a_boundary_is_searched() -> None:
+    for request in (
+        "An item whose stock is exactly at its reorder level is not treated as low.",
+        "The period should include both its start and its end date.",
+        "Ranges should be inclusive of the upper bound.",
+        "page_count should return at least 1",
+    ):
+        assert asks_boundary(request), request
+    for request in ("Add logging to allow()", "Rename allow to permit", "Add a docstring"):
+        assert not asks_boundary(request), request
+
+
+def test_a_boundary_the_answers_missed_is_found_by_the_probe_and_the_tests(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    root = _repo(tmp_path)
+    before = Snapshot.take(root)
+    unchanged = f"limiter.py\n```python\n{LIMITER}```\n"
+    llm_server.queue(unchanged, PROBE, PROBE)
+    env = self_hosted_env(llm_server, GPTE_PROBE="")
+    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "trying the other strictness of 2 comparison(s)" in done.stderr
+    assert "`<` made `<=` in Limiter._expire (limiter.py:11): the probe and the checks pass" in (
+        done.stderr
+    )
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    assert git(root, "show", f"{branch}:limiter.py") == FIXED
+    body = git(root, "log", "-1", "--format=%B", branch)
+    assert "found by trying the comparisons of the functions the request names" in body
+    before.assert_unchanged(root, new_branches=(branch,))
+
+
+def test_two_candidates_the_checks_cannot_tell_apart_take_neither(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Without the test of the limit, `>` in allow passes the probe as well.
+    root = make_repo(tmp_path / "lim", {"limiter.py": LIMITER})
+    before = Snapshot.take(root)
+    llm_server.queue(f"limiter.py\n```python\n{LIMITER}```\n", PROBE, PROBE)
+    env = self_hosted_env(llm_server, GPTE_PROBE="")
+    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    assert done.returncode != 0
+    assert "2 of them pass the checks, which cannot tell" in done.stderr
+    assert git(root, "branch", "--list", "gpte/*").strip() == ""
+    before.assert_unchanged(root)
