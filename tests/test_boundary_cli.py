@@ -127,3 +127,21 @@ def test_two_candidates_the_checks_cannot_tell_apart_take_neither(
     assert "2 of them pass the checks, which cannot tell" in done.stderr
     assert git(root, "branch", "--list", "gpte/*").strip() == ""
     before.assert_unchanged(root)
+
+
+# Stopped by the project's own error (no clock to call): asked again once, shown the tests' calls.
+MISUSING = PROBE.replace("lambda: now[0]", "None")
+
+
+def test_a_probe_asked_again_is_asked_once_for_all_the_candidates(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    root = _repo(tmp_path)
+    llm_server.queue(f"limiter.py\n```python\n{LIMITER}```\n", MISUSING, MISUSING, PROBE)
+    env = self_hosted_env(llm_server, GPTE_PROBE="")
+    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("asking again with the tests' calls of allow") == 1
+    assert len(llm_server.requests) == 4
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    assert git(root, "show", f"{branch}:limiter.py") == FIXED

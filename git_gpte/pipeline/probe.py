@@ -114,6 +114,7 @@ class ProbeCheck:
         self.runner, self.console = runner, console
         self.repo, self.base = runner.repo, runner.base
         self.probes: list[Probe] = []
+        self.repairs: dict[str, Probe | None] = {}  # a probe's script -> it asked for again
         self.local: set[str] = set()
         self.asked = False
         self.examples = quoted(request)
@@ -156,12 +157,13 @@ class ProbeCheck:
     def probe_alone(self, changes: list[FileChange]) -> bool | None:
         """The probes alone on ``changes``, asked for first if they were not (the wrapped check
         is not run): True when one stands and every one passes, False when one fails, None
-        when none stands. What the probes hold is left as it was, and none is asked again: a
-        candidate that misuses them must not change how the next one is judged."""
+        when none stands. What the probes hold is left as it was (a candidate that misuses them
+        must not change how the next one is judged), and a probe asked for again is asked once
+        (see _repair)."""
         if not self.asked:
             self.asked = True
             self.probes = self._write(changes)
-        judged = [self._judge(replace(probe, repaired=True), changes) for probe in self.probes]
+        judged = [self._judge(probe, changes) for probe in self.probes]
         standing = [probe for probe in judged if probe is not None]
         if not standing:
             return None
@@ -285,6 +287,8 @@ class ProbeCheck:
     def _repair(self, probe: Probe, found: dict[int, Verdict], sources: list[str]) -> Probe | None:
         """``probe`` asked for again, once, when its first failing statement was stopped by
         the project's own error: shown the error and the tests' calls of what it called."""
+        if probe.script in self.repairs:  # judged again on another result: asked once
+            return self.repairs[probe.script]
         step = min((s for s in found if s in probe.on_base), default=None)
         if probe.repaired or step is None or not found[step].judges:
             return None  # a name it made up: shown its error, the model writes it again
@@ -302,7 +306,9 @@ class ProbeCheck:
         messages = repair_messages(
             list(probe.messages), probe.script, sources[step], error, name, usage
         )
-        return self._answer(replace(probe, messages=tuple(messages), repaired=True))
+        again = self._answer(replace(probe, messages=tuple(messages), repaired=True))
+        self.repairs[probe.script] = again
+        return again
 
     def _usage(self, name: str) -> list[str]:
         """The shortest lines of the project's tests calling ``name``."""
