@@ -58,3 +58,41 @@ def test_the_probe_is_asked_with_the_named_property(tmp_path: Path, llm_server: 
     assert done.returncode == 0, done.stderr
     asked = llm_server.requests[1].body["messages"][-1]["content"]
     assert "    @property\n    def area(self)" in asked
+
+
+BOOKS = """\
+class Ledger:
+    def __init__(self):
+        self.accounts = {}
+
+    def open(self, owner):
+        self.accounts[owner] = []
+
+    def statement(self, owner, start, end):
+        return build_statement(self.accounts[owner], start, end)
+
+    def __repr__(self):
+        return "Ledger()"
+
+
+def build_statement(entries, start, end):
+    return [e for e in entries if start <= e[0] < end]
+"""
+
+
+def test_what_the_request_names_as_code_is_shown_though_the_change_did_not_touch_it() -> None:
+    # Seen (ledger/statement-end-date): shown only the helper the change was in, the probes
+    # called it with made-up arguments, never the method the request names.
+    request = "Ledger.statement(owner, '2024-01-01', '2024-01-31') misses the last day."
+    fixed = BOOKS.replace("< end", "<= end")
+    assert changed_signatures({"books.py": (BOOKS, fixed)}, request).splitlines() == [
+        "# books.py: import books",
+        "class Ledger:",
+        "    def __init__(self)",
+        "    def statement(self, owner, start, end)",
+        "def build_statement(entries, start, end)",
+    ]
+    # A plain word is no name, nor a dunder every class has.
+    assert "class Ledger" not in changed_signatures(
+        {"books.py": (BOOKS, fixed)}, "The statement misses the last day; __repr__ too."
+    )
