@@ -408,3 +408,22 @@ def test_logging_asked_for_a_function_must_be_in_it() -> None:
         "7: the request asks for logging in total"  # a line lower: one line was added above
     ]
     assert _kinds("Add logging to the module") == []
+
+
+def test_the_requests_these_checks_judge_alone_are_told_from_changes_of_behaviour() -> None:
+    from git_gpte.edit.intent import checked_by_kind
+
+    for request in (
+        "Add a docstring to summarize.",
+        "Add type hints to apply_discount and parse_quantity.",
+        "Add logging to apply_discount: log the amount at debug level.",
+        "In textstats.py, replace the print() call with a warning logged on a module logger.",
+        "Put the tolerance 1e-9 in a module-level constant named EPSILON and use it everywhere.",
+    ):
+        assert checked_by_kind(request), request
+    for request in (
+        "parse_quantity should raise ValueError when the text is not a positive integer.",
+        "Account statements leave out transactions made on the last day of the period.",
+        "Add a method categories() to InventoryStore that returns the sorted categories.",
+    ):
+        assert not checked_by_kind(request), request

@@ -337,9 +337,22 @@ def test_a_probe_that_cannot_judge_is_dropped(
 ) -> None:
     llm_server.queue(f"stock.py\n```python\n{RIGHT}```\n", probe)
     done = run_gpte("improve", REQUEST, cwd=shop, env=_env(llm_server), timeout=300)
-    assert done.returncode == 0, done.stderr
     assert said in done.stderr
     assert len(llm_server.requests) == 2
+    # Committed, and not as a success: nothing checked what the request asks (the tests
+    # passed before the change too).
+    assert done.returncode == 1, done.stderr
+    assert "problem left: not verified: no check written from the request" in done.stdout
+    branch = git(shop, "branch", "--list", "gpte/*").strip(" *\n")
+    assert git(shop, "show", f"{branch}:stock.py") == RIGHT
+    assert "not verified" in git(shop, "log", "-1", "--format=%B", branch)
+    # A check of the user's own is what they vouch for: exit 0 when it passes.
+    llm_server.queue(f"stock.py\n```python\n{RIGHT}```\n", probe)
+    done = run_gpte(
+        "improve", REQUEST, "--check", "python3 -c pass", "-b", "own", cwd=shop,
+        env=_env(llm_server), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_repository_with_a_file_of_the_probes_name_is_not_probed(
@@ -348,8 +361,8 @@ def test_a_repository_with_a_file_of_the_probes_name_is_not_probed(
     shop = make_repo(tmp_path / "own", {"stock.py": STOCK, "gpte_probe.py": "print('mine')\n"})
     llm_server.queue(f"stock.py\n```python\n{WRONG}```\n")
     done = run_gpte("improve", REQUEST, cwd=shop, env=_env(llm_server), timeout=300)
-    assert done.returncode == 0, done.stderr
     assert len(llm_server.requests) == 1
+    assert done.returncode == 1 and "not verified" in done.stdout, done.stderr
 
 
 TWO_PARTS = REQUEST + " A sku the store has no level for is never low, whatever its stock."
@@ -467,7 +480,7 @@ def test_the_requests_own_example_failing_as_before_judges_the_result(
     unnamed = UNKNOWN_REQUEST.replace("raises KeyError", "fails")
     llm_server.queue(answer, UNKNOWN_SKU.replace('"zz"', '"qq"'))
     done = run_gpte("improve", unnamed, "-b", "own", cwd=shop, env=_env(llm_server), timeout=300)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1 and "not verified" in done.stdout, done.stderr
     assert "the probe failed on its own (KeyError: 'qq'): dropped" in done.stderr
     # Named, it judges the result whatever sku raises it: the crash the request says must stop.
     llm_server.queue(answer, UNKNOWN_SKU.replace('"zz"', '"qq"'), answer)

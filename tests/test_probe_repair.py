@@ -122,7 +122,8 @@ def test_a_probe_asked_again_is_asked_once(tmp_path: Path, llm_server: LLMServer
     shop = make_repo(tmp_path / "shop", {"stock.py": STOCK, "tests/test_stock.py": TESTS})
     llm_server.queue(f"stock.py\n```python\n{WRONG}```\n", _probe("a"), _probe("b"))
     done = run_gpte("improve", REQUEST, cwd=shop, env=self_hosted_env(llm_server, GPTE_PROBE=""))
-    assert done.returncode == 0, done.stderr  # no check judges it: committed as before
+    # No check judges it: committed, and said not to be verified.
+    assert done.returncode == 1 and "not verified" in done.stdout, done.stderr
     assert len(llm_server.requests) == 3
     assert "asking again with the tests' calls of Store" in done.stderr
     assert "failed on its own (ValueError: SKUs are upper case, got 'b'): dropped" in done.stderr

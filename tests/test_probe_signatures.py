@@ -55,7 +55,8 @@ def test_the_probe_is_asked_with_the_named_property(tmp_path: Path, llm_server: 
     root = make_repo(tmp_path / "shapes", {"shapes.py": SHAPES})
     llm_server.queue(f"shapes.py\n```python\n{EDGES}```\n", "no probe here")
     done = run_gpte("improve", REQUEST, cwd=root, env=self_hosted_env(llm_server, GPTE_PROBE=""))
-    assert done.returncode == 0, done.stderr
+    # The area left as it was, and no probe: committed, never as a success (it was, at 7201303).
+    assert done.returncode == 1 and "not verified" in done.stdout, done.stderr
     asked = llm_server.requests[1].body["messages"][-1]["content"]
     assert "    @property\n    def area(self)" in asked
 

@@ -141,8 +141,8 @@ def _offer(
     default=None,
     help="Once a result passes the check, have the model write a script of asserts from the "
     "request alone; it must fail before the change and pass after it, or the result goes back "
-    "to the model, and is committed with exit 1 if it still fails (default: GPTE_PROBE, "
-    "gpte.probe; on for a self-hosted model).",
+    "to the model, and is committed with exit 1 if it still fails, or if no probe could judge "
+    "a change of behaviour (default: GPTE_PROBE, gpte.probe; on for a self-hosted model).",
 )
 @click.option(
     "--keep-failing",

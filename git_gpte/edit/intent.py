@@ -487,6 +487,20 @@ def request_problems(request: str, texts: Mapping[str, str]) -> list[Problem]:
     return problems + print_problems(request, texts) + literal_problems(request, texts)
 
 
+def checked_by_kind(request: str) -> bool:
+    """Whether the request is of a kind these checks judge on their own, whatever the code
+    does: a docstring, type hints, logging in a named function, prints made log calls, a
+    literal made a constant. What else a request asks changes what the code does, which only
+    running it can judge (see pipeline/improve.py: a result no probe checked is not verified)."""
+    return bool(
+        _docstring_names(request)
+        or _hint_names(request)
+        or _LOGGING_IN.search(request)
+        or _PRINTS_TO_LOGS.search(request)
+        or _constant_asked(request)
+    )
+
+
 def _lacking(
     found: list[tuple[str, Definition]], has: Callable[[Definition], bool], text: str
 ) -> list[Problem]:

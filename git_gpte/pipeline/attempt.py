@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..edit.pycheck import Problem
 from ..errors import GpteError
 from ..git import FileChange, format_message, summary_line
 from ..ui import Console
@@ -20,6 +21,8 @@ from .plan import Plan
 if TYPE_CHECKING:
     from ..llm.session import Session
 
+# The kind of the problem a result nothing verified is committed with (see ``assess``).
+UNVERIFIED = "unverified"
 # Commit the changes with this message: (branch, commit) made.
 CommitTo = Callable[[str, Sequence[FileChange]], tuple[str, str]]
 
@@ -52,16 +55,22 @@ def attempt(
     cache: bool = False,
     refuse_broken: Callable[[Edited], GpteError | None] | None = None,
     rescue: Callable[[Edited], Edited | None] | None = None,
+    assess: Callable[[Edited], str | None] | None = None,
 ) -> Attempted:
     """Edit, then commit through ``commit_to``. No change at all raises (the model answered,
     refused or wrote nothing usable); a result still broken after the retries raises what
     ``refuse_broken`` gives for it (improve without --keep-failing), else is committed (a heal
     fix: the next run of the program judges it). ``rescue`` is given a result with no change or
-    with failures, and may give another in its place (see pipeline/boundary.py)."""
+    with failures, and may give another in its place (see pipeline/boundary.py); ``assess``
+    says why a sound result is not verified (None: it is), which commits it with exit 1."""
     llm = session.client(planned.model, cache=cache)
     edited = edit_loop(llm, planned, files, console, max_retries=max_retries, verify=verify)
     if rescue is not None and (not edited.changes or edited.failures):
         edited = rescue(edited) or edited
+    if assess is not None and edited.changes and not edited.failures:
+        said = assess(edited)
+        if said is not None:
+            edited.failures.append(Problem(UNVERIFIED, "", None, said, advisory=True))
     if not edited.changes:
         error = edited.nothing_committed()
         outcome = "answered" if edited.answer else "refused" if edited.refused else "no-edits"

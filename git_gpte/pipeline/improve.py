@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
+from ..edit.intent import checked_by_kind
 from ..edit.subject import OFF_SUBJECT
 from ..errors import BranchExists, GpteError, RepoError, UsageError
 from ..git import (
@@ -321,7 +322,7 @@ def _improve(
         console.info(f"asking for {planned.edit_format} edits: {planned.format_note}")
     checks, check, label = _verifier(repo, session.settings, prepared, request, identity, console)
     verify = checks
-    rescue = None
+    rescue = assess = None
     if _probes(request, planned.model):
         from .boundary import boundary_rescue
         from .probe import probe_check
@@ -330,6 +331,11 @@ def _improve(
         probe = probe_check(checks, llm, request.prompt, repo, session.settings, planned.base,
                             identity, console)  # fmt: skip
         rescue = boundary_rescue(request.prompt, probe, list(planned.selection.files), console)
+        if label is None and not checked_by_kind(request.prompt):  # no check of the user's
+
+            def assess(_: Edited) -> str | None:
+                return probe.unverified()
+
         verify = probe
     files = CommitFiles(repo, planned.base, planned.selection.files)
 
@@ -355,6 +361,7 @@ def _improve(
         cache=request.cache,
         refuse_broken=refusal,
         rescue=rescue,
+        assess=assess,
     )
     edited, branch, sha = done.edited, done.branch, done.commit
     judges = judged_by(verify)

@@ -115,6 +115,10 @@ class ProbeCheck:
         self.repo, self.base = runner.repo, runner.base
         self.probes: list[Probe] = []
         self.repairs: dict[str, Probe | None] = {}  # a probe's script -> it asked for again
+        # Why the result may stand without a probe (see unverified): a rename, a guard of the
+        # change that a probe's call went through. (A probe passing before the change checks
+        # something else than what the request changes: no evidence.)
+        self.vouched = ""
         self.local: set[str] = set()
         self.asked = False
         self.examples = quoted(request)
@@ -153,6 +157,22 @@ class ProbeCheck:
                 advisory=True,
             )
         ]
+
+    def unverified(self) -> str | None:
+        """Why nothing checked what the request asks, when the probe was asked for and none
+        stood (each failed on its own, passed before the change too, was no usable script, or
+        could not be written) and nothing vouches for the result otherwise; None when a probe
+        judged it or something does. The project's tests passing says the change broke what
+        they check, which passed before it too, not that it did what was asked (seen on
+        ledger/statement-end-date: both probes called the code with made-up arguments, and an
+        answer counting deposits alone on the period's last day went out as a success)."""
+        if not self.asked or self.probes or self.vouched:
+            return None
+        return (
+            "not verified: no check written from the request could judge the result (see above "
+            "why), and nothing else checks what it asks; read the diff, or give a check of your "
+            "own with --check CMD"
+        )
 
     def probe_alone(self, changes: list[FileChange]) -> bool | None:
         """The probes alone on ``changes``, asked for first if they were not (the wrapped check
@@ -198,6 +218,7 @@ class ProbeCheck:
         if crashes:  # what failed on its own after a crash may have failed by it: kept
             standing, failures = dict(probe.on_base), failures + crashes
         if not standing and not own:
+            self.vouched = "the change's own check"
             return None  # every failure was a call a guard of the change lets through
         if not standing:
             again = self._repair(probe, found, sources)
@@ -247,6 +268,7 @@ class ProbeCheck:
             # can only guess at behaviour (seen on itsdangerous: `int_from_bytes(b'123') ==
             # 123` held a right rename back with exit 1).
             self.console.info("not probing a rename: the checks of names and the tests judge it")
+            self.vouched = "a rename"
             return []
         signatures = changed_signatures(self._before_after(changes), self.request)
         if not signatures or self.repo.tree_entries(self.base, (f":(literal){PROBE_FILE}",)):
