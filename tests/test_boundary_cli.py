@@ -145,3 +145,17 @@ def test_a_probe_asked_again_is_asked_once_for_all_the_candidates(
     assert len(llm_server.requests) == 4
     branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
     assert git(root, "show", f"{branch}:limiter.py") == FIXED
+
+
+def test_with_no_probe_standing_the_search_stops_at_once(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    root = _repo(tmp_path)
+    useless = "```python\nfrom limiter import Limiter\nassert Limiter(1, 1, None).limit == 1\n```"
+    llm_server.queue(f"limiter.py\n```python\n{LIMITER}```\n", useless, useless)
+    env = self_hosted_env(llm_server, GPTE_PROBE="")
+    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    assert done.returncode != 0
+    assert "no probe stands to judge them: none taken" in done.stderr
+    assert "none of them passes the checks" not in done.stderr
+    assert git(root, "branch", "--list", "gpte/*").strip() == ""

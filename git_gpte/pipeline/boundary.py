@@ -38,7 +38,14 @@ def boundary_rescue(request: str, probe: ProbeCheck, sent: list[str], console: C
             f"the answers did not do it: trying the other strictness of {len(flips)} "
             "comparison(s) of the functions the request names, judged by the probe and the tests"
         )
-        passing = [flip for flip in flips if _passes(probe, flip)]
+        passing: list[Flip] = []
+        for flip in flips:
+            verdict = _passes(probe, flip)
+            if verdict is None:
+                console.info("no probe stands to judge them: none taken")
+                return None
+            if verdict:
+                passing.append(flip)
         if not passing:
             console.info("none of them passes the checks")
             return None
@@ -65,11 +72,13 @@ def _base_texts(files: CommitFiles, paths: list[str]) -> dict[str, str]:
     return texts
 
 
-def _passes(probe: ProbeCheck, flip: Flip) -> bool:
-    """The probe stands and passes on ``flip``, then the wrapped check passes on it."""
+def _passes(probe: ProbeCheck, flip: Flip) -> bool | None:
+    """Whether the probe passes on ``flip``, and then the wrapped check; None when no probe
+    stands to judge it (then none can judge the others either: the search stops)."""
     changes = [FileChange(flip.path, flip.text.encode("utf-8"))]
-    if not probe.probe_alone(changes):
-        return False
+    verdict = probe.probe_alone(changes)
+    if not verdict:
+        return verdict
     return probe.inner is None or not probe.inner(changes)
 
 
