@@ -119,6 +119,11 @@ class ProbeCheck:
         # change that a probe's call went through. (A probe passing before the change checks
         # something else than what the request changes: no evidence.)
         self.vouched = ""
+        # The parts of the request a probe was asked for ("": the whole), and those whose
+        # probe passed before the change too (it says that part holds already).
+        self.focuses: list[str] = []
+        self.held_before: set[str] = set()
+        self.same_as: dict[str, str] = {}  # a part -> the part whose probe it wrote again
         self.local: set[str] = set()
         self.asked = False
         self.examples = quoted(request)
@@ -165,13 +170,37 @@ class ProbeCheck:
         judged it or something does. The project's tests passing says the change broke what
         they check, which passed before it too, not that it did what was asked (seen on
         ledger/statement-end-date: both probes called the code with made-up arguments, and an
-        answer counting deposits alone on the period's last day went out as a success)."""
-        if not self.asked or self.probes or self.vouched:
+        answer counting deposits alone on the period's last day went out as a success). So
+        with a request of several sentences: each whose own probe was asked for must have one
+        standing, unless it passed before the change (that part held already) or the model
+        answered it with the probe of another part (its word that that one checks both); a
+        probe asked for again that came back as another's script checks nothing more (seen on
+        settings/get-list: the probe of "When the key is not set it returns default, or [] if
+        default is None", asked again, came back as the first probe's, and a result returning
+        None for a missing key went out as a success)."""
+        if not self.asked or self.vouched:
             return None
+        if not self.probes:
+            return (
+                "not verified: no check written from the request could judge the result (see "
+                "above why), and nothing else checks what it asks; read the diff, or give a "
+                "check of your own with --check CMD"
+            )
+        scripts: set[str] = set()
+        judged: set[str] = set()
+        for probe in self.probes:  # a probe written again as another's script checks no more
+            if probe.script not in scripts:
+                scripts.add(probe.script)
+                judged.add(probe.focus)
+        judged |= {focus for focus, same in self.same_as.items() if same in judged}
+        unjudged = [f for f in self.focuses if f not in judged and f not in self.held_before]
+        if not unjudged:
+            return None
+        part = f'"{_short(unjudged[0])}"' if unjudged[0] else "the request as a whole"
         return (
-            "not verified: no check written from the request could judge the result (see above "
-            "why), and nothing else checks what it asks; read the diff, or give a check of your "
-            "own with --check CMD"
+            f"not verified: no check written from the request could judge {part} (its probe "
+            "failed on its own, or was asked again and came back as another's); read the diff, "
+            "or give a check of your own with --check CMD"
         )
 
     def probe_alone(self, changes: list[FileChange]) -> bool | None:
@@ -275,9 +304,13 @@ class ProbeCheck:
             return []  # nothing importable changed, or the probe would replace a file
         self.local = self._top_modules()
         kept: list[Probe] = []
-        for focus in ["", *focus_sentences(self.request)]:
+        self.focuses = ["", *focus_sentences(self.request)]
+        for focus in self.focuses:
             probe = self._ask(signatures, focus)
-            if probe is not None and all(probe.script != k.script for k in kept):
+            same = next((k for k in kept if probe is not None and k.script == probe.script), None)
+            if same is not None:  # the model's own word that that probe checks this part too
+                self.same_as[focus] = same.focus
+            elif probe is not None:
                 kept.append(probe)
         return kept
 
@@ -366,6 +399,7 @@ class ProbeCheck:
             return None
         if not on_base:
             self.console.info("the probe passes before the change too: not probing")
+            self.held_before.add(asked.focus)
             return None
         return replace(asked, script=script, on_base=on_base)
 
