@@ -129,20 +129,19 @@ def test_a_probe_asked_again_is_asked_once(tmp_path: Path, llm_server: LLMServer
     assert "failed on its own (ValueError: SKUs are upper case, got 'b'): dropped" in done.stderr
 
 
-def test_a_later_sentence_whose_probe_came_back_as_the_first_is_not_verified(
+def test_a_later_sentences_probe_asked_again_does_not_verify_it(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
-    # Seen (settings/get-list): both probes refused by the constructor, both asked again, both
-    # answered with the same script, which checks the first sentence alone; a result wrong on
-    # the second passed it and went out as a success.
+    # Seen (settings/get-list, twice): both probes refused by the constructor, both asked
+    # again, both answered with the tests' calls and the first sentence's checks alone; a
+    # result wrong on the second passed them and went out as a success.
     shop = make_repo(tmp_path / "shop", {"stock.py": STOCK, "tests/test_stock.py": TESTS})
     request = REQUEST + " An unknown SKU is never low, whatever its stock."
     later = _probe("b").replace(
         'assert not store.is_low("b", 6)', 'assert not store.is_low("z", 0)'
     )
-    llm_server.queue(
-        f"stock.py\n```python\n{RIGHT}```\n", _probe("a"), later, _probe("A"), _probe("A")
-    )
+    again = _probe("A").replace('"A", 6', '"A", 7')  # another script, the same checks
+    llm_server.queue(f"stock.py\n```python\n{RIGHT}```\n", _probe("a"), later, _probe("A"), again)
     env = self_hosted_env(llm_server, GPTE_PROBE="")
     done = run_gpte("improve", request, cwd=shop, env=env, timeout=300)
     assert len(llm_server.requests) == 5

@@ -173,11 +173,12 @@ class ProbeCheck:
         answer counting deposits alone on the period's last day went out as a success). So
         with a request of several sentences: each whose own probe was asked for must have one
         standing, unless it passed before the change (that part held already) or the model
-        answered it with the probe of another part (its word that that one checks both); a
-        probe asked for again that came back as another's script checks nothing more (seen on
-        settings/get-list: the probe of "When the key is not set it returns default, or [] if
-        default is None", asked again, came back as the first probe's, and a result returning
-        None for a missing key went out as a success)."""
+        answered it with the probe of another part (its word that that one checks both). A
+        probe of a later sentence asked for again (shown the tests' calls) does not count for
+        it: the model copies the calls and drops what the sentence asks (seen on
+        settings/get-list, twice: the probe of "When the key is not set it returns default, or
+        [] if default is None", asked again, checked only keys that are set, and a result
+        returning None for a missing key went out as a success)."""
         if not self.asked or self.vouched:
             return None
         if not self.probes:
@@ -189,7 +190,7 @@ class ProbeCheck:
         scripts: set[str] = set()
         judged: set[str] = set()
         for probe in self.probes:  # a probe written again as another's script checks no more
-            if probe.script not in scripts:
+            if probe.script not in scripts and not (probe.repaired and probe.focus):
                 scripts.add(probe.script)
                 judged.add(probe.focus)
         judged |= {focus for focus, same in self.same_as.items() if same in judged}
@@ -199,8 +200,8 @@ class ProbeCheck:
         part = f'"{_short(unjudged[0])}"' if unjudged[0] else "the request as a whole"
         return (
             f"not verified: no check written from the request could judge {part} (its probe "
-            "failed on its own, or was asked again and came back as another's); read the diff, "
-            "or give a check of your own with --check CMD"
+            "failed on its own, or had to be asked again); read the diff, or give a check of "
+            "your own with --check CMD"
         )
 
     def probe_alone(self, changes: list[FileChange]) -> bool | None:
