@@ -1276,3 +1276,22 @@ def test_the_selection_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> Non
         assert done.returncode == 0, done.stderr
         outputs.add(done.stdout)
     assert len(outputs) == 1
+
+
+def test_tests_the_request_asks_for_rank_below_source_unless_it_names_the_file() -> None:
+    # Seen on mux: a squashed commit's "* correct request mocking in tests" had mux_test.go
+    # take most of an 8k budget from the regexp.go it changed.
+    from git_gpte.context.rank_signals import file_prior
+    from git_gpte.context.request import analyse_request
+    from git_gpte.context.weights import WEIGHTS
+
+    asking = analyse_request("Fix route regexp matching\n\n* correct request mocking in tests")
+    assert asking.wants_tests
+    assert file_prior("mux_test.go", asking, WEIGHTS) == WEIGHTS.test_asked < 1.0
+    assert file_prior("regexp.go", asking, WEIGHTS) == 1.0
+    # werkzeug's test.py is its test client: named, it ranks as source.
+    client = analyse_request("make the test Client follow redirects")
+    assert file_prior("src/werkzeug/test.py", client, WEIGHTS) == 1.0
+    assert file_prior("tests/test_wsgi.py", client, WEIGHTS) == WEIGHTS.test_asked
+    not_asking = analyse_request("Fix route regexp matching")
+    assert file_prior("mux_test.go", not_asking, WEIGHTS) == WEIGHTS.test

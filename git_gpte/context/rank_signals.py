@@ -449,8 +449,16 @@ def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | Non
     kinds = (facts or path_facts(path)).kinds
     if kinds & DATA and not mentioned(path, query.path_mentions):
         return weights.data
-    if kinds & TEST and not query.wants_tests:
-        return weights.test
+    if kinds & TEST:
+        if not query.wants_tests:
+            return weights.test
+        # Asked for, a test still ranks below source that matches as well: a squashed
+        # commit's "* add tests" line had mux's tests take most of an 8k budget from the
+        # route.go it changed. Unless the request names the file itself (werkzeug's test.py,
+        # its test client: "make test Client follow redirects"), which ranks as source.
+        name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+        if name not in query.terms:
+            return weights.test_asked
     if kinds & PROSE:
         return weights.prose_asked if query.wants_prose else weights.prose
     if kinds & CONFIG or (kinds & DOCS and not query.wants_prose):

@@ -47,6 +47,9 @@ class Weights:
     # 83.4 % with docs and configuration kept at 0.45 / 0.4 when the request is about them:
     # locbench's gold is source only, so it cannot reward the docs a docs request needs.
     test: float = 0.05  # a test, unless the request asks for tests
+    # ... instead, when the request asks for tests: as asked docs and configuration are (see
+    # rank_signals.file_prior); 1.0 ranks them as source, as before.
+    test_asked: float = 0.4
     prose: float = 0.05  # docs, changelogs
     prose_asked: float = 0.45  # ... instead, when the request asks for documentation
     config: float = 0.05  # configuration, and docs folders unless the request asks for docs
