@@ -97,12 +97,3 @@ def test_what_the_request_names_as_code_is_shown_though_the_change_did_not_touch
     assert "class Ledger" not in changed_signatures(
         {"books.py": (BOOKS, fixed)}, "The statement misses the last day; __repr__ too."
     )
-
-
-def test_a_method_named_under_its_class_is_shown_in_that_class_alone() -> None:
-    shapes = SHAPES + "\n\nclass Circle:\n    @property\n    def area(self):\n        return 3\n"
-    shown = changed_signatures(
-        {"shapes.py": (shapes, shapes.replace("(0, 0), (side", "(0, 1), (side"))}, REQUEST
-    )
-    assert "class Circle" not in shown
-    assert "class Polygon:" in shown and "    def area(self)" in shown

@@ -141,27 +141,14 @@ def changed_signatures(files: Mapping[str, tuple[str, str]], request: str = "") 
         module = module_name(path)
         if module is None:
             continue
-        lines = _signatures(before, after, named, code, _owners(request))
+        lines = _signatures(before, after, named, code)
         if lines:
             out += [f"# {path}: import {module}", *lines, ""]
     return "\n".join(out)
 
 
-def _owners(request: str) -> dict[str, set[str]]:
-    """The classes the request writes a method under: ``Polygon.area`` -> {"area": {"Polygon"}}
-    (the ``area`` of Circle is not the one asked about)."""
-    owners: dict[str, set[str]] = {}
-    for owner, name in re.findall(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)", request):
-        owners.setdefault(name, set()).add(owner)
-    return owners
-
-
 def _signatures(
-    before: str,
-    after: str,
-    named: frozenset[str] = frozenset(),
-    code: frozenset[str] = frozenset(),
-    owners: Mapping[str, set[str]] | None = None,
+    before: str, after: str, named: frozenset[str] = frozenset(), code: frozenset[str] = frozenset()
 ) -> list[str]:
     """The touched definitions' signatures, and those of the definitions the request names as
     code (``code``: ``Ledger.statement(...)``, ``is_low()``) even where the change did not
@@ -182,13 +169,8 @@ def _signatures(
             methods = [
                 n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             ]
-            asked = {
-                m.name
-                for m in methods
-                if m.name in code and node.name in (owners or {}).get(m.name, {node.name})
-            }
             touched = _touched(node, changed)
-            if not touched and not asked:
+            if not touched and not any(m.name in code for m in methods):
                 continue
             out.append(f"class {node.name}:")
             shown = [
@@ -196,7 +178,7 @@ def _signatures(
                 for m in methods
                 if m.name == "__init__"
                 or (touched and (_touched(m, changed) or m.name in named))
-                or m.name in asked
+                or m.name in code
             ]
             out += [f"    {line}" for m in shown for line in _decorated(m)]
             if not shown:
