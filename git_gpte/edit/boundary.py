@@ -84,7 +84,7 @@ def named_functions(request: str, texts: Mapping[str, str]) -> list[tuple[str, s
     `` `allow` ``, ``low_stock``; a plain word is a name only with an underscore, a call's
     parentheses, a dot or backticks (the request's "allow" is English). With none, the methods
     of the classes it names. Each as (path, qualified name, node)."""
-    asked = code_names(request)
+    asked = _code_names(request)
     found = [entry for entry in _functions(texts) if entry[2].name in asked]
     if found:
         return found
@@ -92,9 +92,7 @@ def named_functions(request: str, texts: Mapping[str, str]) -> list[tuple[str, s
     return [entry for entry in _functions(texts) if entry[1].split(".")[0] in classes]
 
 
-def code_names(request: str) -> set[str]:
-    """The names a request writes as code: with a call's parentheses, after a dot, in
-    backticks, or with an underscore inside."""
+def _code_names(request: str) -> set[str]:
     names: set[str] = set()
     for match in re.finditer(r"(`?)(\.?)\b([A-Za-z_]\w*)\b(\(?)", request):
         tick, dot, name, call = match.groups()

@@ -16,7 +16,6 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from ..edit.boundary import code_names
 from ..edit.definitions import changed_lines
 from ..edit.rename import bound_names
 from ..edit.wholefile import import_stdlib, import_stdlib_names
@@ -135,26 +134,18 @@ def changed_signatures(files: Mapping[str, tuple[str, str]], request: str = "") 
     on their own and were dropped, and a result that did not fix the area went out as a
     success."""
     named = frozenset(re.findall(r"[A-Za-z_]\w*", request))
-    code = frozenset(n for n in code_names(request) if not n.startswith("__"))  # every class's
     out: list[str] = []
     for path, (before, after) in sorted(files.items()):
         module = module_name(path)
         if module is None:
             continue
-        lines = _signatures(before, after, named, code)
+        lines = _signatures(before, after, named)
         if lines:
             out += [f"# {path}: import {module}", *lines, ""]
     return "\n".join(out)
 
 
-def _signatures(
-    before: str, after: str, named: frozenset[str] = frozenset(), code: frozenset[str] = frozenset()
-) -> list[str]:
-    """The touched definitions' signatures, and those of the definitions the request names as
-    code (``code``: ``Ledger.statement(...)``, ``is_low()``) even where the change did not
-    touch them: what the probe is to call is what the request names (seen on
-    ledger/statement-end-date: shown only the helper the change was in, the probes called
-    the helper with made-up arguments, never ``Ledger.statement``)."""
+def _signatures(before: str, after: str, named: frozenset[str] = frozenset()) -> list[str]:
     try:
         tree = ast.parse(after)
     except (SyntaxError, ValueError):
@@ -162,23 +153,17 @@ def _signatures(
     changed = changed_lines(before, after)
     out: list[str] = []
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if _touched(node, changed) or node.name in code:
-                out += _decorated(node)
-        elif isinstance(node, ast.ClassDef):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _touched(node, changed):
+            out += _decorated(node)
+        elif isinstance(node, ast.ClassDef) and _touched(node, changed):
+            out.append(f"class {node.name}:")
             methods = [
                 n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             ]
-            touched = _touched(node, changed)
-            if not touched and not any(m.name in code for m in methods):
-                continue
-            out.append(f"class {node.name}:")
             shown = [
                 m
                 for m in methods
-                if m.name == "__init__"
-                or (touched and (_touched(m, changed) or m.name in named))
-                or m.name in code
+                if m.name == "__init__" or _touched(m, changed) or m.name in named
             ]
             out += [f"    {line}" for m in shown for line in _decorated(m)]
             if not shown:
