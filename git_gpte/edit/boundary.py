@@ -20,6 +20,8 @@ import tokenize
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from .subject import functions
+
 # What a request about a boundary says: "exactly at", "inclusive", "include both its start and
 # its end", "at least", "no more than", "the last day". A request that says none of these is
 # not searched: a comparison's strictness is then rarely what it is about.
@@ -128,21 +130,10 @@ def _called(node: _Function) -> set[str]:
 
 
 def _functions(texts: Mapping[str, str]) -> Iterator[tuple[str, str, _Function]]:
-    """Each top-level function and method of a top-level class: (path, qualified name, node)."""
-    for path, text in sorted(texts.items()):
-        if not path.endswith(".py"):
-            continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
-        for node in tree.body:
-            if isinstance(node, _FUNCTIONS):
-                yield path, node.name, node
-            elif isinstance(node, ast.ClassDef):
-                for item in node.body:
-                    if isinstance(item, _FUNCTIONS):
-                        yield path, f"{node.name}.{item.name}", item
+    """Each top-level function and method of a top-level class (see subject.functions), with
+    its qualified name: (path, ``Class.method`` or ``function``, node)."""
+    for path, holder, node in functions(texts):
+        yield path, f"{holder}.{node.name}" if holder else node.name, node
 
 
 def _comparisons(text: str, node: _Function) -> list[tuple[int, int, str]]:

@@ -63,7 +63,7 @@ def subject_unchanged(
     path, owner, old = was
     now = [
         node
-        for _, holder, node in _functions({path: texts[path]})
+        for _, holder, node in functions({path: texts[path]})
         if holder == owner and node.name == old.name
     ]
     if len(now) != 1 or ast.dump(now[0]) != ast.dump(old):
@@ -96,7 +96,7 @@ def _subject(request: str, texts: Mapping[str, str]) -> tuple[str, str | None, _
     name, owner = parts[-1], (parts[-2] if len(parts) > 1 else None)
     found = [
         (path, holder, node)
-        for path, holder, node in _functions(texts)
+        for path, holder, node in functions(texts)
         if node.name == name and (owner is None or holder in (owner, None))
     ]
     if owner is not None and any(holder == owner for _, holder, _ in found):
@@ -104,7 +104,7 @@ def _subject(request: str, texts: Mapping[str, str]) -> tuple[str, str | None, _
     return found[0] if len(found) == 1 else None
 
 
-def _functions(texts: Mapping[str, str]) -> Iterator[tuple[str, str | None, _Function]]:
+def functions(texts: Mapping[str, str]) -> Iterator[tuple[str, str | None, _Function]]:
     """Each top-level function and method of a top-level class: (path, class or None, node)."""
     for path, text in sorted(texts.items()):
         tree = _parse(text)
@@ -168,7 +168,7 @@ def _reach(node: ast.AST, texts: Mapping[str, str]) -> set[str]:
     """The names ``node`` uses (names and attributes), and those the definitions of these
     names in ``texts`` use in turn, up to REACH_DEPTH steps."""
     definitions: dict[str, list[ast.AST]] = {}
-    for _, _, function in _functions(texts):
+    for _, _, function in functions(texts):
         definitions.setdefault(function.name, []).append(function)
     for text in texts.values():
         tree = _parse(text)
