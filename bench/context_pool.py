@@ -16,8 +16,9 @@ locbench's own chunks come from Python's ``ast``. Its figures on the public spli
 locbench's published row, are in docs/benchmarks.md.
 
 Leave one repository out: with ``--variant NAME=JSON`` (weights of ``git_gpte.context.weights``
-to replace, e.g. ``--variant notest='{"test": 0.2}'``; a key ``pack.NAME`` replaces a packing
-constant of ``git_gpte.context.pack`` for that variant's runs), every variant is scored too,
+to replace, e.g. ``--variant notest='{"test": 0.2}'``; a key ``pack.NAME``, ``rank.NAME`` or
+``signals.NAME`` replaces a constant of ``git_gpte.context.pack``, ``.rank`` or
+``.rank_signals`` for that variant's runs), every variant is scored too,
 and for each repository the variant with the best mean covered % on the *other* repositories
 is the one scored on it. The ``loo`` row is what such a choice gives on projects it was never
 tuned on; a rule is worth keeping when it wins there, per language.
@@ -155,8 +156,8 @@ def _gpte_units(
     from git_gpte.git import Repository
 
     repo = Repository.discover(repo_dir)
-    ranking = {k: v for k, v in weights.items() if not k.startswith("pack.")}
-    packing = {k.removeprefix("pack."): v for k, v in weights.items() if k.startswith("pack.")}
+    ranking = {k: v for k, v in weights.items() if "." not in k}
+    packing = {k: v for k, v in weights.items() if "." in k}
     chosen = replace(WEIGHTS, **ranking) if ranking else None
     extra = {"weights": chosen} if chosen is not None else {}
     with _packing(packing):
@@ -165,19 +166,32 @@ def _gpte_units(
     return list(units)
 
 
+# The modules whose constants a variant may replace, by the prefix of its keys.
+CONSTANT_MODULES = {
+    "pack": "git_gpte.context.pack",
+    "rank": "git_gpte.context.rank",
+    "signals": "git_gpte.context.rank_signals",
+}
+
+
 @contextlib.contextmanager
 def _packing(constants: Mapping[str, float]) -> Iterator[None]:
-    """The packing constants of a variant, in place for one selection."""
-    from git_gpte.context import pack
+    """A variant's module constants (``pack.GAP_LINES``, ``signals.B``), in place for one
+    selection."""
+    import importlib
 
-    saved = {name: getattr(pack, name) for name in constants}
-    for name, value in constants.items():
-        setattr(pack, name, value)
+    places = []
+    for key in constants:
+        prefix, _, name = key.partition(".")
+        places.append((importlib.import_module(CONSTANT_MODULES[prefix]), name, constants[key]))
+    saved = [(module, name, getattr(module, name)) for module, name, _ in places]
+    for module, name, value in places:
+        setattr(module, name, value)
     try:
         yield
     finally:
-        for name, value in saved.items():
-            setattr(pack, name, value)
+        for module, name, value in saved:
+            setattr(module, name, value)
 
 
 def run(

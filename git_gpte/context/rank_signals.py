@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from .index import Candidate
 
 K1 = 1.2
-B = 0.75
+B = 0.75  # files' length normalisation
+CHUNK_B = 0.75  # ... and chunks'
 PATH_TF = 3  # a path term counts as this many occurrences
 CHUNK_NAME_TF = 2  # a term of a chunk's own name counts this many more times
 # IDF among the chunks of the best files (else the files' IDF): a word in every file can still
@@ -115,9 +116,10 @@ ChunkSignal = Callable[[Chunk, ChunkEvidence, Weights], Finding | None]
 # ---------------------------------------------------------------------------- BM25
 
 
-def bm25(tf: float, length: float, average: float, idf: float) -> float:
-    """One term's BM25 contribution to a document of ``length`` terms."""
-    return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / max(average, 1.0)))
+def bm25(tf: float, length: float, average: float, idf: float, b: float | None = None) -> float:
+    """One term's BM25 contribution to a document of ``length`` terms (``b``: B unless given)."""
+    b = B if b is None else b
+    return idf * tf * (K1 + 1) / (tf + K1 * (1 - b + b * length / max(average, 1.0)))
 
 
 def _idf(weight: float, documents: int, holders: int) -> float:
@@ -523,7 +525,7 @@ def chunk_lexical_match(chunk: Chunk, evidence: ChunkEvidence, weights: Weights)
     for term, weight in evidence.idf.items():
         tf = chunk.terms.get(term, 0) + CHUNK_NAME_TF * name_terms.count(term)
         if tf:
-            score = bm25(tf, length, evidence.average_length, weight)
+            score = bm25(tf, length, evidence.average_length, weight, CHUNK_B)
             total += score
             hits.append((score, term))
     if not hits:
