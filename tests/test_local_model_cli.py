@@ -1811,6 +1811,44 @@ def test_a_retry_after_copying_the_wrong_function_shows_the_best_matches_too(
     assert "if start != 1 else" in text
 
 
+def test_a_pick_copied_back_again_is_shown_beside_the_other_best_matches(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Seen (minimark/escape-href): asked to escape a link's href, the real model copied
+    # escape_html (the best match) back unchanged, and again when shown it alone; _anchor,
+    # the second best match, writes the href. The second retry shows both.
+    module = (
+        "HTML_ESCAPES = {'&': '&amp;', '<': '&lt;', '>': '&gt;', '\"': '&quot;'}\n\n\n"
+        "def escape_html(text):\n"
+        "    return ''.join(HTML_ESCAPES.get(ch, ch) for ch in text)\n\n\n"
+        "def _anchor(label, href):\n"
+        "    return f'<a href=\"{href}\">{escape_html(label)}</a>'\n"
+    )
+    module += "".join(
+        f"\n\ndef convert_{n}(value):\n    total = value * {n}\n    return total + {n}\n"
+        for n in range(60)
+    )
+    repo = make_repo(tmp_path / "mark", {"mark.py": module})
+    copy = "mark.py\n```python\ndef escape_html(text):\n"
+    copy += "    return ''.join(HTML_ESCAPES.get(ch, ch) for ch in text)\n```\n"
+    fixed = "def _anchor(label, href):\n"
+    fixed += "    return f'<a href=\"{escape_html(href)}\">{escape_html(label)}</a>'\n"
+    again = copy.replace("(text):\n", '(text):\n    """Escape HTML."""\n')
+    llm_server.queue(copy, again, f"mark.py\n```python\n{fixed}```\n")
+    request = "Escape the href of a link like the rest of the HTML (& becomes &amp;)"
+    code, out, err = improve(
+        repo, llm_server, request, "--edit-format", "definitions", "--json", "--no-probe"
+    )
+    assert code == 0, err
+    first = llm_server.requests[1].body["messages"][1]["content"]
+    assert "def escape_html(text):" in first and "def _anchor" not in first
+    second = llm_server.requests[2].body["messages"][1]["content"]
+    assert "def escape_html(text):" in second and "def _anchor" in second
+    assert "def convert_" not in second
+    text = git(repo, "show", f"{json.loads(out)['branch']}:mark.py")
+    assert "{escape_html(href)}" in text
+
+
 def test_blank_lines_indented_in_copying_are_given_back(shop: Path, llm_server: LLMServer) -> None:
     # Copying a class, the real model indented its blank lines (settings: 30 lines of noise).
     indented = WITH_LOGGING.replace("\n\n\ndef total", "\n    \n\ndef total")

@@ -305,6 +305,8 @@ class _Loop:
         # The definitions the last answer wrote back as they were (see focused), and whether
         # the conversation is such a retry's (answered in the definitions format from then on).
         self.copied: list[tuple[str, str]] = []
+        # The picks (function names) a retry showed alone (see _best_matches).
+        self.shown_alone: set[frozenset[str]] = set()
         self.in_focus = False
         self.switched = False  # ... switched to it under the whole-file system prompt
         self.base_changes = dict(files.changes)  # what starting over goes back to
@@ -521,7 +523,10 @@ class _Loop:
         ``parse_blocks`` three times over, shown it alone each time, while
         ``HtmlRenderer._render_list`` was the function to change and the best match. When its
         pick is among the best, it is shown alone as before: shown only the function it had
-        picked, it made the change (settings/bool-case)."""
+        picked, it made the change (settings/bool-case). But a pick shown alone and copied
+        back unchanged again is shown beside the other best matches: asked to escape a link's
+        href, the model copied ``escape_html`` (the best match) back twice, shown it alone,
+        while ``_anchor`` (the second) wrote the href (minimark/escape-href)."""
         from ..context import best_definitions
         from ..edit.definitions import function_names, functions_in
 
@@ -529,13 +534,15 @@ class _Loop:
         if not paths:
             return []
         chosen = set().union(*(function_names(block) for _, block in copied))
+        again = frozenset(chosen) in self.shown_alone
         found = best_definitions(
             self.files.repo, self.files.rev, self.plan.instruction,
-            [f":(literal){path}" for path in paths], BEST_MATCHES,
+            [f":(literal){path}" for path in paths], BEST_MATCHES + 1 if again else BEST_MATCHES,
         )  # fmt: skip
         ranges: dict[str, list[tuple[int, int]]] = {}
         for place in found:
-            ranges.setdefault(place.path, []).append((place.start, place.end))
+            if not (again and place.name in chosen):
+                ranges.setdefault(place.path, []).append((place.start, place.end))
         best = []
         for path, spans in ranges.items():
             text = self._read(path)
@@ -543,6 +550,7 @@ class _Loop:
             if around is None:
                 continue
             if set(around.names.values()) & chosen:
+                self.shown_alone.add(frozenset(chosen))
                 return []
             best.append((path, around.block))
         return best
