@@ -1774,6 +1774,15 @@ def test_an_answer_that_copies_the_code_as_it_is_is_sent_back(
     assert code == 6 and "the edits left every file as it was" in err
 
 
+def padded(module: str) -> str:
+    """``module`` with 60 small functions after it: long enough that the best matches for a
+    request are some of its functions, not all of it."""
+    return module + "".join(
+        f"\n\ndef convert_{n}(value):\n    total = value * {n}\n    return total + {n}\n"
+        for n in range(60)
+    )
+
+
 def test_a_retry_after_copying_the_wrong_function_shows_the_best_matches_too(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
@@ -1787,12 +1796,7 @@ def test_a_retry_after_copying_the_wrong_function_shows_the_best_matches_too(
         "    return '<ol>' + ''.join(f'<li>{i}</li>' for i in items) + '</ol>'\n\n\n"
         "def render_heading(text, level):\n    return f'<h{level}>{text}</h{level}>'\n"
     )
-    # Long enough that the best matches are some of its functions, not all of it.
-    module += "".join(
-        f"\n\ndef convert_{n}(value):\n    total = value * {n}\n    return total + {n}\n"
-        for n in range(60)
-    )
-    repo = make_repo(tmp_path / "mark", {"mark.py": module})
+    repo = make_repo(tmp_path / "mark", {"mark.py": padded(module)})
     copy = "mark.py\n```python\ndef parse_blocks(text):\n"
     copy += "    return [line.split('. ', 1) for line in text.splitlines()]\n```\n"
     fixed = "def render_ordered_list(items, start):\n    head = f'<ol start=\"{start}\">' "
@@ -1824,11 +1828,7 @@ def test_a_pick_copied_back_again_is_shown_beside_the_other_best_matches(
         "def _anchor(label, href):\n"
         "    return f'<a href=\"{href}\">{escape_html(label)}</a>'\n"
     )
-    module += "".join(
-        f"\n\ndef convert_{n}(value):\n    total = value * {n}\n    return total + {n}\n"
-        for n in range(60)
-    )
-    repo = make_repo(tmp_path / "mark", {"mark.py": module})
+    repo = make_repo(tmp_path / "mark", {"mark.py": padded(module)})
     copy = "mark.py\n```python\ndef escape_html(text):\n"
     copy += "    return ''.join(HTML_ESCAPES.get(ch, ch) for ch in text)\n```\n"
     fixed = "def _anchor(label, href):\n"
