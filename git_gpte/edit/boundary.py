@@ -95,6 +95,8 @@ def named_functions(request: str, texts: Mapping[str, str]) -> list[tuple[str, s
 
 
 def _code_names(request: str) -> set[str]:
+    """The names a request writes as code: with a call's parentheses, after a dot, in
+    backticks, or with an underscore inside."""
     names: set[str] = set()
     for match in re.finditer(r"(`?)(\.?)\b([A-Za-z_]\w*)\b(\(?)", request):
         tick, dot, name, call = match.groups()
