@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from git_gpte.edit.oldbody import inline_self_calls, keep_body_after_guards
+from git_gpte.edit.oldbody import inline_self_calls, keep_body_after_guards, keep_lost_definers
 
 CHUNKS = '''def chunked(items, n):
     """Lists of n items."""
@@ -107,3 +107,47 @@ def test_a_call_of_a_name_the_function_binds_itself_is_not_a_call_of_itself() ->
     assert inline_self_calls(wrapper, wrapper.replace("Format an", "Format any")) is None
     assigned = "def area(r):\n    area = lambda r: 3 * r * r\n    return area(r)\n"
     assert inline_self_calls("def area(r):\n    return 3 * r * r\n", assigned) is None
+
+
+TOTALS = """LIMIT = 10
+
+
+def totals(rows, key):
+    seen = {}
+    for row in rows:
+        seen[row[key]] = seen.get(row[key], 0) + row["n"]
+    if not seen:
+        return None
+    names = sorted(seen)
+    names.append("total")
+    return [(name, seen.get(name, sum(seen.values()))) for name in names[:LIMIT]]
+"""
+
+
+def test_a_lost_line_setting_a_name_still_used_comes_back_before_what_replaced_it() -> None:
+    dropped = '    names = sorted(seen)\n    names.append("total")\n'
+    lost = TOTALS.replace(dropped, "    names.sort()\n")
+    repair = keep_lost_definers(TOTALS, lost)
+    assert repair is not None
+    assert repair.detail == "put back the lines that set names, lost in the rewrite"
+    assert repair.text == TOTALS.replace(
+        '    names.append("total")\n', '    names.append("total")\n    names.sort()\n'
+    )
+
+
+def test_lost_lines_that_return_or_set_nothing_used_stay_out() -> None:
+    # The `if not seen: return None` went too: it returns, so it is the answer's to drop.
+    lost = TOTALS.replace("    if not seen:\n        return None\n", "").replace(
+        "    seen = {}\n", ""
+    )
+    repair = keep_lost_definers(TOTALS, lost)
+    assert repair is not None
+    assert "if not seen" not in repair.text
+    assert "    seen = {}\n    for row in rows:" in repair.text
+
+
+def test_names_the_rewrite_binds_itself_or_the_module_defines_are_left_alone() -> None:
+    rebound = TOTALS.replace("    names = sorted(seen)\n", "    names = list(seen)\n")
+    assert keep_lost_definers(TOTALS, rebound) is None
+    constant = TOTALS.replace("    seen = {}\n", "    seen = {}\n    cap = LIMIT\n")
+    assert keep_lost_definers(constant, TOTALS) is None  # cap is no longer used: nothing lost

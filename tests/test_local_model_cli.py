@@ -2825,31 +2825,62 @@ def test_a_name_missing_its_leading_underscore_is_spelled_as_the_module_defines_
     assert any(said in c for c in data["corrected"]) and len(llm_server.requests) == 1
 
 
-def test_a_variable_the_rewrite_stopped_setting_is_quoted_from_before(
+def _rate_module(body: str) -> str:
+    helper = "\n\ndef helper_{0}(x):\n    y = x * {0}\n    return y + {0}\n"
+    rate = 'UNITS = {"s": 1, "min": 60}\n\n\n' + body
+    return rate + "".join(helper.format(n) for n in range(25))
+
+
+# Seen (ratelimit/parse-rate-errors): parse_rate rewritten without its `seconds = UNITS[unit]`,
+# `seconds` still returned, three times.
+DROPPED_SECONDS = (
+    "def parse_rate(text):\n"
+    '    count, _, unit = text.partition("/")\n'
+    "    if unit not in UNITS:\n"
+    "        raise ValueError(unit)\n"
+    "    return int(count), seconds\n"
+)
+
+
+def test_a_variable_the_rewrite_stopped_setting_is_set_again_below_the_new_check(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
-    # Seen (ratelimit/parse-rate-errors): parse_rate rewritten without its
-    # `seconds = UNITS[unit]`, `seconds` still returned, three times.
-    helper = "\n\ndef helper_{0}(x):\n    y = x * {0}\n    return y + {0}\n"
-    rate = (
-        'UNITS = {"s": 1, "min": 60}\n\n\n'
+    body = (
         "def parse_rate(text):\n"
         '    count, _, unit = text.partition("/")\n'
         "    seconds = UNITS[unit]\n"
         "    return int(count), seconds\n"
     )
-    repo = make_repo(
-        tmp_path / "r", {"rate.py": rate + "".join(helper.format(n) for n in range(25))}
+    repo = make_repo(tmp_path / "r", {"rate.py": _rate_module(body)})
+    llm_server.queue(f"rate.py\n```python\n{DROPPED_SECONDS}```\n")
+    request = "parse_rate should raise ValueError for an unknown unit"
+    code, out, err = improve(repo, llm_server, request, "--json", "--edit-format", "definitions")
+    assert code == 0, err
+    assert len(llm_server.requests) == 1
+    assert DROPPED_SECONDS.replace("    return", "    seconds = UNITS[unit]\n    return") in git(
+        repo, "show", f"{json.loads(out)['branch']}:rate.py"
     )
-    dropped = (
+
+
+def test_a_variable_the_rewrite_stopped_setting_is_quoted_from_before(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Set inside a `try` the answer took out: not a line simply lost, so not put back; the
+    # retry quotes it.
+    body = (
         "def parse_rate(text):\n"
         '    count, _, unit = text.partition("/")\n'
-        "    if unit not in UNITS:\n"
-        "        raise ValueError(unit)\n"
+        "    try:\n"
+        "        seconds = UNITS[unit]\n"
+        "    except KeyError:\n"
+        "        seconds = 1\n"
         "    return int(count), seconds\n"
     )
-    fixed = dropped.replace("seconds\n", "UNITS[unit]\n")
-    llm_server.queue(f"rate.py\n```python\n{dropped}```\n", f"rate.py\n```python\n{fixed}```\n")
+    repo = make_repo(tmp_path / "r", {"rate.py": _rate_module(body)})
+    fixed = DROPPED_SECONDS.replace("seconds\n", "UNITS[unit]\n")
+    llm_server.queue(
+        f"rate.py\n```python\n{DROPPED_SECONDS}```\n", f"rate.py\n```python\n{fixed}```\n"
+    )
     request = "parse_rate should raise ValueError for an unknown unit"
     code, out, err = improve(repo, llm_server, request, "--json", "--edit-format", "definitions")
     assert code == 0, err

@@ -14,6 +14,7 @@ functions on text.
 from __future__ import annotations
 
 import ast
+import difflib
 from collections.abc import Callable
 
 from .wholefile import Repair, by_qualified_name, own_nodes, spliced_repair
@@ -45,6 +46,130 @@ def inline_self_calls(before: str, after: str, request: str = "") -> Repair | No
     before which the old body returns nowhere. Such a call would recurse without end."""
     del request
     return _repaired(before, after, _self_call, "the body the call of itself stood for")
+
+
+def keep_lost_definers(before: str, after: str, request: str = "") -> Repair | None:
+    """``after`` with the statements a rewritten function lost that set names it still uses,
+    put back where they were: a name the new version uses and never binds, that the old one
+    set in a statement of its own body the new one dropped, gets that statement back, with the
+    dropped statements beside it that change the same names (``names.append(...)``), before
+    the statements the answer wrote in their place. Asked to pass a new option on in
+    ``main``, the 1.5B model dropped the six lines building ``number_fields`` and
+    ``date_fields`` and still passed them on, in three answers running, told each time which
+    line had set them (csvreport/sort-option). Nothing the answer wrote is taken away."""
+    del request  # the answer's own undefined names say it
+    try:
+        old_tree, new_tree = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    from .pycheck import undefined_names
+
+    undefined = undefined_names(after) or set()
+    if not undefined:
+        return None
+    old_lines, lines = before.split("\n"), after.split("\n")
+    old_functions = by_qualified_name(old_tree)
+    edits: list[tuple[int, int, list[str]]] = []
+    names: set[str] = set()
+    for name, new in by_qualified_name(new_tree).items():
+        old = old_functions.get(name)
+        if not isinstance(new, _FUNCTIONS) or not isinstance(old, _FUNCTIONS):
+            continue
+        lost = _lost_definers(old, new, undefined)
+        indent = _indent(lines[new.body[0].lineno - 1])
+        for at, statements in lost:
+            pieces = [_old_body(old_lines, [statement], indent) for statement in statements]
+            if any(piece is None for piece in pieces):
+                continue
+            edits.append((at, at, [line for piece in pieces if piece for line in piece]))
+            names |= {bound for s in statements for bound in _stored(s)} & undefined
+    if not edits:
+        return None
+    said = ", ".join(sorted(names))
+    return spliced_repair(lines, edits, f"put back the lines that set {said}, lost in the rewrite")
+
+
+def _lost_definers(
+    old: _Function, new: _Function, undefined: set[str]
+) -> list[tuple[int, list[ast.stmt]]]:
+    """Where in ``new`` (a 0-based line to insert at) which of ``old``'s dropped statements go
+    back (see keep_lost_definers): right before the first statement of ``new``, from where
+    they were dropped on, that reads what they set (after a check the answer wrote there:
+    parse_rate's ``seconds = UNITS[unit]`` goes back below its new ``if unit not in UNITS:
+    raise ...``, not above it)."""
+    bound = {n for node in own_nodes(new) for n in _stored(node)}
+    used = {n.id for n in own_nodes(new) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    wanted = (undefined & used) - bound - set(_parameters(new))
+    if not wanted:
+        return []
+    was, now = _statements(old), _statements(new)
+    if not now:
+        return []
+    matcher = difflib.SequenceMatcher(None, _dumps(was), _dumps(now), autojunk=False)
+    found: list[tuple[int, list[ast.stmt]]] = []
+    for tag, i1, i2, j1, _ in matcher.get_opcodes():
+        if tag not in ("delete", "replace"):
+            continue
+        chosen = _setting(was[i1:i2], wanted)
+        if not chosen:
+            continue
+        set_here = {name for statement in chosen for name in _stored(statement)}
+        readers = [s for s in now[j1:] if _read(s) & set_here]
+        if not readers:
+            continue  # read only above where they were: not lines simply lost
+        found.append((readers[0].lineno - 1, chosen))
+    return found
+
+
+def _setting(run: list[ast.stmt], wanted: set[str]) -> list[ast.stmt]:
+    """The statements of ``run`` that set a name of ``wanted`` (an assignment) or change what
+    it holds (a method called on it, an item set; alone, or under an ``if`` or a loop doing
+    nothing else): put back, they do only that."""
+    chosen = [s for s in run if _sets(s, wanted) or _changes_only(s, wanted)]
+    return chosen if any(_sets(s, wanted) for s in chosen) else []
+
+
+def _sets(statement: ast.stmt, wanted: set[str]) -> bool:
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        targets = [statement.target]
+    else:
+        return False
+    names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return bool(names & wanted)
+
+
+def _changes_only(statement: ast.stmt, wanted: set[str]) -> bool:
+    """``x.append(...)``, ``x[k] = v`` for a name of ``wanted``, or an ``if``/``for`` whose
+    every statement is one."""
+    if isinstance(statement, ast.Expr):
+        call = statement.value
+        return (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in wanted
+        )
+    if isinstance(statement, ast.Assign):
+        return all(
+            isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in wanted
+            for t in statement.targets
+        )
+    if isinstance(statement, (ast.If, ast.For)):
+        inner = [*statement.body, *statement.orelse]
+        return all(_changes_only(s, wanted) for s in inner)
+    return False
+
+
+def _read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _stored(node: ast.AST) -> set[str]:
+    return {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
 
 
 def _repaired(before: str, after: str, find: _Finder, what: str) -> Repair | None:

@@ -1058,14 +1058,15 @@ class _Loop:
         white space, and the docstrings and last return values of Python definitions (see
         :func:`git_gpte.edit.wholefile.keep_trailing_space`, ``keep_docstrings``,
         ``keep_docstring_lines``, ``keep_returns`` and ``return_out_of_block``), old bodies
-        left out (see :mod:`git_gpte.edit.oldbody`), the wording of definitions nobody
-        asked to change (``keep_unasked_rewording``), blank lines and comments changed on the
-        way (:mod:`git_gpte.edit.layout`), code changed beside a check or logging asked
-        for alone (:mod:`git_gpte.edit.additive`) and one of two definitions of a name the file had
-        once (:mod:`git_gpte.edit.redefined`), each said as a correction."""
+        and lines setting names still used, left out (see :mod:`git_gpte.edit.oldbody`), the
+        wording of definitions nobody asked to change (``keep_unasked_rewording``), blank
+        lines and comments changed on the way (:mod:`git_gpte.edit.layout`), code changed
+        beside a check or logging asked for alone (:mod:`git_gpte.edit.additive`) and one of
+        two definitions of a name the file had once (:mod:`git_gpte.edit.redefined`), each
+        said as a correction."""
         from ..edit.additive import keep_unasked_code
         from ..edit.layout import keep_layout
-        from ..edit.oldbody import inline_self_calls, keep_body_after_guards
+        from ..edit.oldbody import inline_self_calls, keep_body_after_guards, keep_lost_definers
         from ..edit.redefined import keep_one_definition
         from ..edit.revert import keep_unasked_rewording
         from ..edit.wholefile import (
@@ -1095,6 +1096,7 @@ class _Loop:
                     keep_continuation_indent,
                     keep_body_after_guards,
                     inline_self_calls,
+                    keep_lost_definers,
                     keep_unasked_rewording,
                     keep_returns,
                     return_out_of_block,
