@@ -7,6 +7,7 @@ candidate is taken only when the probe and the tests pass on it and on no other 
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from git_gpte.edit.boundary import asks_boundary, boundary_flips
@@ -37,6 +38,10 @@ class Limiter:
         return True
 '''
 FIXED = LIMITER.replace("self.calls[0] < cutoff", "self.calls[0] <= cutoff")
+FLIP = "`<` made `<=` in Limiter._expire (limiter.py:11)"  # the fix, as git-gpte says it
+UNCHANGED = f"limiter.py\n```python\n{LIMITER}```\n"  # an answer writing it back as it was
+# A probe that passes on the code before: it stands for nothing.
+USELESS = "```python\nfrom limiter import Limiter\nassert Limiter(1, 1, None).limit == 1\n```"
 TESTS = """\
 from limiter import Limiter
 
@@ -69,6 +74,20 @@ def _repo(tmp_path: Path, module: str = LIMITER) -> Path:
     return make_repo(tmp_path / "lim", {"limiter.py": module, "tests/test_limiter.py": TESTS})
 
 
+def _committed_fix(root: Path) -> str:
+    """The branch improve made, whose limiter.py must be the fix."""
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    assert git(root, "show", f"{branch}:limiter.py") == FIXED
+    return branch
+
+
+def _improve(root: Path, llm_server: LLMServer, *replies: str) -> subprocess.CompletedProcess[str]:
+    """``improve REQUEST`` with no retry, the model answering ``replies`` in turn."""
+    llm_server.queue(*replies)
+    env = self_hosted_env(llm_server, GPTE_PROBE="")
+    return run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+
+
 def test_the_candidates_are_the_named_functions_comparisons_then_their_callees() -> None:
     flips = boundary_flips(REQUEST, {"limiter.py": LIMITER})
     assert [(f.function, f.old, f.new) for f in flips] == [
@@ -98,17 +117,11 @@ def test_a_boundary_the_answers_missed_is_found_by_the_probe_and_the_tests(
 ) -> None:
     root = _repo(tmp_path)
     before = Snapshot.take(root)
-    unchanged = f"limiter.py\n```python\n{LIMITER}```\n"
-    llm_server.queue(unchanged, PROBE, PROBE)
-    env = self_hosted_env(llm_server, GPTE_PROBE="")
-    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    done = _improve(root, llm_server, UNCHANGED, PROBE, PROBE)
     assert done.returncode == 0, done.stderr
     assert "trying the other strictness of 2 comparison(s)" in done.stderr
-    assert "`<` made `<=` in Limiter._expire (limiter.py:11): the probe and the checks pass" in (
-        done.stderr
-    )
-    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
-    assert git(root, "show", f"{branch}:limiter.py") == FIXED
+    assert f"{FLIP}: the probe and the checks pass" in done.stderr
+    branch = _committed_fix(root)
     body = git(root, "log", "-1", "--format=%B", branch)
     assert "found by trying the comparisons of the functions the request names" in body
     before.assert_unchanged(root, new_branches=(branch,))
@@ -120,9 +133,7 @@ def test_two_candidates_the_checks_cannot_tell_apart_take_neither(
     # Without the test of the limit, `>` in allow passes the probe as well.
     root = make_repo(tmp_path / "lim", {"limiter.py": LIMITER})
     before = Snapshot.take(root)
-    llm_server.queue(f"limiter.py\n```python\n{LIMITER}```\n", PROBE, PROBE)
-    env = self_hosted_env(llm_server, GPTE_PROBE="")
-    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    done = _improve(root, llm_server, UNCHANGED, PROBE, PROBE)
     assert done.returncode != 0
     assert "2 of them pass the checks, which cannot tell" in done.stderr
     assert git(root, "branch", "--list", "gpte/*").strip() == ""
@@ -137,14 +148,11 @@ def test_a_probe_asked_again_is_asked_once_for_all_the_candidates(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
     root = _repo(tmp_path)
-    llm_server.queue(f"limiter.py\n```python\n{LIMITER}```\n", MISUSING, MISUSING, PROBE)
-    env = self_hosted_env(llm_server, GPTE_PROBE="")
-    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    done = _improve(root, llm_server, UNCHANGED, MISUSING, MISUSING, PROBE)
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("asking again with the tests' calls of allow") == 1
     assert len(llm_server.requests) == 4
-    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
-    assert git(root, "show", f"{branch}:limiter.py") == FIXED
+    _committed_fix(root)
 
 
 def test_with_no_probe_standing_the_one_candidate_the_tests_allow_goes_out_not_verified(
@@ -153,18 +161,12 @@ def test_with_no_probe_standing_the_one_candidate_the_tests_allow_goes_out_not_v
     # `>` in allow breaks the project's test of the limit; `<=` in _expire is the only one left.
     root = _repo(tmp_path)
     before = Snapshot.take(root)
-    useless = "```python\nfrom limiter import Limiter\nassert Limiter(1, 1, None).limit == 1\n```"
-    llm_server.queue(f"limiter.py\n```python\n{LIMITER}```\n", useless, useless)
-    env = self_hosted_env(llm_server, GPTE_PROBE="")
-    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    done = _improve(root, llm_server, UNCHANGED, USELESS, USELESS)
     assert done.returncode == 1, done.stderr
     assert "no probe stands to judge them" in done.stderr
-    assert "`<` made `<=` in Limiter._expire (limiter.py:11): the only one the tests allow" in (
-        done.stderr
-    )
+    assert f"{FLIP}: the only one the tests allow" in done.stderr
     assert "not verified" in done.stderr
-    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
-    assert git(root, "show", f"{branch}:limiter.py") == FIXED
+    branch = _committed_fix(root)
     before.assert_unchanged(root, new_branches=(branch,))
 
 
@@ -185,14 +187,11 @@ def test_a_probe_failing_on_every_candidate_leaves_the_choice_to_the_tests(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
     root = _repo(tmp_path)
-    llm_server.queue(f"limiter.py\n```python\n{LIMITER}```\n", WRONG_PROBE, WRONG_PROBE)
-    env = self_hosted_env(llm_server, GPTE_PROBE="")
-    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    done = _improve(root, llm_server, UNCHANGED, WRONG_PROBE, WRONG_PROBE)
     assert done.returncode == 1, done.stderr
     assert "the probe fails on every one of them: it cannot tell them apart" in done.stderr
     assert "the only one the tests allow" in done.stderr
-    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
-    assert git(root, "show", f"{branch}:limiter.py") == FIXED
+    _committed_fix(root)
 
 
 def test_with_no_probe_and_tests_that_allow_two_candidates_none_is_taken(
@@ -206,10 +205,7 @@ def test_with_no_probe_and_tests_that_allow_two_candidates_none_is_taken(
     assert lenient != TESTS
     root = make_repo(tmp_path / "lim", {"limiter.py": LIMITER, "tests/test_limiter.py": lenient})
     before = Snapshot.take(root)
-    useless = "```python\nfrom limiter import Limiter\nassert Limiter(1, 1, None).limit == 1\n```"
-    llm_server.queue(f"limiter.py\n```python\n{LIMITER}```\n", useless, useless)
-    env = self_hosted_env(llm_server, GPTE_PROBE="")
-    done = run_gpte("improve", REQUEST, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    done = _improve(root, llm_server, UNCHANGED, USELESS, USELESS)
     assert done.returncode != 0
     assert "the tests pass on 2 of them, so they cannot tell: none taken" in done.stderr
     assert git(root, "branch", "--list", "gpte/*").strip() == ""
