@@ -52,11 +52,11 @@ def keep_lost_definers(before: str, after: str, request: str = "") -> Repair | N
     """``after`` with the statements a rewritten function lost that set names it still uses,
     put back where they were: a name the new version uses and never binds, that the old one
     set in a statement of its own body the new one dropped, gets that statement back, with the
-    dropped statements beside it that change the same names (``names.append(...)``), before
-    the statements the answer wrote in their place. Asked to pass a new option on in
-    ``main``, the 1.5B model dropped the six lines building ``number_fields`` and
-    ``date_fields`` and still passed them on, in three answers running, told each time which
-    line had set them (csvreport/sort-option). Nothing the answer wrote is taken away."""
+    dropped statements beside it that change the same names (``names.append(...)``), right
+    before the first statement that reads them (see _lost_definers). Asked to pass a new
+    option on in ``main``, the 1.5B model dropped the six lines building ``number_fields``
+    and ``date_fields`` and still passed them on, in three answers running, told each time
+    which line had set them (csvreport/sort-option). Nothing the answer wrote is taken away."""
     del request  # the answer's own undefined names say it
     try:
         old_tree, new_tree = ast.parse(before), ast.parse(after)

@@ -103,7 +103,10 @@ def _by_the_tests(
         console.info("nor do tests: none taken")
         return None
     passing = [flip for flip in flips if _tested(probe, flip)]
-    if len(passing) != 1:
+    if not passing:
+        console.info("the tests fail on every one of them: none taken")
+        return None
+    if len(passing) > 1:
         console.info(f"the tests pass on {len(passing)} of them, so they cannot tell: none taken")
         return None
     found = passing[0]
