@@ -7,7 +7,7 @@ the function, the 1.5B model writes it back unchanged or changes something else 
 inventory/low-stock-boundary, ledger/statement-end-date and ratelimit/window-boundary were
 never solved in any run), while the fix is one of a handful: a ``<``, ``<=``, ``>`` or ``>=``
 of the functions the request names, or of the functions they call, turned to its other
-strictness. Which one, only running code can tell (pipeline/boundary.py runs them against the
+strictness. Which one, only running code can tell (pipeline/fix_search.py runs them against the
 probe and the tests); this module finds the candidates and makes each.
 """
 
@@ -71,7 +71,7 @@ def boundary_flips(request: str, texts: Mapping[str, str]) -> list[Flip]:
     first, each in the order of its file; at most MAX_CANDIDATES."""
     flips: list[Flip] = []
     seen: set[tuple[str, int, int]] = set()
-    for path, qualified, node in _searched(request, texts):
+    for path, qualified, node, _ in searched_functions(request, texts):
         for line, column, old in _comparisons(texts[path], node):
             if (path, line, column) in seen:
                 continue
@@ -85,11 +85,14 @@ def named_functions(request: str, texts: Mapping[str, str]) -> list[tuple[str, s
     """The functions and methods the request names as code: ``is_low()``, ``Ledger.statement``,
     `` `allow` ``, ``low_stock``; a plain word is a name only with an underscore, a call's
     parentheses, a dot or backticks (the request's "allow" is English). With none, the methods
-    of the classes it names. Each as (path, qualified name, node)."""
+    of the classes it names. A method named with its class (``Polygon.area``) is that class's
+    only, when it has one of that name. Each as (path, qualified name, node)."""
     asked = _code_names(request)
     found = [entry for entry in _functions(texts) if entry[2].name in asked]
     if found:
-        return found
+        pinned = set(re.findall(r"\b[A-Za-z_]\w*\.[A-Za-z_]\w*", request))
+        held = {qualified.split(".")[-1] for _, qualified, _ in found if qualified in pinned}
+        return [e for e in found if e[2].name not in held or e[1] in pinned]
     classes = set(re.findall(r"\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b", request)) | asked
     return [entry for entry in _functions(texts) if entry[1].split(".")[0] in classes]
 
@@ -106,28 +109,31 @@ def _code_names(request: str) -> set[str]:
     return names
 
 
-def _searched(request: str, texts: Mapping[str, str]) -> Iterator[tuple[str, str, _Function]]:
+def searched_functions(
+    request: str, texts: Mapping[str, str]
+) -> Iterator[tuple[str, str, _Function, bool]]:
     """The named functions, then the functions of their files that they call (``f(...)``,
-    ``self.f(...)``), each once."""
+    ``self.f(...)``) or hand on (``self._convert(key, parse_bool)``), each once: (path,
+    qualified name, node, whether the request names it)."""
     named = named_functions(request, texts)
-    yield from named
+    yield from ((path, qualified, node, True) for path, qualified, node in named)
     listed = {(path, node.name) for path, _, node in named}
     for path, _, node in named:
         called = _called(node)
-        for entry in _functions({path: texts[path]}):
-            if entry[2].name in called and (path, entry[2].name) not in listed:
-                listed.add((path, entry[2].name))
-                yield entry
+        for found, qualified, callee in _functions({path: texts[path]}):
+            if callee.name in called and (path, callee.name) not in listed:
+                listed.add((path, callee.name))
+                yield found, qualified, callee, False
 
 
 def _called(node: _Function) -> set[str]:
     called: set[str] = set()
     for item in ast.walk(node):
         if isinstance(item, ast.Call):
-            if isinstance(item.func, ast.Name):
-                called.add(item.func.id)
-            elif isinstance(item.func, ast.Attribute):
+            if isinstance(item.func, ast.Attribute):
                 called.add(item.func.attr)
+        elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load):
+            called.add(item.id)
     return called
 
 

@@ -61,7 +61,7 @@ def attempt(
     refused or wrote nothing usable); a result still broken after the retries raises what
     ``refuse_broken`` gives for it (improve without --keep-failing), else is committed (a heal
     fix: the next run of the program judges it). ``rescue`` is given a result with no change or
-    with failures, and may give another in its place (see pipeline/boundary.py); ``assess``
+    with failures, and may give another in its place (see pipeline/fix_search.py); ``assess``
     says why a sound result is not verified (None: it is), which commits it with exit 1."""
     llm = session.client(planned.model, cache=cache)
     edited = edit_loop(llm, planned, files, console, max_retries=max_retries, verify=verify)
@@ -102,8 +102,7 @@ def commit_body(opening: list[str], edited: Edited) -> str:
     if edited.searched:
         body += [
             "",
-            "No answer of the model did this; found by trying the comparisons of the "
-            f"functions the request names: {edited.searched}.",
+            f"No answer of the model did this; found by trying {edited.searched}.",
         ]
     if edited.corrected:
         lines = [r.one_line() for r in edited.corrected]

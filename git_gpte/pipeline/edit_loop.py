@@ -88,7 +88,7 @@ class Edited:
     context: dict[str, Any] = field(default_factory=dict)
     checked: bool = False  # the user's check command ran on the result (and passed, unless
     # ``failures`` holds a "check" problem)
-    # How the result was found when no answer made it (see pipeline/boundary.py): one line.
+    # How the result was found when no answer made it (see pipeline/fix_search.py): one line.
     searched: str = ""
 
     @property

@@ -324,13 +324,13 @@ def _improve(
     verify = checks
     rescue = assess = None
     if _probes(request, planned.model):
-        from .boundary import boundary_rescue
+        from .fix_search import fix_rescue
         from .probe import probe_check
 
         llm = session.client(planned.model, cache=request.cache)
         probe = probe_check(checks, llm, request.prompt, repo, session.settings, planned.base,
                             identity, console)  # fmt: skip
-        rescue = boundary_rescue(request.prompt, probe, list(planned.selection.files), console)
+        rescue = fix_rescue(request.prompt, probe, list(planned.selection.files), console)
         if label is None and not checked_by_kind(request.prompt):  # no check of the user's
 
             def assess(_: Edited) -> str | None:
