@@ -1,0 +1,183 @@
+"""Requests whose words name a known shape of fix, which the answers missed: the fixes, tried.
+
+Seen with the 1.5B model on the own tasks: settings/bool-case ("make the yes/no words
+case-insensitive") answered with the code unchanged or still refusing 'True';
+geometry/clockwise-area ("should always return the positive area") written back unchanged in
+every run; textstats/empty-text ("crashes with ZeroDivisionError ... return 0.0 when the text
+has no words") guarded with ``if not text``, which a blank text passes. A candidate is taken
+only when a standing probe and the tests pass on it and on no other candidate.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import Snapshot, git, make_repo
+from tests.helpers.llm_server import LLMServer, self_hosted_env
+
+WORDS = """\
+YES = ("yes", "on", "true")
+NO = ("no", "off", "false")
+
+
+def parse_flag(text):
+    text = text.strip()
+    if text in YES:
+        return True
+    if text in NO:
+        return False
+    raise ValueError(f"not a yes/no word: {text!r}")
+
+
+def read_flag(options, key):
+    return parse_flag(options[key])
+"""
+WORDS_TESTS = """\
+from words import read_flag
+
+
+def test_words():
+    assert read_flag({"a": "yes"}, "a") is True
+    assert read_flag({"a": " off "}, "a") is False
+"""
+CASE = "read_flag refuses 'Yes' and 'OFF'. Make the yes/no words case-insensitive."
+CASE_PROBE = (
+    "```python\nfrom words import read_flag\nassert read_flag({'a': 'Yes'}, 'a') is True\n```"
+)
+
+SHAPES = """\
+class Polygon:
+    def __init__(self, points):
+        self.points = list(points)
+
+    def edges(self):
+        return list(zip(self.points, self.points[1:] + self.points[:1]))
+
+    @property
+    def area(self):
+        return sum(a[0] * b[1] - b[0] * a[1] for a, b in self.edges()) / 2
+
+
+class Square:
+    def __init__(self, side):
+        self.side = side
+
+    @property
+    def area(self):
+        return self.side * self.side
+"""
+SHAPES_TESTS = """\
+from shapes import Polygon, Square
+
+
+def test_areas():
+    assert Polygon([(0, 0), (2, 0), (2, 2), (0, 2)]).area == 4
+    assert Square(3).area == 9
+"""
+SIGN = "Polygon.area comes out negative when the points go clockwise. It should always be positive."
+SIGN_PROBE = (
+    "```python\nfrom shapes import Polygon\n"
+    "assert Polygon([(0, 0), (0, 1), (1, 1), (1, 0)]).area == 1\n```"
+)
+
+STATS = """\
+def mean(values):
+    values = list(values)
+    return sum(values) / len(values)
+
+
+def ratio(part, whole):
+    return part / whole
+"""
+STATS_TESTS = """\
+from stats import mean
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+"""
+ZERO = "mean([]) crashes with ZeroDivisionError. Make mean() return 0.0 when there are no values."
+ZERO_PROBE = "```python\nfrom stats import mean\nassert mean([]) == 0.0\n```"
+# A probe that passes on the code before: it stands for nothing.
+USELESS = "```python\nfrom words import read_flag\nassert read_flag({'a': 'no'}, 'a') is False\n```"
+
+
+def _repo(tmp_path: Path, name: str, module: str, tests: str) -> Path:
+    return make_repo(tmp_path / "r", {f"{name}.py": module, f"tests/test_{name}.py": tests})
+
+
+def _improve(
+    root: Path, llm_server: LLMServer, request: str, *replies: str
+) -> subprocess.CompletedProcess[str]:
+    """``improve request`` with no retry, the model answering ``replies`` in turn."""
+    llm_server.queue(*replies)
+    env = self_hosted_env(llm_server, GPTE_PROBE="")
+    return run_gpte("improve", request, "--max-retries", "0", cwd=root, env=env, timeout=300)
+
+
+def _unchanged(name: str, module: str) -> str:
+    """An answer writing the module back as it was."""
+    return f"{name}.py\n```python\n{module}```\n"
+
+
+def _committed(root: Path, path: str) -> tuple[str, str]:
+    """The branch improve made, and ``path`` on it."""
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    return branch, git(root, "show", f"{branch}:{path}")
+
+
+def test_a_word_compared_in_one_case_is_lower_cased_where_the_probe_says(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Two candidates: `key` in read_flag, `text` in parse_flag (which read_flag calls); the
+    # probe passes on the second only.
+    root = _repo(tmp_path, "words", WORDS, WORDS_TESTS)
+    before = Snapshot.take(root)
+    done = _improve(root, llm_server, CASE, _unchanged("words", WORDS), CASE_PROBE, CASE_PROBE)
+    assert done.returncode == 0, done.stderr
+    assert "trying 2 value(s) the functions the request names compare, lower-cased" in done.stderr
+    branch, text = _committed(root, "words.py")
+    assert text == WORDS.replace("text in", "text.lower() in")
+    body = git(root, "log", "-1", "--format=%B", branch)
+    assert "found by trying the values the functions the request names compare" in body
+    assert "`text` lower-cased where it is compared in parse_flag (words.py:7)" in body
+    before.assert_unchanged(root, new_branches=(branch,))
+
+
+def test_a_negative_result_is_made_positive_in_the_method_the_request_names(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # Square.area is not Polygon.area, and edges() returns a list: one candidate.
+    root = _repo(tmp_path, "shapes", SHAPES, SHAPES_TESTS)
+    done = _improve(root, llm_server, SIGN, _unchanged("shapes", SHAPES), SIGN_PROBE, SIGN_PROBE)
+    assert done.returncode == 0, done.stderr
+    assert "trying abs() of 1 value(s) the functions the request names return" in done.stderr
+    _, text = _committed(root, "shapes.py")
+    shoelace = "sum(a[0] * b[1] - b[0] * a[1] for a, b in self.edges()) / 2"
+    assert text == SHAPES.replace(f"return {shoelace}", f"return abs({shoelace})")
+
+
+def test_a_division_by_zero_is_guarded_with_the_value_the_request_gives(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    root = _repo(tmp_path, "stats", STATS, STATS_TESTS)
+    done = _improve(root, llm_server, ZERO, _unchanged("stats", STATS), ZERO_PROBE, ZERO_PROBE)
+    assert done.returncode == 0, done.stderr
+    _, text = _committed(root, "stats.py")
+    guarded = "    values = list(values)\n    if not values:\n        return 0.0\n    return sum"
+    assert text == STATS.replace("    values = list(values)\n    return sum", guarded)
+
+
+def test_without_a_probe_that_passes_these_candidates_are_not_taken(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The tests pass on the right candidate and fail on none: still, only a probe may choose.
+    root = _repo(tmp_path, "words", WORDS, WORDS_TESTS)
+    before = Snapshot.take(root)
+    done = _improve(root, llm_server, CASE, _unchanged("words", WORDS), USELESS, USELESS)
+    assert done.returncode != 0
+    assert "none taken without a probe that passes on one" in done.stderr
+    assert git(root, "branch", "--list", "gpte/*").strip() == ""
+    before.assert_unchanged(root)
