@@ -550,3 +550,17 @@ def test_a_last_return_that_slid_into_the_block_above_it_is_moved_out() -> None:
     assert return_out_of_block(before, before) is None
     other = slid.replace("        return item\n", "        return items\n")
     assert return_out_of_block(before, other) is None  # not the same return
+
+
+def test_a_constant_only_a_put_back_definition_reads_goes_back_too() -> None:
+    # Seen in a reply holding only a new handler: main() was put back, and with it the
+    # COMMANDS table it reads, which the reply itself never used.
+    before = (
+        "def cmd_a(args):\n    return 1\n\n\nCOMMANDS = {'a': cmd_a}\n\n\n"
+        "def main(name):\n    return COMMANDS[name](None)\n"
+    )
+    after = "def cmd_b(args):\n    return 2\n"
+    repair = restore_dropped(before, after, "add a b command")
+    assert repair is not None
+    assert repair.detail.endswith("left out: cmd_a, main, COMMANDS")
+    assert "COMMANDS = {'a': cmd_a}" in repair.text and "def cmd_b" in repair.text

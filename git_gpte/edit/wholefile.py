@@ -141,26 +141,33 @@ def restore_dropped(
     from .rename import renames
 
     old_keyed = _keyed_with_constants(old_tree)
-    new_keys = {k for k, _ in _keyed(new_tree)}
     renamed = renames(before, after, request)
     words = set(re.findall(r"\w+", request))
-    undefined = _undefined_constants(old_keyed, after)
-    lost = [
-        (k, n)
-        for k, n in old_keyed
-        if k not in new_keys
-        and (_key(n) is not None or k in undefined)
-        and k not in renamed
-        and k not in words
-        and k not in defined_elsewhere
-        and not (k == "__main__" and "main" in request.lower())
-    ]
-    if not lost:
+    kept = set(renamed) | words | set(defined_elsewhere)
+    text, lost = after, []
+    # Twice: a definition put back may use a constant the reply never used (``main`` reading
+    # ``COMMANDS``), which only then is undefined.
+    for _ in range(2):
+        tree = _parses(text)
+        if tree is None:
+            return None
+        new_keys = {k for k, _ in _keyed(tree)}
+        undefined = _undefined_constants(old_keyed, text)
+        now = [
+            k
+            for k, n in old_keyed
+            if k not in new_keys
+            and (_key(n) is not None or k in undefined)
+            and k not in kept
+            and not (k == "__main__" and "main" in request.lower())
+        ]
+        if not now:
+            break
+        text = _put_back(before, text, old_keyed, tree, now)
+        lost += now
+    if not lost or _parses(text) is None:
         return None
-    text = _put_back(before, after, old_keyed, new_tree, [k for k, _ in lost])
-    if _parses(text) is None:
-        return None
-    names = [k if k != "__main__" else 'the "__main__" block' for k, _ in lost]
+    names = [k if k != "__main__" else 'the "__main__" block' for k in lost]
     return Repair(text, "put back what the whole-file reply left out: " + ", ".join(names))
 
 
