@@ -290,19 +290,8 @@ def _unregistered_handlers(path: str, tree: ast.Module, old_tree: ast.Module) ->
     wired in (seen: ``cmd_categories`` added, the subcommand never registered; committed as a
     success). A family is two or more functions of the base sharing the prefix up to the first
     ``_``; ``test_`` functions are collected by name, and are no such family."""
-    old_functions = {n.name for n in old_tree.body if isinstance(n, _FUNCTION)}
-    values = _referred_as_values(tree)
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | values
     problems = []
-    for node in tree.body:
-        if not isinstance(node, _FUNCTION) or node.name in old_functions or node.name in loaded:
-            continue
-        prefix = node.name.split("_", 1)[0] + "_"
-        if prefix in ("_", "test_") or not node.name.startswith(prefix):
-            continue
-        family = sorted(n for n in old_functions if n.startswith(prefix))
-        if len(family) < 2 or not all(n in values for n in family):
-            continue
+    for node, family in unregistered_functions(tree, old_tree):
         shown = ", ".join(family[:3]) + (", ..." if len(family) > 3 else "")
         text = (
             f"{node.name} is new and nothing refers to it, while {shown} are each referred "
@@ -316,6 +305,28 @@ def _unregistered_handlers(path: str, tree: ast.Module, old_tree: ast.Module) ->
 
 
 _FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def unregistered_functions(
+    tree: ast.Module, old_tree: ast.Module
+) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[str]]]:
+    """Each new top-level function referred to nowhere whose family (the base's functions
+    sharing its prefix up to the first ``_``, two or more, not ``test_``) are all referred to
+    as values: (the function, its family's names, sorted). See _unregistered_handlers."""
+    old_functions = {n.name for n in old_tree.body if isinstance(n, _FUNCTION)}
+    values = _referred_as_values(tree)
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | values
+    found = []
+    for node in tree.body:
+        if not isinstance(node, _FUNCTION) or node.name in old_functions or node.name in loaded:
+            continue
+        prefix = node.name.split("_", 1)[0] + "_"
+        if prefix in ("_", "test_") or not node.name.startswith(prefix):
+            continue
+        family = sorted(n for n in old_functions if n.startswith(prefix))
+        if len(family) >= 2 and all(n in values for n in family):
+            found.append((node, family))
+    return found
 
 
 def _referred_as_values(tree: ast.Module) -> set[str]:

@@ -1034,6 +1034,7 @@ class _Loop:
         rewritten = {r.path for r in result.reports if r.kind in ("whole-file", DEFINITIONS)}
         self._keep_what_was_copied(rewritten)
         self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
+        self._register_handlers(rewritten)
         self._drop_new_tests(rewritten)
         self._complete_renames()
         self._complete_constant()
@@ -1107,6 +1108,22 @@ class _Loop:
                 if repair is not None:
                     files.changes[path] = repair.text
                     self._correction(path, repair.detail, "whole-file")
+
+    def _register_handlers(self, paths: set[str]) -> None:
+        """New handlers the answer wrote and never wired in, registered where their family
+        is (see :mod:`git_gpte.edit.register`), said as a correction. After the whole files
+        are repaired: the table may be among what a whole-file reply left out."""
+        from ..edit.register import register_new_handlers
+
+        files = self.files
+        for path in sorted(p for p in paths if p.endswith(".py")):
+            before, text = _original(files, path), files.changes.get(path)
+            if before is None or text is None:
+                continue
+            repair = register_new_handlers(before, text)
+            if repair is not None:
+                files.changes[path] = repair.text
+                self._correction(path, repair.detail, "whole-file")
 
     def _drop_new_tests(self, paths: set[str]) -> None:
         """Tests a rewritten module gained and the request does not ask for, taken out (see
