@@ -143,6 +143,9 @@ def test_a_word_compared_in_one_case_is_lower_cased_where_the_probe_says(
     body = git(root, "log", "-1", "--format=%B", branch)
     assert "found by trying the values the functions the request names compare" in body
     assert "`text` lower-cased where it is compared in parse_flag (words.py:7)" in body
+    run_id = body.split("Gpte-Run: ")[1].split()[0]
+    shown = run_gpte("log", "show", run_id, cwd=root, env=self_hosted_env(llm_server)).stdout
+    assert "found by trying the values the functions the request names compare" in shown
     before.assert_unchanged(root, new_branches=(branch,))
 
 

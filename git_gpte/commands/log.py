@@ -210,6 +210,9 @@ def _show_lines(record: RunRecord, full: bool) -> list[str]:
     edits = record.meta.get("edits")
     if isinstance(edits, dict):
         out += [*_edit_lines(edits), ""]
+    found = record.meta.get("found")
+    if found:  # no answer did it; a fix of the shape the request names did (fix_search.py)
+        out += [f"found by trying {found}", ""]
     out.append(f"calls ({len(record.exchanges)}):")
     for exchange in record.exchanges:
         flags = []

@@ -67,6 +67,8 @@ def attempt(
     edited = edit_loop(llm, planned, files, console, max_retries=max_retries, verify=verify)
     if rescue is not None and (not edited.changes or edited.failures):
         edited = rescue(edited) or edited
+        if edited.searched and llm.run is not None:
+            llm.run.note("found", edited.searched)
     if assess is not None and edited.changes and not edited.failures:
         said = assess(edited)
         if said is not None:
