@@ -258,6 +258,21 @@ def test_docstrings_dropped_in_rewriting_are_put_back() -> None:
     assert keep_docstrings(before, before, "anything") is None
 
 
+def test_the_module_docstring_a_rewrite_dropped_goes_back_above_its_first_statement() -> None:
+    from git_gpte.edit.wholefile import keep_docstrings
+
+    before = '#!/usr/bin/env python3\n"""Tools.\n\nSmall ones."""\n\nimport os\n'
+    after = "#!/usr/bin/env python3\nimport os\nimport sys\n"
+    repair = keep_docstrings(before, after, "import sys")
+    assert repair is not None
+    assert (
+        repair.text
+        == '#!/usr/bin/env python3\n"""Tools.\n\nSmall ones."""\n\nimport os\nimport sys\n'
+    )
+    assert repair.detail == "put back the docstring(s) the reply had dropped: the module"
+    assert keep_docstrings(before, after, "drop the module docstring") is None
+
+
 def test_an_import_the_reply_dropped_for_a_name_it_still_uses_is_given_back() -> None:
     before = (
         '"""CLI."""\n\nimport sys\n\nfrom .report import build_report, filter_by_date\n\n\n'

@@ -863,13 +863,19 @@ def keep_docstrings(before: str, after: str, request: str = "") -> Repair | None
     """``after`` with the docstrings put back that its functions and classes lost in copying,
     unless the request is about documentation. A small model rewriting definitions dropped the
     docstrings of three it did not change and of the one it fixed (minimark): a change nobody
-    asked for. None when no docstring was lost, or the result would not parse."""
+    asked for. The module's own too: a reply holding only a new function, taken for the whole
+    file, had the rest put back but not the docstring at its top. None when no docstring was
+    lost, or the result would not parse."""
     paired = _paired(before, after, request)
     if paired is None:
         return None
     old_lines, lines, pairs = paired
     inserts: list[tuple[int, list[str]]] = []
     names: list[str] = []
+    module = _module_docstring(old_lines, before, after)
+    if module is not None:
+        inserts.append(module)
+        names.append("the module")
     for name, old, new in pairs:
         doc = _docstring(old)
         if doc is None or _docstring(new) is not None or new.body[0].lineno == new.lineno:
@@ -1176,7 +1182,23 @@ def by_qualified_name(
     return {name: node for name, node in found.items() if name not in twice}
 
 
-def _docstring(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> ast.Expr | None:
+def _module_docstring(
+    old_lines: list[str], before: str, after: str
+) -> tuple[int, list[str]] | None:
+    """Where the module docstring ``after`` lost goes back (before its first statement, after
+    any comment lines), with its lines; None when none was lost."""
+    old_tree, new_tree = _parses(before), _parses(after)
+    if old_tree is None or new_tree is None or not new_tree.body:
+        return None
+    doc = _docstring(old_tree)
+    if doc is None or _docstring(new_tree) is not None:
+        return None
+    return new_tree.body[0].lineno - 1, [*old_lines[doc.lineno - 1 : doc.end_lineno], ""]
+
+
+def _docstring(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module,
+) -> ast.Expr | None:
     first = node.body[0] if node.body else None
     if (
         isinstance(first, ast.Expr)
