@@ -87,3 +87,15 @@ def test_tables_of_other_shapes_are_left_to_the_retry() -> None:
     wired = _added(CLI).replace("    return 4", "    return 4\n\n\nALIASES = [cmd_show_tags]")
     assert register_new_handlers(CLI, wired) is None
     assert register_new_handlers(CLI, CLI) is None
+
+
+def test_a_handler_defined_below_its_table_is_moved_above_it() -> None:
+    # Placed after main(), below COMMANDS: the table is built on import, before it exists.
+    after = CLI + NEW
+    repair = register_new_handlers(CLI, after)
+    assert repair is not None
+    assert "(moved above COMMANDS)" in repair.detail
+    assert repair.text.index("def cmd_show_tags") < repair.text.index("COMMANDS = {")
+    assert repair.text.endswith('    "show-tags": cmd_show_tags,\n}\n')
+    assert "return 3\n\n\ndef cmd_show_tags(args):" in repair.text
+    compile(repair.text, "cli.py", "exec")

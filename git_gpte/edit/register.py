@@ -44,11 +44,11 @@ def register_new_handlers(before: str, after: str) -> Repair | None:
 
 
 def _register(text: str, name: str, family: list[str], help_text: str) -> tuple[str, str] | None:
-    tree = ast.parse(text)
-    found = _table(tree, family)
+    found = _table(ast.parse(text), family)
     if found is None:
         return None
-    table, target, keyed = found
+    text, moved = _defined_before(text, found[0], name)
+    _, table, target, keyed = _table(ast.parse(text), family) or found
     key = keyed(name)
     last = table.values[-1]
     if key in _keys(table) or (last.end_lineno or 0) >= (table.end_lineno or 0):
@@ -62,7 +62,7 @@ def _register(text: str, name: str, family: list[str], help_text: str) -> tuple[
         return None  # a last entry without its comma: left to the retry
     lines.insert(last.end_lineno or last.lineno, entry)
     text = "".join(lines)
-    what = f"{name} as {key!r} in {target}"
+    what = f"{name} as {key!r} in {target}" + (f" (moved above {target})" if moved else "")
     declared = _declare(text, _keys(table), key, help_text)
     if declared is not None:
         text, receiver = declared
@@ -70,9 +70,41 @@ def _register(text: str, name: str, family: list[str], help_text: str) -> tuple[
     return text, what
 
 
-def _table(tree: ast.Module, family: list[str]) -> tuple[ast.Dict, str, _Keyed] | None:
+def _defined_before(text: str, table: ast.stmt, name: str) -> tuple[str, bool]:
+    """``text`` with the function ``name`` moved right above ``table`` when it is defined
+    below it: the table is built when the module is imported, and a name defined later is not
+    there yet (seen: ``cmd_categories`` placed after ``main``, below ``COMMANDS``). Whether it
+    was moved."""
+    node = next(
+        (n for n in ast.parse(text).body if isinstance(n, _FUNCTIONS) and n.name == name), None
+    )
+    if node is None:
+        return text, False
+    start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    if start < table.lineno:
+        return text, False
+    lines = text.splitlines(keepends=True)
+    block = lines[start - 1 : node.end_lineno]
+    del lines[start - 1 : node.end_lineno]
+    while start - 2 >= 0 and start - 2 < len(lines) and not lines[start - 2].strip():
+        del lines[start - 2]
+        start -= 1
+    lines[table.lineno - 1 : table.lineno - 1] = [*block, "\n", "\n"]
+    moved = "".join(lines)
+    try:
+        ast.parse(moved)
+    except SyntaxError:
+        return text, False
+    return moved, True
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _table(tree: ast.Module, family: list[str]) -> tuple[ast.stmt, ast.Dict, str, _Keyed] | None:
     """The module-level ``NAME = {...}`` whose values are the family's functions, keyed by a
-    rule (see _rule), with its name and the rule; None when there is not exactly one."""
+    rule (see _rule), with its statement, its name and the rule; None when there is not
+    exactly one."""
     found = []
     for statement in tree.body:
         if not isinstance(statement, ast.Assign) or not isinstance(statement.value, ast.Dict):
@@ -85,7 +117,7 @@ def _table(tree: ast.Module, family: list[str]) -> tuple[ast.Dict, str, _Keyed] 
         keyed = _rule(values, keys)
         if keyed is not None and len(keys) == len(table.keys):
             target = ast.unparse(statement.targets[0])
-            found.append((table, target, keyed))
+            found.append((statement, table, target, keyed))
     return found[0] if len(found) == 1 else None
 
 
