@@ -122,10 +122,15 @@ def _unchanged(name: str, module: str) -> str:
     return f"{name}.py\n```python\n{module}```\n"
 
 
-def _committed(root: Path, path: str) -> tuple[str, str]:
-    """The branch improve made, and ``path`` on it."""
+def _fixed(
+    root: Path, llm_server: LLMServer, request: str, name: str, module: str, probe: str
+) -> tuple[subprocess.CompletedProcess[str], str, str]:
+    """``improve request`` on ``root``, the model writing ``name``.py back as it was and then
+    ``probe``; it must commit: the run, its branch and ``name``.py on it."""
+    done = _improve(root, llm_server, request, _unchanged(name, module), probe, probe)
+    assert done.returncode == 0, done.stderr
     branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
-    return branch, git(root, "show", f"{branch}:{path}")
+    return done, branch, git(root, "show", f"{branch}:{name}.py")
 
 
 def test_a_word_compared_in_one_case_is_lower_cased_where_the_probe_says(
@@ -135,10 +140,8 @@ def test_a_word_compared_in_one_case_is_lower_cased_where_the_probe_says(
     # probe passes on the second only.
     root = _repo(tmp_path, "words", WORDS, WORDS_TESTS)
     before = Snapshot.take(root)
-    done = _improve(root, llm_server, CASE, _unchanged("words", WORDS), CASE_PROBE, CASE_PROBE)
-    assert done.returncode == 0, done.stderr
+    done, branch, text = _fixed(root, llm_server, CASE, "words", WORDS, CASE_PROBE)
     assert "trying 2 value(s) the functions the request names compare, lower-cased" in done.stderr
-    branch, text = _committed(root, "words.py")
     assert text == WORDS.replace("text in", "text.lower() in")
     body = git(root, "log", "-1", "--format=%B", branch)
     assert "found by trying the values the functions the request names compare" in body
@@ -154,10 +157,8 @@ def test_a_negative_result_is_made_positive_in_the_method_the_request_names(
 ) -> None:
     # Square.area is not Polygon.area, and edges() returns a list: one candidate.
     root = _repo(tmp_path, "shapes", SHAPES, SHAPES_TESTS)
-    done = _improve(root, llm_server, SIGN, _unchanged("shapes", SHAPES), SIGN_PROBE, SIGN_PROBE)
-    assert done.returncode == 0, done.stderr
+    done, _, text = _fixed(root, llm_server, SIGN, "shapes", SHAPES, SIGN_PROBE)
     assert "trying abs() of 1 value(s) the functions the request names return" in done.stderr
-    _, text = _committed(root, "shapes.py")
     shoelace = "sum(a[0] * b[1] - b[0] * a[1] for a, b in self.edges()) / 2"
     assert text == SHAPES.replace(f"return {shoelace}", f"return abs({shoelace})")
 
@@ -166,9 +167,7 @@ def test_a_division_by_zero_is_guarded_with_the_value_the_request_gives(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:
     root = _repo(tmp_path, "stats", STATS, STATS_TESTS)
-    done = _improve(root, llm_server, ZERO, _unchanged("stats", STATS), ZERO_PROBE, ZERO_PROBE)
-    assert done.returncode == 0, done.stderr
-    _, text = _committed(root, "stats.py")
+    _, _, text = _fixed(root, llm_server, ZERO, "stats", STATS, ZERO_PROBE)
     guarded = "    values = list(values)\n    if not values:\n        return 0.0\n    return sum"
     assert text == STATS.replace("    values = list(values)\n    return sum", guarded)
 

@@ -40,6 +40,7 @@ from .standing import dropped_note, fails_check, may_fall_back_to
 if TYPE_CHECKING:
     from ..edit import FileEdit, HunkReport, ParsedReply
     from ..edit.pycheck import AddedImport
+    from ..edit.wholefile import Repair
     from ..llm import LLM, Reply
 
 # The temperature a self-hosted model is asked at on a retry (see _Loop.ask).
@@ -1115,15 +1116,8 @@ class _Loop:
         are repaired: the table may be among what a whole-file reply left out."""
         from ..edit.register import register_new_handlers
 
-        files = self.files
-        for path in sorted(p for p in paths if p.endswith(".py")):
-            before, text = _original(files, path), files.changes.get(path)
-            if before is None or text is None:
-                continue
-            repair = register_new_handlers(before, text)
-            if repair is not None:
-                files.changes[path] = repair.text
-                self._correction(path, repair.detail, "whole-file")
+        python = {p for p in paths if p.endswith(".py")}
+        self._repair_each(python, register_new_handlers, "whole-file")
 
     def _drop_new_tests(self, paths: set[str]) -> None:
         """Tests a rewritten module gained and the request does not ask for, taken out (see
@@ -1134,15 +1128,23 @@ class _Loop:
 
         if asks_to_change_tests(self.plan.instruction):
             return
+        modules = {p for p in paths if p.endswith(".py") and not is_test(p)}
+        self._repair_each(modules, drop_new_tests, "kept")
+
+    def _repair_each(
+        self, paths: set[str], repair_with: Callable[[str, str], Repair | None], kind: str
+    ) -> None:
+        """``repair_with`` (the file as it was, as it is now) on each of ``paths`` the
+        answers changed, each repair said as a correction of ``kind``."""
         files = self.files
-        for path in sorted(p for p in paths if p.endswith(".py") and not is_test(p)):
+        for path in sorted(paths):
             before, text = _original(files, path), files.changes.get(path)
             if before is None or text is None:
                 continue
-            repair = drop_new_tests(before, text)
+            repair = repair_with(before, text)
             if repair is not None:
                 files.changes[path] = repair.text
-                self._correction(path, repair.detail, "kept")
+                self._correction(path, repair.detail, kind)
 
     def _repair_whole_files(self, paths: set[str]) -> None:
         """Put back what whole-file replies lost in copying (see
