@@ -100,6 +100,43 @@ def test_mean():
 """
 ZERO = "mean([]) crashes with ZeroDivisionError. Make mean() return 0.0 when there are no values."
 ZERO_PROBE = "```python\nfrom stats import mean\nassert mean([]) == 0.0\n```"
+CONFIG = """\
+PREFIX = "APP_"
+
+
+def key_of(name, prefix=PREFIX):
+    if not name.startswith(prefix):
+        return None
+    return name[len(prefix) :].lower()
+
+
+def read_env(environ):
+    found = {}
+    for name, value in environ.items():
+        key = key_of(name)
+        if key is not None:
+            found[key] = value
+    return found
+
+
+def load(environ):
+    return read_env(environ)
+"""
+CONFIG_TESTS = """\
+from config import load
+
+
+def test_load():
+    assert load({"APP_A": "1", "X": "2"}) == {"a": "1"}
+"""
+PASS_DOWN = (
+    'Add a parameter prefix to load, defaulting to "APP_", and use it instead of the fixed '
+    "prefix when reading the environment."
+)
+PASS_DOWN_PROBE = (
+    "```python\nfrom config import load\n"
+    "assert load({'MY_A': '1'}, prefix='MY_') == {'a': '1'}\n```"
+)
 # A probe that passes on the code before: it stands for nothing.
 USELESS = "```python\nfrom words import read_flag\nassert read_flag({'a': 'no'}, 'a') is False\n```"
 
@@ -170,6 +207,22 @@ def test_a_division_by_zero_is_guarded_with_the_value_the_request_gives(
     _, _, text = _fixed(root, llm_server, ZERO, "stats", STATS, ZERO_PROBE)
     guarded = "    values = list(values)\n    if not values:\n        return 0.0\n    return sum"
     assert text == STATS.replace("    values = list(values)\n    return sum", guarded)
+
+
+def test_a_new_parameter_is_passed_down_to_the_default_it_replaces(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The model added the parameter and never passed it on (settings/env-prefix).
+    root = _repo(tmp_path, "config", CONFIG, CONFIG_TESTS)
+    done, _, text = _fixed(root, llm_server, PASS_DOWN, "config", CONFIG, PASS_DOWN_PROBE)
+    said = "`prefix` passed down through read_env to key_of's `prefix` in load (config.py:19)"
+    assert f"{said}: the probe and the checks pass" in done.stderr
+    assert text == (
+        CONFIG.replace("def read_env(environ):", 'def read_env(environ, prefix="APP_"):')
+        .replace("key_of(name)", "key_of(name, prefix=prefix)")
+        .replace("def load(environ):", 'def load(environ, prefix="APP_"):')
+        .replace("read_env(environ)\n", "read_env(environ, prefix=prefix)\n")
+    )
 
 
 def test_without_a_probe_that_passes_these_candidates_are_not_taken(

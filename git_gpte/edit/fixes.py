@@ -1,15 +1,16 @@
 """Fixes of a known shape, for a request whose words name the shape: the candidates, one table.
 
-Program repair's fix templates, each tried only when the request says what kind of bug it is:
-a comparison one step off ("exactly at", "inclusive": edit/boundary.py), a word compared in one
+Program repair's fix templates, each tried only when the request says what kind of bug it is: a
+comparison one step off ("exactly at", "inclusive": edit/boundary.py), a word compared in one
 case only ("case-insensitive"), a value with the wrong sign ("comes out negative", "always
-positive"), a division by zero ("ZeroDivisionError ... return 0.0"). Shown the function, the
-1.5B model writes it back unchanged, or guards ``if not text`` where the text was blank but not
-empty, while the fix is one of a handful of mechanical changes to the functions the request
+positive"), a division by zero ("ZeroDivisionError ... return 0.0"), a new parameter to pass
+down ("add a parameter ... instead of the fixed prefix": edit/passdown.py). Shown the function,
+the 1.5B model writes it back unchanged, or guards ``if not text`` where the text was blank but
+not empty, while the fix is one of a handful of mechanical changes to the functions the request
 names and those they call. Which one, only running code can tell (pipeline/fix_search.py runs
-each against the probe and the tests); this module finds the candidates and makes each, on
-the code as it was. Nothing here guesses what the request means beyond its shape: a candidate
-no check passes is never taken.
+each against the probe and the tests); this module finds the candidates and makes each, on the
+code as it was. Nothing here guesses what the request means beyond its shape: a candidate no
+check passes is never taken.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 from .boundary import MAX_CANDIDATES, Flip, asks_boundary, boundary_flips
 from .boundary import searched_functions as _searched
+from .passdown import asked_parameter, chains, passed_down
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -137,6 +139,26 @@ def abs_returns(request: str, texts: Mapping[str, str]) -> list[Candidate]:
                 change = "the value returned made positive with abs()"
                 fixes.append(Fix(path, item.lineno, qualified, change, text))
     return fixes[:MAX_CANDIDATES]
+
+
+def passed_parameters(request: str, texts: Mapping[str, str]) -> list[Candidate]:
+    """The parameter the request asks to add in place of a fixed value (see edit/passdown.py),
+    passed down each chain of calls to a parameter defaulting to that value: one candidate per
+    chain."""
+    asked = asked_parameter(request)
+    if asked is None:
+        return []
+    fixes: list[Candidate] = []
+    for path, text in sorted(texts.items()):
+        for chain in chains(text, asked):
+            changed = passed_down(text, asked, chain)
+            if changed is None:
+                continue
+            start, *between, end = chain.functions
+            via = f" through {', '.join(node.name for node in between)}" if between else ""
+            change = f"`{asked.parameter}` passed down{via} to {end.name}'s `{chain.target}`"
+            fixes.append(Fix(path, start.lineno, start.name, change, changed))
+    return fixes
 
 
 def _may_be_number(value: ast.expr) -> bool:
@@ -340,6 +362,18 @@ TEMPLATES: tuple[Template, ...] = (
         lambda n: f"{n} way(s) of guarding the divisions of the functions the request names",
         "guards on the divisions of the functions the request names",
         "guarding of the divisions of the functions the request names that",
+    ),
+)
+
+
+TEMPLATES += (
+    Template(
+        "passdown",
+        lambda request: asked_parameter(request) is not None,
+        passed_parameters,
+        lambda n: f"{n} way(s) of passing the new parameter down to the value it replaces",
+        "the ways of passing the new parameter down to the value it replaces",
+        "way of passing the new parameter down that",
     ),
 )
 

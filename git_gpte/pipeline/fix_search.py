@@ -2,15 +2,16 @@
 
 The candidates are edit/fixes.py's, of each template the request's words name: a comparison of
 the functions the request names (and of those they call) turned to its other strictness, a
-value they compare lower-cased, a value they return made positive, their divisions guarded, on
-the base. What chooses is running code, never the model: a candidate is taken only when the
-probe (written from the request, and failing on the base) passes on it, the wrapped check (the
-project's tests, the user's ``--check``) passes too, and no other candidate passes both. Two
-that pass are two readings the checks cannot tell apart: then nothing is taken, and the
-answers' own outcome stands. For a boundary, when no probe tells the candidates apart (none
-stands, or it fails on every one as on the code before), the one candidate the tests allow, if
-only one, is taken as not verified: committed with exit 1. The other templates are taken only
-on a probe's word: they were never measured without one.
+value they compare lower-cased, a value they return made positive, their divisions guarded, a
+new parameter passed down to the fixed value it replaces, on the base. What chooses is running
+code, never the model: a candidate is taken only when the probe (written from the request, and
+failing on the base) passes on it, the wrapped check (the project's tests, the user's
+``--check``) passes too, and no other candidate passes both. Two that pass are two readings the
+checks cannot tell apart: then nothing is taken, and the answers' own outcome stands. For a
+boundary, when no probe tells the candidates apart (none stands, or it fails on every one as on
+the code before), the one candidate the tests allow, if only one, is taken as not verified:
+committed with exit 1. The other templates are taken only on a probe's word: they were never
+measured without one.
 """
 
 from __future__ import annotations
