@@ -363,10 +363,6 @@ TEMPLATES: tuple[Template, ...] = (
         "guards on the divisions of the functions the request names",
         "guarding of the divisions of the functions the request names that",
     ),
-)
-
-
-TEMPLATES += (
     Template(
         "passdown",
         lambda request: asked_parameter(request) is not None,
