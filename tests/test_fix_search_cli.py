@@ -225,6 +225,21 @@ def test_a_new_parameter_is_passed_down_to_the_default_it_replaces(
     )
 
 
+def test_a_parameter_passed_down_may_be_taken_on_the_tests_alone_not_verified(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The 1.5B model's probes for settings/env-prefix read the machine's own environment and
+    # stood for nothing; the one chain the tests allow is committed with exit 1.
+    root = _repo(tmp_path, "config", CONFIG, CONFIG_TESTS)
+    useless = "```python\nfrom config import load\nassert load({}) == {}\n```"
+    done = _improve(root, llm_server, PASS_DOWN, _unchanged("config", CONFIG), useless, useless)
+    assert done.returncode == 1, done.stderr
+    assert "no probe stands to judge them" in done.stderr
+    assert "the only one the tests allow (not verified)" in done.stderr
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    assert "key_of(name, prefix=prefix)" in git(root, "show", f"{branch}:config.py")
+
+
 def test_without_a_probe_that_passes_these_candidates_are_not_taken(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

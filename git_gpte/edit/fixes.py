@@ -71,7 +71,8 @@ class Template:
     """One shape of fix: whether a request asks for it, its candidates on the files as they
     were, how to say what is tried (``trying``, given how many) and found (``tried``, as in
     "found by trying ..."), and what one candidate is when only the tests allow it
-    (``only``: "the only ... the tests allow")."""
+    (``only``: "the only ... the tests allow"); whether the tests may choose alone when no
+    probe can (``tests_alone``; see pipeline/fix_search.py's _by_the_tests)."""
 
     name: str
     asks: Callable[[str], bool]
@@ -79,6 +80,7 @@ class Template:
     trying: Callable[[int], str]
     tried: str
     only: str
+    tests_alone: bool = False
 
 
 def _flips(request: str, texts: Mapping[str, str]) -> list[Candidate]:
@@ -338,6 +340,7 @@ TEMPLATES: tuple[Template, ...] = (
         lambda n: f"the other strictness of {n} comparison(s) of the functions the request names",
         "the comparisons of the functions the request names",
         "comparison of the functions the request names whose other strictness",
+        tests_alone=True,
     ),
     Template(
         "case",
@@ -370,6 +373,7 @@ TEMPLATES: tuple[Template, ...] = (
         lambda n: f"{n} way(s) of passing the new parameter down to the value it replaces",
         "the ways of passing the new parameter down to the value it replaces",
         "way of passing the new parameter down that",
+        tests_alone=True,
     ),
 )
 

@@ -8,10 +8,10 @@ code, never the model: a candidate is taken only when the probe (written from th
 failing on the base) passes on it, the wrapped check (the project's tests, the user's
 ``--check``) passes too, and no other candidate passes both. Two that pass are two readings the
 checks cannot tell apart: then nothing is taken, and the answers' own outcome stands. For a
-boundary, when no probe tells the candidates apart (none stands, or it fails on every one as on
-the code before), the one candidate the tests allow, if only one, is taken as not verified:
-committed with exit 1. The other templates are taken only on a probe's word: they were never
-measured without one.
+boundary or a parameter passed down, when no probe tells the candidates apart (none stands, or
+it fails on every one as on the code before), the one candidate the tests allow, if only one,
+is taken as not verified: committed with exit 1. The other templates are taken only on a
+probe's word.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from .files import CommitFiles
 from .probe import ProbeCheck
 
 Rescue = Callable[[Edited], Edited | None]
-# The template whose candidates the tests may choose alone (see _by_the_tests).
-_TESTS_ALONE = "boundary"
 
 
 def fix_rescue(request: str, probe: ProbeCheck, sent: list[str], console: Console) -> Rescue:
@@ -109,13 +107,16 @@ def _by_the_tests(
     probe: ProbeCheck,
     console: Console,
 ) -> Edited | None:
-    """When no probe tells the candidates apart: the one boundary candidate the tests allow,
-    if only one, taken as not verified (exit 1). The tests passed on the code before too, so
-    they cannot say the request is done; but a boundary request's fix is one of these
-    candidates, and the ones that break the tests are not it (ratelimit/window-boundary: three
-    comparisons, the tests pass on one, the right one; the probe failed on all three as on the
-    code before). The other templates' candidates are not taken so: none was measured."""
-    tried = [(t, c) for t, c in tried if t.name == _TESTS_ALONE]
+    """When no probe tells the candidates apart: the one candidate the tests allow, of the
+    templates whose candidates they may choose alone (Template.tests_alone), if only one, taken
+    as not verified (exit 1). The tests passed on the code before too, so they cannot say the
+    request is done; but a boundary request's fix is one of its candidates, and the ones that
+    break the tests are not it (ratelimit/window-boundary: three comparisons, the tests pass on
+    one, the right one; the probe failed on all three as on the code before); and a new
+    parameter passed down is fixed by the request's own words (its name, its default, the value
+    it replaces), all but how it gets there. The other templates' candidates change what the
+    code does in ways the tests may not see: not taken so."""
+    tried = [(t, c) for t, c in tried if t.tests_alone]
     if not tried:
         console.info("none taken without a probe that passes on one")
         return None
