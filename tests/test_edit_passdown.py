@@ -3,31 +3,15 @@
 from __future__ import annotations
 
 from git_gpte.edit.passdown import Asked, asked_parameter, chains, passed_down
+from tests.helpers.prefixed_config import CONFIG as PREFIXED
 
-CONFIG = """\
-PREFIX = "APP_"
-
-
-def key_of(name, prefix=PREFIX):
-    if not name.startswith(prefix):
-        return None
-    return name[len(prefix) :].lower()
-
-
-def read_env(environ):
-    found = {}
-    for name, value in environ.items():
-        key = key_of(
-            name,
-        )
-        if key is not None:
-            found[key] = value
-    return found
-
-
-def load(environ, strict=False):
-    return dict(read_env(environ))
-"""
+# The module with a call written one argument a line, and a parameter with a default first.
+CONFIG = PREFIXED.replace(
+    "key = key_of(name)", "key = key_of(\n            name,\n        )"
+).replace(
+    "def load(environ):\n    return read_env(environ)",
+    "def load(environ, strict=False):\n    return dict(read_env(environ))",
+)
 ASKED = Asked("prefix", "load", '"APP_"')
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer, self_hosted_env
+from tests.helpers.prefixed_config import CONFIG
 
 WORDS = """\
 YES = ("yes", "on", "true")
@@ -100,28 +101,6 @@ def test_mean():
 """
 ZERO = "mean([]) crashes with ZeroDivisionError. Make mean() return 0.0 when there are no values."
 ZERO_PROBE = "```python\nfrom stats import mean\nassert mean([]) == 0.0\n```"
-CONFIG = """\
-PREFIX = "APP_"
-
-
-def key_of(name, prefix=PREFIX):
-    if not name.startswith(prefix):
-        return None
-    return name[len(prefix) :].lower()
-
-
-def read_env(environ):
-    found = {}
-    for name, value in environ.items():
-        key = key_of(name)
-        if key is not None:
-            found[key] = value
-    return found
-
-
-def load(environ):
-    return read_env(environ)
-"""
 CONFIG_TESTS = """\
 from config import load
 
