@@ -75,6 +75,13 @@ def test_a_subcommand_the_answer_declared_itself_is_not_declared_again() -> None
     assert '"show-tags": cmd_show_tags,' in repair.text
 
 
+def test_a_last_entry_without_its_comma_gets_one() -> None:
+    bare = CLI.replace('"clear-all": cmd_clear_all,\n}', '"clear-all": cmd_clear_all  # last\n}')
+    repair = register_new_handlers(bare, _added(bare))
+    assert repair is not None
+    assert '"clear-all": cmd_clear_all,  # last\n    "show-tags": cmd_show_tags,\n}' in repair.text
+
+
 def test_tables_of_other_shapes_are_left_to_the_retry() -> None:
     # On one line, keyed by another rule, or the handler already referred to: nothing done.
     one_line = CLI.replace(

@@ -58,9 +58,12 @@ def _register(text: str, name: str, family: list[str], help_text: str) -> tuple[
     indent = row[: len(row) - len(row.lstrip())]
     quote = _quote(text, table.keys[-1])
     entry = f"{indent}{quote}{key}{quote}: {name},\n"
-    if not lines[(last.end_lineno or last.lineno) - 1].rstrip().endswith(","):
-        return None  # a last entry without its comma: left to the retry
-    lines.insert(last.end_lineno or last.lineno, entry)
+    end = last.end_lineno or last.lineno
+    if not lines[end - 1].rstrip().endswith(","):  # the last entry gets its comma
+        raw = lines[end - 1].encode("utf-8")
+        at = last.end_col_offset or len(raw)
+        lines[end - 1] = (raw[:at] + b"," + raw[at:]).decode("utf-8")
+    lines.insert(end, entry)
     text = "".join(lines)
     what = f"{name} as {key!r} in {target}" + (f" (moved above {target})" if moved else "")
     declared = _declare(text, _keys(table), key, help_text)
