@@ -43,6 +43,14 @@ def test_a_division_by_zero_is_guarded_only_where_a_return_ends_no_more_than_it(
     )
 
 
+def test_a_divisor_an_if_shares_with_its_body_is_guarded_before_the_if() -> None:
+    module = "def share(a, n):\n    if a / n > 1:\n        return a / n\n    return 0\n"
+    [fix] = zero_guards("share() raises ZeroDivisionError; return 0.0 then", {"s.py": module})
+    assert fix.text == module.replace(
+        "    if a / n", "    if not n:\n        return 0.0\n    if a / n"
+    )
+
+
 def test_no_guard_without_the_value_the_request_gives() -> None:
     assert zero_guards("spread() raises ZeroDivisionError", {"stats.py": STATS}) == []
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from .boundary import MAX_CANDIDATES, Flip, asks_boundary, boundary_flips
 from .boundary import searched_functions as _searched
+from .offsets import insert_at
 from .passdown import asked_parameter, chains, passed_down
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -246,12 +247,12 @@ def _straight_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     loops or nested definitions."""
     for statement in body:
         if isinstance(statement, ast.If | ast.With | ast.Try):
+            if isinstance(statement, ast.If):
+                yield statement  # its test runs first: a divisor it shares is guarded there
             for part in ("body", "orelse", "finalbody"):
                 yield from _straight_statements(getattr(statement, part, []))
             for handler in getattr(statement, "handlers", []):
                 yield from _straight_statements(handler.body)
-            if isinstance(statement, ast.If):
-                yield statement
         elif not isinstance(statement, (ast.For, ast.AsyncFor, ast.While, *_SCOPES)):
             yield statement
 
@@ -321,15 +322,9 @@ def _wrapped(text: str, nodes: list[ast.Name] | list[ast.expr], before: str, aft
         reverse=True,
     )
     for first, start, last, end in spans:
-        lines[last - 1] = _bytes_insert(lines[last - 1], end, after)
-        lines[first - 1] = _bytes_insert(lines[first - 1], start, before)
+        lines[last - 1] = insert_at(lines[last - 1], end, after)
+        lines[first - 1] = insert_at(lines[first - 1], start, before)
     return "".join(lines)
-
-
-def _bytes_insert(line: str, offset: int, insert: str) -> str:
-    """``insert`` at ``offset``, which ast counts in UTF-8 bytes."""
-    raw = line.encode("utf-8")
-    return (raw[:offset] + insert.encode("utf-8") + raw[offset:]).decode("utf-8")
 
 
 TEMPLATES: tuple[Template, ...] = (

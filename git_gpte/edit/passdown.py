@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .offsets import insert_at
+
 # "add a parameter env_prefix to load_settings", "add an optional argument `sep` to split_row"
 _ADD = re.compile(
     r"\badd\s+(?:an?\s+|the\s+)?(?:new\s+|optional\s+|keyword\s+)*(?:parameter|argument)\s+"
@@ -136,8 +138,7 @@ def passed_down(text: str, asked: Asked, chain: Chain) -> str | None:
             joint = "" if written.endswith((",", "(")) else ", "
             edits.append((line, offset, f"{joint}{passed}"))
     for line, offset, insert in sorted(edits, reverse=True):
-        raw = lines[line - 1].encode("utf-8")
-        lines[line - 1] = (raw[:offset] + insert.encode("utf-8") + raw[offset:]).decode("utf-8")
+        lines[line - 1] = insert_at(lines[line - 1], offset, insert)
     result = "".join(lines)
     try:
         ast.parse(result)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 
+from .offsets import insert_at
 from .pycheck import unregistered_functions
 from .wholefile import Repair
 
@@ -60,9 +61,8 @@ def _register(text: str, name: str, family: list[str], help_text: str) -> tuple[
     entry = f"{indent}{quote}{key}{quote}: {name},\n"
     end = last.end_lineno or last.lineno
     if not lines[end - 1].rstrip().endswith(","):  # the last entry gets its comma
-        raw = lines[end - 1].encode("utf-8")
-        at = last.end_col_offset or len(raw)
-        lines[end - 1] = (raw[:at] + b"," + raw[at:]).decode("utf-8")
+        at = last.end_col_offset or len(lines[end - 1].encode("utf-8"))
+        lines[end - 1] = insert_at(lines[end - 1], at, ",")
     lines.insert(end, entry)
     text = "".join(lines)
     what = f"{name} as {key!r} in {target}" + (f" (moved above {target})" if moved else "")
