@@ -16,6 +16,7 @@ from pathlib import Path
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer, self_hosted_env
+from tests.helpers.gate import GATE, GATE_TESTS, SWITCH
 from tests.helpers.prefixed_config import CONFIG
 
 WORDS = """\
@@ -217,6 +218,30 @@ def test_a_parameter_passed_down_may_be_taken_on_the_tests_alone_not_verified(
     assert "the only one the tests allow (not verified)" in done.stderr
     branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
     assert "key_of(name, prefix=prefix)" in git(root, "show", f"{branch}:config.py")
+
+
+def test_a_new_flag_returns_the_asked_value_where_the_function_raised(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The model gave the flag the default False (ratelimit/decorator-no-raise): the intent
+    # check refuses it, and the one candidate on the base passes the probe and the tests.
+    root = _repo(tmp_path, "gate", GATE, GATE_TESTS)
+    wrong = GATE.replace("name=None):", "name=None, strict=False):")
+    probe = (
+        "```python\nfrom gate import guarded\n\n@guarded(lambda x: x > 0, strict=False)\n"
+        "def f(x):\n    return x\n\nassert f(-1) is None\nassert f(2) == 2\n```"
+    )
+    done = _improve(root, llm_server, SWITCH, _unchanged("gate", wrong), probe, probe)
+    assert done.returncode == 0, done.stderr
+    said = "`strict` added, None returned in place of 1 raise(s) of Refused in guarded (gate.py:9)"
+    assert f"{said}: the probe and the checks pass" in done.stderr
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    assert git(root, "show", f"{branch}:gate.py") == GATE.replace(
+        "name=None):", "name=None, strict=True):"
+    ).replace(
+        "                raise Refused",
+        "                if not strict:\n                    return None\n                raise Refused",
+    )
 
 
 def test_without_a_probe_that_passes_these_candidates_are_not_taken(

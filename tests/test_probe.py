@@ -237,6 +237,22 @@ def test_each_statement_of_the_probe_is_judged_alone(tmp_path: Path) -> None:
     assert step_verdicts(0, "@@gpte-probe-step {broken\n@@gpte-probe-done\n") == {}
 
 
+def test_a_decorated_definition_is_a_step_of_its_own(tmp_path: Path) -> None:
+    # The decorator takes a keyword the change adds: on the base it raises TypeError, and the
+    # probe must still get to its end, the steps using the function failing with it.
+    stock = "def tagged(**options):\n    return lambda func: func\n"
+    script = (
+        "from stock import tagged\n\n@tagged(quiet=True)\ndef f():\n    return 1\n\n"
+        "assert f() == 1\n"
+    )
+    assert steps(script)[1].startswith("@tagged(quiet=True)")
+    found = _run_steps(tmp_path, script, stock.replace("**options", "name=None"))
+    assert found is not None
+    assert found[1].error.startswith("TypeError")
+    assert found[2].error.startswith("NameError")
+    assert _run_steps(tmp_path, script, stock) == {}
+
+
 def _env(server: LLMServer) -> dict[str, str]:
     return self_hosted_env(server, GPTE_PROBE="")  # the model's default: on when self-hosted
 

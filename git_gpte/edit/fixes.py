@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 from .boundary import MAX_CANDIDATES, Flip, asks_boundary, boundary_flips
 from .boundary import searched_functions as _searched
-from .offsets import insert_at
+from .offsets import indent_unit, insert_at
 from .passdown import asked_parameter, chains, passed_down
+from .switch import asked_switch, switched
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -164,6 +165,23 @@ def passed_parameters(request: str, texts: Mapping[str, str]) -> list[Candidate]
     return fixes
 
 
+def switched_raises(request: str, texts: Mapping[str, str]) -> list[Candidate]:
+    """The flag the request asks to add (see edit/switch.py), returning its value where the
+    function it names raised the exception: every raise guarded, then each alone."""
+    switch = asked_switch(request)
+    if switch is None:
+        return []
+    fixes: list[Candidate] = []
+    for path, text in sorted(texts.items()):
+        for found in switched(text, switch):
+            change = (
+                f"`{switch.flag.parameter}` added, {switch.value} returned in place of "
+                f"{found.guarded} raise(s) of {switch.exception}"
+            )
+            fixes.append(Fix(path, found.line, found.function, change, found.text))
+    return fixes[:MAX_CANDIDATES]
+
+
 def _may_be_number(value: ast.expr) -> bool:
     if isinstance(value, ast.BinOp | ast.Name | ast.Attribute | ast.Subscript):
         return True
@@ -223,7 +241,7 @@ def _guards(text: str, node: _Function, value: str) -> list[tuple[int, str]]:
     """(line, guard lines) to insert before each statement of ``node`` that divides by
     something not a constant: statements in loops or nested functions are left alone (a
     return there would end more than the division)."""
-    unit = _indent_unit(node)
+    unit = indent_unit(node)
     lines = text.splitlines()
     guards: list[tuple[int, str]] = []
     done: set[str] = set()
@@ -297,11 +315,6 @@ def _condition(text: str, divisor: ast.expr) -> str:
     return source if simple else f"({source})"
 
 
-def _indent_unit(node: _Function) -> str:
-    step = node.body[0].col_offset - node.col_offset if node.body else 4
-    return " " * (step if step > 0 else 4)
-
-
 def _own_nodes(node: _Function) -> Iterator[ast.AST]:
     """The nodes of ``node``'s body, not of the functions, lambdas and classes inside it."""
     stack: list[ast.AST] = list(node.body)
@@ -368,6 +381,15 @@ TEMPLATES: tuple[Template, ...] = (
         lambda n: f"{n} way(s) of passing the new parameter down to the value it replaces",
         "the ways of passing the new parameter down to the value it replaces",
         "way of passing the new parameter down that",
+        tests_alone=True,
+    ),
+    Template(
+        "switch",
+        lambda request: asked_switch(request) is not None,
+        switched_raises,
+        lambda n: f"{n} way(s) of returning the value the new flag asks for in place of a raise",
+        "the ways of returning the value the new flag asks for in place of a raise",
+        "way of returning the value the new flag asks for in place of a raise that",
         tests_alone=True,
     ),
 )

@@ -55,8 +55,15 @@ class Asked:
 
 def asked_parameter(request: str) -> Asked | None:
     """The parameter the request asks to add in place of a fixed value, or None."""
+    if not _INSTEAD.search(request):
+        return None
+    return added_parameter(request)
+
+
+def added_parameter(request: str) -> Asked | None:
+    """The parameter the request asks to add, with its default, or None (no default said)."""
     added = _ADD.search(request)
-    if added is None or not _INSTEAD.search(request):
+    if added is None:
         return None
     parameter, inline, function = added.groups()
     default = inline.rstrip(",.;)") if inline else None
@@ -91,7 +98,7 @@ def chains(text: str, asked: Asked) -> list[Chain]:
         return []
     functions = {n.name: n for n in tree.body if isinstance(n, _FUNCTIONS)}
     start = functions.get(asked.function)
-    if start is None or _has_parameter(start, asked.parameter) or _open_ended(start):
+    if start is None or has_parameter(start, asked.parameter) or _open_ended(start):
         return []
     value = ast.literal_eval(asked.default)
     constants = _constants(tree)
@@ -109,12 +116,11 @@ def passed_down(text: str, asked: Asked, chain: Chain) -> str | None:
     on the way passing it on; None when a call there cannot take it as written."""
     edits: list[tuple[int, int, str]] = []  # (line, byte offset, text to insert)
     for caller in chain.functions[:-1]:
-        if not _has_parameter(caller, asked.parameter):
-            if _open_ended(caller) or not _positional(caller):
+        if not has_parameter(caller, asked.parameter):
+            added = parameter_added(caller, asked)
+            if added is None:
                 return None
-            last = _positional(caller)[-1]
-            at = _after_default(caller, last)
-            edits.append((at.end_lineno or at.lineno, at.end_col_offset or 0, _added(asked)))
+            edits.append(added)
     lines = text.splitlines(keepends=True)
     for caller, callee in zip(chain.functions, chain.functions[1:], strict=False):
         keyword = chain.target if callee is chain.functions[-1] else asked.parameter
@@ -147,8 +153,18 @@ def passed_down(text: str, asked: Asked, chain: Chain) -> str | None:
     return result
 
 
-def _added(asked: Asked) -> str:
-    return f", {asked.parameter}={asked.default}"
+def parameter_added(node: _Function, asked: Asked) -> tuple[int, int, str] | None:
+    """Where and what to insert to give ``node`` the asked parameter last, with its default:
+    (line, byte offset, text); None when its signature has no plain place for it (no
+    positional parameter, or ``*args``, ``**kwargs`` or keyword-only ones)."""
+    if _open_ended(node) or not _positional(node):
+        return None
+    at = _after_default(node, _positional(node)[-1])
+    return (
+        at.end_lineno or at.lineno,
+        at.end_col_offset or 0,
+        f", {asked.parameter}={asked.default}",
+    )
 
 
 def _after_default(node: _Function, last: ast.arg) -> ast.expr | ast.arg:
@@ -206,7 +222,7 @@ def _defaulting(node: _Function, value: object, constants: dict[str, object]) ->
     return None
 
 
-def _has_parameter(node: _Function, name: str) -> bool:
+def has_parameter(node: _Function, name: str) -> bool:
     arguments = node.args
     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
     return any(a.arg == name for a in every)

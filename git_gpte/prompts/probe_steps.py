@@ -85,7 +85,12 @@ def harness(script: str) -> str:
 
 
 def _kept(statement: ast.stmt) -> bool:
-    return isinstance(statement, _KEPT) or _is_future(statement)
+    """Definitions run as they are, but not decorated ones: a decorator is a call, and may be
+    the one the request changes (``@rate_limited(limiter, raise_on_limit=False)`` raised
+    TypeError on the base, and the probe never got to its end)."""
+    if isinstance(statement, _KEPT):
+        return not statement.decorator_list
+    return _is_future(statement)
 
 
 def _is_future(statement: ast.stmt) -> bool:
