@@ -1036,6 +1036,7 @@ class _Loop:
         self._keep_what_was_copied(rewritten)
         self._repair_whole_files({r.path for r in result.reports if r.kind == "whole-file"})
         self._register_handlers(rewritten)
+        self._treat_as_siblings({r.path for r in result.reports if r.status != "refused"})
         self._drop_new_tests(rewritten)
         self._complete_renames()
         self._complete_constant()
@@ -1118,6 +1119,15 @@ class _Loop:
 
         python = {p for p in paths if p.endswith(".py")}
         self._repair_each(python, register_new_handlers, "whole-file")
+
+    def _treat_as_siblings(self, paths: set[str]) -> None:
+        """A new method that looks a parameter up as given, where the class's other methods
+        all normalize it first, given the same first line (see
+        :mod:`git_gpte.edit.normalized`), said as a correction."""
+        from ..edit.normalized import normalize_like_siblings
+
+        python = {p for p in paths if p.endswith(".py")}
+        self._repair_each(python, normalize_like_siblings, "whole-file")
 
     def _drop_new_tests(self, paths: set[str]) -> None:
         """Tests a rewritten module gained and the request does not ask for, taken out (see
