@@ -210,3 +210,37 @@ def test_with_no_probe_and_tests_that_allow_two_candidates_none_is_taken(
     assert "the tests pass on 2 of them, so they cannot tell: none taken" in done.stderr
     assert git(root, "branch", "--list", "gpte/*").strip() == ""
     before.assert_unchanged(root)
+
+
+PERIOD = """\
+def in_period(items, start, end):
+    if end < start:
+        raise ValueError("the period ends before it starts")
+    return [item for item in items if start <= item < end]
+"""
+PERIOD_TESTS = """\
+from period import in_period
+
+
+def test_in_period():
+    assert in_period([2, 3, 7], 1, 4) == [2, 3]
+"""
+INCLUDE = "in_period() leaves out items on the last day: the period should include both its ends."
+
+
+def test_a_request_to_include_takes_only_the_comparison_that_lets_more_in(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The tests pass on all three flips (ledger/statement-end-date); two of them let less in:
+    # `end <= start` raises for more periods, `start < item` drops the first day.
+    root = make_repo(tmp_path / "p", {"period.py": PERIOD, "tests/test_period.py": PERIOD_TESTS})
+    useless = "```python\nfrom period import in_period\nassert in_period([], 1, 2) == []\n```"
+    llm_server.queue(f"period.py\n```python\n{PERIOD}```\n", useless, useless)
+    env = self_hosted_env(llm_server, GPTE_PROBE="")
+    done = run_gpte("improve", INCLUDE, "--max-retries", "0", cwd=root, env=env, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "trying the other strictness of 1 comparison(s)" in done.stderr
+    assert "`<` made `<=` in in_period (period.py:4): the only one the tests allow" in done.stderr
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    fixed = PERIOD.replace("item < end", "item <= end")
+    assert git(root, "show", f"{branch}:period.py") == fixed

@@ -20,6 +20,7 @@ import tokenize
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from .admission import asks_to_include, lets_more_in
 from .subject import functions
 
 # What a request about a boundary says: "exactly at", "inclusive", "include both its start and
@@ -68,14 +69,19 @@ def asks_boundary(request: str) -> bool:
 def boundary_flips(request: str, texts: Mapping[str, str]) -> list[Flip]:
     """Each comparison of the functions the request names (see named_functions) and of the
     functions of the same file they call, turned to its other strictness, the named functions'
-    first, each in the order of its file; at most MAX_CANDIDATES."""
+    first, each in the order of its file; at most MAX_CANDIDATES. When the request asks for a
+    boundary to be let in, not those that would let less in (see edit/admission.py)."""
     flips: list[Flip] = []
     seen: set[tuple[str, int, int]] = set()
+    include = asks_to_include(request)
     for path, qualified, node, _ in searched_functions(request, texts):
         for line, column, old in _comparisons(texts[path], node):
             if (path, line, column) in seen:
                 continue
             seen.add((path, line, column))
+            wider = FLIPPED[old].endswith("=")
+            if include and lets_more_in(texts[path], line, column, wider) is False:
+                continue  # lets less in than before, where the request asks for more
             text = _turned(texts[path], line, column, old)
             flips.append(Flip(path, line, column, old, FLIPPED[old], qualified, text))
     return flips[:MAX_CANDIDATES]
