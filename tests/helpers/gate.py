@@ -36,3 +36,8 @@ SWITCH = (
     "Add a parameter strict=True to guarded. When it is False, a refused call returns None "
     "instead of raising Refused, and the function is not called."
 )
+# The fix: the flag added last, and the raise in the wrapper guarded by it.
+GUARD = "                if not strict:\n                    return None\n"
+SWITCHED = GATE.replace(
+    "def guarded(check, name=None):", "def guarded(check, name=None, strict=True):"
+).replace("                raise Refused", GUARD + "                raise Refused")
