@@ -17,6 +17,7 @@ from tests.conftest import run_gpte
 from tests.helpers.gate import GATE, GATE_TESTS, SWITCH, SWITCHED
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer, self_hosted_env
+from tests.helpers.markup import ESCAPE, ESCAPED, MARKUP, MARKUP_TESTS
 from tests.helpers.prefixed_config import CONFIG
 
 WORDS = """\
@@ -237,6 +238,21 @@ def test_a_new_flag_returns_the_asked_value_where_the_function_raised(
     assert f"{said}: the probe and the checks pass" in done.stderr
     branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
     assert git(root, "show", f"{branch}:gate.py") == SWITCHED
+
+
+def test_a_value_written_bare_goes_through_the_function_the_others_go_through(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The model rewrote the escaping function itself, or nothing (minimark/escape-href).
+    root = _repo(tmp_path, "markup", MARKUP, MARKUP_TESTS)
+    probe = (
+        "```python\nfrom markup import link\n"
+        "assert link('/a?x=1&y=2', 'a') == '<a href=\"/a?x=1&amp;y=2\">a</a>'\n```"
+    )
+    done, _, text = _fixed(root, llm_server, ESCAPE, "markup", MARKUP, probe)
+    said = "`url` put through escape() as the other values there in link (markup.py:6)"
+    assert f"{said}: the probe and the checks pass" in done.stderr
+    assert text == ESCAPED
 
 
 def test_without_a_probe_that_passes_these_candidates_are_not_taken(

@@ -25,6 +25,7 @@ from .boundary import searched_functions as _searched
 from .offsets import indent_unit, insert_at
 from .passdown import asked_parameter, chains, passed_down
 from .switch import asked_switch, switched
+from .unwrapped import asks_like_the_rest, unwrapped_values
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -179,6 +180,16 @@ def switched_raises(request: str, texts: Mapping[str, str]) -> list[Candidate]:
                 f"{found.guarded} raise(s) of {switch.exception}"
             )
             fixes.append(Fix(path, found.line, found.function, change, found.text))
+    return fixes[:MAX_CANDIDATES]
+
+
+def wrapped_values(request: str, texts: Mapping[str, str]) -> list[Candidate]:
+    """Each value a function writes into its f-strings bare where it puts others through a
+    function the request's words name (see edit/unwrapped.py), put through it too."""
+    fixes: list[Candidate] = []
+    for found in unwrapped_values(request, texts):
+        change = f"`{found.name}` put through {found.helper}() as the other values there"
+        fixes.append(Fix(found.path, found.line, found.function, change, found.text))
     return fixes[:MAX_CANDIDATES]
 
 
@@ -382,6 +393,14 @@ TEMPLATES: tuple[Template, ...] = (
         "the ways of passing the new parameter down to the value it replaces",
         "way of passing the new parameter down that",
         tests_alone=True,
+    ),
+    Template(
+        "unwrapped",
+        asks_like_the_rest,
+        wrapped_values,
+        lambda n: f"{n} value(s) written bare where the others go through a function first",
+        "the values written bare where the others go through a function first",
+        "value written bare where the others go through a function that",
     ),
     Template(
         "switch",
