@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .offsets import insert_at
+from .wholefile import parses
 
 # "add a parameter env_prefix to load_settings", "add an optional argument `sep` to split_row"
 _ADD = re.compile(
@@ -146,11 +147,7 @@ def passed_down(text: str, asked: Asked, chain: Chain) -> str | None:
     for line, offset, insert in sorted(edits, reverse=True):
         lines[line - 1] = insert_at(lines[line - 1], offset, insert)
     result = "".join(lines)
-    try:
-        ast.parse(result)
-    except SyntaxError:
-        return None
-    return result
+    return result if parses(result) else None
 
 
 def parameter_added(node: _Function, asked: Asked) -> tuple[int, int, str] | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .offsets import indent_unit, insert_at
 from .passdown import Asked, added_parameter, has_parameter, parameter_added
+from .wholefile import parses
 
 _VALUE = r"(None|True|False|-?\d+(?:\.\d+)?|\"[^\"]*\"|'[^']*'|\[\]|\{\}|\(\))"
 _EXCEPTION = r"(?:an?\s+)?`?([A-Za-z_][\w.]*)`?"
@@ -159,8 +160,4 @@ def _guarded(
     line, offset, insert = added
     lines[line - 1] = insert_at(lines[line - 1], offset, insert)
     result = "".join(lines)
-    try:
-        ast.parse(result)
-    except SyntaxError:
-        return None
-    return result
+    return result if parses(result) else None
