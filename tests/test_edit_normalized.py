@@ -36,5 +36,8 @@ def test_nothing_when_the_class_looks_a_raw_key_up_or_does_not_agree() -> None:
     # One method alone is not the class's way.
     one = KEYED.split("    def get(")[0]
     assert normalize_like_siblings(one, one + "\n" + GET_LIST) is None
+    # A body on the def's own line has no first line to put before.
+    one_line = "    def first(self, key): return self._values[key]\n"
+    assert normalize_like_siblings(KEYED, KEYED + "\n" + one_line) is None
     # An existing method is never touched.
     assert normalize_like_siblings(KEYED + "\n" + GET_LIST, KEYED + "\n" + GET_LIST) is None

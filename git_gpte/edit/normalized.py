@@ -18,7 +18,7 @@ import ast
 from collections.abc import Iterator
 
 from .offsets import indent_unit
-from .wholefile import Repair
+from .wholefile import Repair, parses
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -49,15 +49,20 @@ def normalize_like_siblings(before: str, after: str) -> Repair | None:
                 continue
             for parameter, treatment in sorted(treatments.items()):
                 if _looks_up_raw(method, parameter) and not _treats(method, parameter, treatment):
-                    inserts.append(_first_line(after, method, f"{parameter} = {treatment}"))
-                    said.append(f"{holder.name}.{method.name} ({parameter} = {treatment})")
+                    first = _first_line(method, f"{parameter} = {treatment}")
+                    if first is not None:
+                        inserts.append(first)
+                        said.append(f"{holder.name}.{method.name} ({parameter} = {treatment})")
     if not inserts:
         return None
     lines = after.splitlines(keepends=True)
     for row, line in sorted(inserts, reverse=True):
         lines.insert(row, line)
+    text = "".join(lines)
+    if not parses(text):
+        return None
     detail = "a new method treats a parameter as the class's other methods do first: "
-    return Repair("".join(lines), detail + "; ".join(said))
+    return Repair(text, detail + "; ".join(said))
 
 
 def _methods(holder: ast.ClassDef) -> list[_Function]:
@@ -179,11 +184,11 @@ def _body(method: _Function) -> list[ast.stmt]:
     return body
 
 
-def _first_line(text: str, method: _Function, statement: str) -> tuple[int, str]:
+def _first_line(method: _Function, statement: str) -> tuple[int, str] | None:
     """(0-based line to insert at, the line): before the method's first statement after its
-    docstring, indented as its body is."""
-    body = method.body
+    docstring, indented as its body is; None when that statement is on the ``def``'s line."""
     rest = _body(method)
-    row = rest[0].lineno - 1 if rest else (body[-1].end_lineno or body[-1].lineno)
+    if not rest or rest[0].lineno <= method.lineno:
+        return None
     indent = " " * method.col_offset + indent_unit(method)
-    return row, f"{indent}{statement}\n"
+    return rest[0].lineno - 1, f"{indent}{statement}\n"

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from .offsets import insert_at
 from .subject import functions
+from .wholefile import parses
 
 # What says a value misses a treatment others get: "like the rest of the HTML", "written into
 # the attribute without escaping".
@@ -112,10 +113,12 @@ def _in_function(
     if not wrapped:
         return []
     helper = wrapped.most_common(1)[0][0]
-    return [
-        Unwrapped(path, name, qualified, uses[0].lineno, helper, _wrapped(text, uses, helper))
-        for name, uses in bare.items()
-    ]
+    found = []
+    for name, uses in bare.items():
+        changed = _wrapped(text, uses, helper)
+        if changed is not None:
+            found.append(Unwrapped(path, name, qualified, uses[0].lineno, helper, changed))
+    return found
 
 
 def _interpolated(node: _Function) -> Iterator[ast.expr]:
@@ -126,10 +129,15 @@ def _interpolated(node: _Function) -> Iterator[ast.expr]:
             yield item.value
 
 
-def _wrapped(text: str, uses: list[ast.Name], helper: str) -> str:
+def _wrapped(text: str, uses: list[ast.Name], helper: str) -> str | None:
+    """``text`` with each use put through ``helper``; None when a use is not where ast says
+    (an f-string's positions, before Python 3.12, may be off) or the result does not parse."""
     lines = text.splitlines(keepends=True)
     for use in sorted(uses, key=lambda n: (n.lineno, n.col_offset), reverse=True):
         row = lines[use.lineno - 1]
-        row = insert_at(row, use.end_col_offset or 0, ")")
-        lines[use.lineno - 1] = insert_at(row, use.col_offset, f"{helper}(")
-    return "".join(lines)
+        start, end = use.col_offset, use.end_col_offset or 0
+        if row.encode("utf-8")[start:end] != use.id.encode("utf-8"):
+            return None
+        lines[use.lineno - 1] = insert_at(insert_at(row, end, ")"), start, f"{helper}(")
+    result = "".join(lines)
+    return result if parses(result) else None
