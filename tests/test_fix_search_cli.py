@@ -255,6 +255,27 @@ def test_a_value_written_bare_goes_through_the_function_the_others_go_through(
     assert text == ESCAPED
 
 
+def test_probes_written_about_the_answers_change_are_written_again_for_the_candidates(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The answer added a function nothing calls, and the probes checked it (minimark's
+    # escape_href): on the candidate they fail on their own, and are asked for again there.
+    root = _repo(tmp_path, "markup", MARKUP, MARKUP_TESTS)
+    added = "\n\ndef escape_url(url):\n    return url.replace('&', '&amp;')\n"
+    about_answer = "```python\nfrom markup import escape_url\nassert escape_url('&') == '&'\n```"
+    about_link = (
+        "```python\nfrom markup import link\n"
+        "assert link('/a?x=1&y=2', 'a') == '<a href=\"/a?x=1&amp;y=2\">a</a>'\n```"
+    )
+    answer = _unchanged("markup", MARKUP + added)
+    done = _improve(root, llm_server, ESCAPE, answer, about_answer, about_link)
+    assert done.returncode == 0, done.stderr
+    assert "the probes were written about the answers' change: asking again" in done.stderr
+    assert "the probe and the checks pass" in done.stderr
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    assert git(root, "show", f"{branch}:markup.py") == ESCAPED
+
+
 def test_without_a_probe_that_passes_these_candidates_are_not_taken(
     tmp_path: Path, llm_server: LLMServer
 ) -> None:

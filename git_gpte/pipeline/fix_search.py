@@ -50,13 +50,12 @@ def fix_rescue(request: str, probe: ProbeCheck, sent: list[str], console: Consol
                     f"the answers did not do it: trying {template.trying(count)}, "
                     "judged by the probe and the tests"
                 )
-        verdicts: list[bool] = []
-        for _, candidate in tried:
-            verdict = probe.probe_alone(_changes(candidate))
-            if verdict is None:
-                console.info("no probe stands to judge them")
-                return _by_the_tests(edited, tried, probe, console)
-            verdicts.append(verdict)
+        verdicts = _verdicts(probe, tried)
+        if verdicts is None and probe.written_for(_changes(tried[0][1])):
+            verdicts = _verdicts(probe, tried)
+        if verdicts is None:
+            console.info("no probe stands to judge them")
+            return _by_the_tests(edited, tried, probe, console)
         if not any(verdicts):
             console.info("the probe fails on every one of them: it cannot tell them apart")
             return _by_the_tests(edited, tried, probe, console)
@@ -77,6 +76,17 @@ def fix_rescue(request: str, probe: ProbeCheck, sent: list[str], console: Consol
         return _edited(edited, template, found, checked=probe.inner is not None)
 
     return rescue
+
+
+def _verdicts(probe: ProbeCheck, tried: list[tuple[Template, Candidate]]) -> list[bool] | None:
+    """Whether the probes pass on each candidate; None when none stands on one of them."""
+    verdicts: list[bool] = []
+    for _, candidate in tried:
+        verdict = probe.probe_alone(_changes(candidate))
+        if verdict is None:
+            return None
+        verdicts.append(verdict)
+    return verdicts
 
 
 def _base_texts(files: CommitFiles, paths: list[str]) -> dict[str, str]:

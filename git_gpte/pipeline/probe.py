@@ -126,6 +126,10 @@ class ProbeCheck:
         self.same_as: dict[str, str] = {}  # a part -> the part whose probe it wrote again
         self.local: set[str] = set()
         self.asked = False
+        # Whether the probes were written about an answer's result (not a fix search's
+        # candidate), and whether they were written again for a candidate (see written_for).
+        self.about_answer = False
+        self.rewritten = False
         self.examples = quoted(request)
         self.stopped = stopped_exceptions(request)
         self.named = named_exceptions(request)
@@ -139,7 +143,7 @@ class ProbeCheck:
         if problems:
             return problems
         if not self.asked:
-            self.asked = True
+            self.asked = self.about_answer = True
             self.probes = self._write(changes)
         judged = [self._judge(probe, changes) for probe in self.probes]
         self.probes = [probe for probe in judged if probe is not None]
@@ -218,6 +222,20 @@ class ProbeCheck:
         if not standing:
             return None
         return all(probe.last is not None and probe.last.passed for probe in standing)
+
+    def written_for(self, changes: list[FileChange]) -> bool:
+        """Write the probes again on ``changes`` (a fix search's candidate) when those written
+        about an answer's result stand for none of the candidates: they were written about
+        what the answer changed, not the code the candidates change (seen on
+        minimark/escape-href: both probes imported ``escape_href``, a function the model added
+        and nothing called, and failed on their own on the one candidate, which escaped
+        ``_anchor``'s ``href``). Once; whether they were written again."""
+        if not self.about_answer or self.rewritten:
+            return False
+        self.rewritten = True
+        self.console.info("the probes were written about the answers' change: asking again")
+        self.probes = self._write(changes)
+        return True
 
     def _judge(self, probe: Probe, changes: list[FileChange]) -> Probe | None:
         """``probe`` with its verdict on the result in ``last``, keeping the steps that still
