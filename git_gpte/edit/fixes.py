@@ -4,7 +4,9 @@ Program repair's fix templates, each tried only when the request says what kind 
 comparison one step off ("exactly at", "inclusive": edit/boundary.py), a word compared in one
 case only ("case-insensitive"), a value with the wrong sign ("comes out negative", "always
 positive"), a division by zero ("ZeroDivisionError ... return 0.0"), a new parameter to pass
-down ("add a parameter ... instead of the fixed prefix": edit/passdown.py). Shown the function,
+down ("add a parameter ... instead of the fixed prefix": edit/passdown.py), a value written bare
+where the others are escaped ("like the rest": edit/unwrapped.py), a new flag that returns a
+value in place of a raise ("returns None instead of raising": edit/switch.py). Shown the function,
 the 1.5B model writes it back unchanged, or guards ``if not text`` where the text was blank but
 not empty, while the fix is one of a handful of mechanical changes to the functions the request
 names and those they call. Which one, only running code can tell (pipeline/fix_search.py runs

@@ -3,15 +3,16 @@
 The candidates are edit/fixes.py's, of each template the request's words name: a comparison of
 the functions the request names (and of those they call) turned to its other strictness, a
 value they compare lower-cased, a value they return made positive, their divisions guarded, a
-new parameter passed down to the fixed value it replaces, on the base. What chooses is running
-code, never the model: a candidate is taken only when the probe (written from the request, and
-failing on the base) passes on it, the wrapped check (the project's tests, the user's
-``--check``) passes too, and no other candidate passes both. Two that pass are two readings the
-checks cannot tell apart: then nothing is taken, and the answers' own outcome stands. For a
-boundary or a parameter passed down, when no probe tells the candidates apart (none stands, or
-it fails on every one as on the code before), the one candidate the tests allow, if only one,
-is taken as not verified: committed with exit 1. The other templates are taken only on a
-probe's word.
+new parameter passed down to the fixed value it replaces, a bare value put through the helper
+its neighbours go through, a new flag returning a value where they raised, on the base. What
+chooses is running code, never the model: a candidate is taken only when the probe (written
+from the request, and failing on the base) passes on it, the wrapped check (the project's
+tests, the user's ``--check``) passes too, and no other candidate passes both. Two that pass
+are two readings the checks cannot tell apart: then nothing is taken, and the answers' own
+outcome stands. For a boundary, a parameter passed down or a flag, when no probe tells the
+candidates apart (none stands, or it fails on every one as on the code before), the one
+candidate the tests allow, if only one, is taken as not verified: committed with exit 1. The
+other templates are taken only on a probe's word.
 """
 
 from __future__ import annotations
@@ -123,9 +124,10 @@ def _by_the_tests(
     request is done; but a boundary request's fix is one of its candidates, and the ones that
     break the tests are not it (ratelimit/window-boundary: three comparisons, the tests pass on
     one, the right one; the probe failed on all three as on the code before); and a new
-    parameter passed down is fixed by the request's own words (its name, its default, the value
-    it replaces), all but how it gets there. The other templates' candidates change what the
-    code does in ways the tests may not see: not taken so."""
+    parameter passed down, or a new flag returning a value in place of a raise, is fixed by
+    the request's own words (its name, its default, what it replaces), all but where. The
+    other templates' candidates change what the code does in ways the tests may not see: not
+    taken so."""
     tried = [(t, c) for t, c in tried if t.tests_alone]
     if not tried:
         console.info("none taken without a probe that passes on one")
