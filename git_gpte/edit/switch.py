@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .offsets import indent_unit, insert_at
 from .passdown import Asked, added_parameter, has_parameter, parameter_added
+from .subject import functions
 from .wholefile import parses
 
 _VALUE = r"(None|True|False|-?\d+(?:\.\d+)?|\"[^\"]*\"|'[^']*'|\[\]|\{\}|\(\))"
@@ -82,13 +83,9 @@ def switched(text: str, switch: Switch) -> list[Switched]:
     """The candidates in ``text``: the named function (top-level, or a method of a top-level
     class) with the flag and every raise of the exception guarded, then, when it raises it in
     more than one place, each raise guarded alone."""
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return []
     found: list[Switched] = []
-    for node in _named(tree, switch.flag.function):
-        if has_parameter(node, switch.flag.parameter):
+    for _, _, node in functions({"": text}):
+        if node.name != switch.flag.function or has_parameter(node, switch.flag.parameter):
             continue
         added = parameter_added(node, switch.flag)
         raises = _raises(text, node, switch)
@@ -100,18 +97,6 @@ def switched(text: str, switch: Switch) -> list[Switched]:
             if changed is not None:
                 found.append(Switched(node.name, group[0].lineno, len(group), changed))
     return found
-
-
-def _named(tree: ast.Module, name: str) -> list[_Function]:
-    top = [n for n in tree.body if isinstance(n, _FUNCTIONS) and n.name == name]
-    methods = [
-        n
-        for holder in tree.body
-        if isinstance(holder, ast.ClassDef)
-        for n in holder.body
-        if isinstance(n, _FUNCTIONS) and n.name == name
-    ]
-    return [*top, *methods]
 
 
 def _raises(text: str, node: _Function, switch: Switch) -> list[ast.Raise]:
