@@ -18,6 +18,7 @@ from tests.helpers.gate import GATE, GATE_TESTS, SWITCH, SWITCHED
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer, self_hosted_env
 from tests.helpers.markup import ESCAPE, ESCAPED, MARKUP, MARKUP_TESTS
+from tests.helpers.noisy import LOG_IT, LOGGED, NOISY, NOISY_TESTS
 from tests.helpers.prefixed_config import CONFIG
 
 WORDS = """\
@@ -274,6 +275,25 @@ def test_probes_written_about_the_answers_change_are_written_again_for_the_candi
     assert "the probe and the checks pass" in done.stderr
     branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
     assert git(root, "show", f"{branch}:markup.py") == ESCAPED
+
+
+def test_a_print_the_request_asks_to_log_is_logged_on_the_tests_alone_not_verified(
+    tmp_path: Path, llm_server: LLMServer
+) -> None:
+    # The model added the logger, removed the print and logged nothing
+    # (minimark/log-unclosed-fence); its probe passed on the code before.
+    root = _repo(tmp_path, "noisy", NOISY, NOISY_TESTS)
+    silent = LOGGED.replace(
+        '            logger.warning(f"warning: a blank line was skipped after {len(out)} lines")\n',
+        "",
+    )
+    useless = "```python\nfrom noisy import read\nassert read(['a']) == ['a']\n```"
+    done = _improve(root, llm_server, LOG_IT, _unchanged("noisy", silent), useless, useless)
+    assert done.returncode == 1, done.stderr
+    said = "the print made logger.warning() in the module (noisy.py:10)"
+    assert f"{said}: the only one the tests allow (not verified)" in done.stderr
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    assert git(root, "show", f"{branch}:noisy.py") == LOGGED
 
 
 def test_without_a_probe_that_passes_these_candidates_are_not_taken(

@@ -5,8 +5,9 @@ comparison one step off ("exactly at", "inclusive": edit/boundary.py), a word co
 case only ("case-insensitive"), a value with the wrong sign ("comes out negative", "always
 positive"), a division by zero ("ZeroDivisionError ... return 0.0"), a new parameter to pass
 down ("add a parameter ... instead of the fixed prefix": edit/passdown.py), a value written bare
-where the others are escaped ("like the rest": edit/unwrapped.py), a new flag that returns a
-value in place of a raise ("returns None instead of raising": edit/switch.py). Shown the function,
+where the others are escaped ("like the rest": edit/unwrapped.py), a print made a log call
+("log it instead ... remove the print": edit/logged.py), a new flag that returns a value in
+place of a raise ("returns None instead of raising": edit/switch.py). Shown the function,
 the 1.5B model writes it back unchanged, or guards ``if not text`` where the text was blank but
 not empty, while the fix is one of a handful of mechanical changes to the functions the request
 names and those they call. Which one, only running code can tell (pipeline/fix_search.py runs
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 
 from .boundary import MAX_CANDIDATES, Flip, asks_boundary, boundary_flips
 from .boundary import searched_functions as _searched
+from .logged import asks_to_log, logged_prints
 from .offsets import indent_unit, insert_at
 from .passdown import asked_parameter, chains, passed_down
 from .switch import asked_switch, switched
@@ -192,6 +194,16 @@ def wrapped_values(request: str, texts: Mapping[str, str]) -> list[Candidate]:
     for found in unwrapped_values(request, texts):
         change = f"`{found.name}` put through {found.helper}() as the other values there"
         fixes.append(Fix(found.path, found.line, found.function, change, found.text))
+    return fixes[:MAX_CANDIDATES]
+
+
+def logged_calls(request: str, texts: Mapping[str, str]) -> list[Candidate]:
+    """Each print the request's words point at, made a log call (see edit/logged.py)."""
+    fixes: list[Candidate] = []
+    for found in logged_prints(request, texts):
+        what = "the print" if found.count == 1 else f"the {found.count} prints"
+        change = f"{what} made logger.{found.level}()"
+        fixes.append(Fix(found.path, found.line, "the module", change, found.text))
     return fixes[:MAX_CANDIDATES]
 
 
@@ -403,6 +415,15 @@ TEMPLATES: tuple[Template, ...] = (
         lambda n: f"{n} value(s) written bare where the others go through a function first",
         "the values written bare where the others go through a function first",
         "value written bare where the others go through a function that",
+    ),
+    Template(
+        "logged",
+        asks_to_log,
+        logged_calls,
+        lambda n: f"{n} print(s) made log calls",
+        "the prints made log calls",
+        "print made a log call that",
+        tests_alone=True,
     ),
     Template(
         "switch",

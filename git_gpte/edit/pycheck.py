@@ -283,6 +283,45 @@ def _unused_new_parameters(path: str, tree: ast.Module, old_tree: ast.Module) ->
     return problems
 
 
+def unused_new_loggers(before: Mapping[str, str], after: Mapping[str, str | None]) -> list[Problem]:
+    """Module-level loggers the edits added (``logger = logging.getLogger(__name__)``) that
+    nothing in their module uses: asked to log a warning instead of printing it, the 1.5B model
+    added the logger, removed the print and logged nothing (committed with exit 1, not
+    verified: minimark/log-unclosed-fence). Checked after what the request names (a print left
+    in place says more)."""
+    problems = []
+    for path, text in sorted(after.items()):
+        old = before.get(path)
+        tree = _parse(path, text)[0] if text is not None and path.endswith(".py") else None
+        old_tree = _parse(path, old)[0] if old is not None else None
+        if tree is not None and old_tree is not None:
+            problems += _unused_new_loggers(path, tree, old_tree)
+    return problems
+
+
+def _unused_new_loggers(path: str, tree: ast.Module, old_tree: ast.Module) -> list[Problem]:
+    old = {
+        t.id
+        for n in old_tree.body
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    problems = []
+    for node in tree.body:
+        if not isinstance(node, ast.Assign) or not _is_get_logger(node.value):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id not in old and target.id not in used:
+                text = (
+                    f"{target.id} is a new logger and nothing logs on it: the change is not "
+                    f"finished (log what the request asks on {target.id})"
+                )
+                problems.append(Problem("unused-logger", path, node.lineno, text))
+    return problems
+
+
 def _unregistered_handlers(path: str, tree: ast.Module, old_tree: ast.Module) -> list[Problem]:
     """New top-level functions named like a family of the module's functions that are all
     referred to as values (``cmd_add``, ``cmd_list`` … in a ``COMMANDS`` table, or given to

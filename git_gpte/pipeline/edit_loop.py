@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..edit import UnreadableFile
 from ..edit.apply import DEFINITIONS
 from ..edit.formats import EDIT_FORMATS
-from ..edit.pycheck import Crash, Problem, module_names, python_problems
+from ..edit.pycheck import Crash, Problem, module_names, python_problems, unused_new_loggers
 from ..edit.render import retry_prompt
 from ..errors import EditError, ReplyTruncated, WindowExceeded
 from ..git import FileChange
@@ -1466,6 +1466,7 @@ class _Loop:
             texts = self._python_texts()
             problems = problems or request_problems(instruction, texts)
             problems = problems or prints_kept(instruction, self._as_was(texts), texts)
+            problems = problems or unused_new_loggers(_originals(files), files.changes)
             problems = problems or listed_unchanged(instruction, self._as_was(texts), texts)
             problems = problems or subject_unchanged(instruction, self._as_was(texts), texts)
             problems = problems or annotations_only(instruction, self._as_was(texts), texts)

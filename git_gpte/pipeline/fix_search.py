@@ -4,15 +4,16 @@ The candidates are edit/fixes.py's, of each template the request's words name: a
 the functions the request names (and of those they call) turned to its other strictness, a
 value they compare lower-cased, a value they return made positive, their divisions guarded, a
 new parameter passed down to the fixed value it replaces, a bare value put through the helper
-its neighbours go through, a new flag returning a value where they raised, on the base. What
+its neighbours go through, a print made a log call, a new flag returning a value where they
+raised, on the base. What
 chooses is running code, never the model: a candidate is taken only when the probe (written
 from the request, and failing on the base) passes on it, the wrapped check (the project's
 tests, the user's ``--check``) passes too, and no other candidate passes both. Two that pass
 are two readings the checks cannot tell apart: then nothing is taken, and the answers' own
-outcome stands. For a boundary, a parameter passed down or a flag, when no probe tells the
-candidates apart (none stands, or it fails on every one as on the code before), the one
-candidate the tests allow, if only one, is taken as not verified: committed with exit 1. The
-other templates are taken only on a probe's word.
+outcome stands. For a boundary, a parameter passed down, a print made a log call or a flag,
+when no probe tells the candidates apart (none stands, or it fails on every one as on the code
+before), the one candidate the tests allow, if only one, is taken as not verified: committed
+with exit 1. The other templates are taken only on a probe's word.
 """
 
 from __future__ import annotations
