@@ -15,10 +15,12 @@ nothing here decides that the request means it.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .offsets import insert_at
 from .subject import functions
@@ -85,12 +87,15 @@ def _helpers(text: str, words: set[str]) -> set[str]:
 
 
 def _stem(word: str) -> str:
-    """``word`` lower-cased without an ending: escape, escaping, escaped, escapes alike."""
-    word = word.lower()
-    for ending in ("ing", "ed", "es", "s", "e"):
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
-            return word[: -len(ending)]
-    return word
+    """``word``'s Snowball English stem, lower-cased: escape, escaping, escaped alike."""
+    return str(_stemmer().stemWord(word.lower()))
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer  # type: ignore[import-untyped]  # small, pure Python; loaded on use
+
+    return snowballstemmer.stemmer("english")
 
 
 def _in_function(
