@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .pycheck import is_get_logger
 from .wholefile import parses
 
 _ASKS = re.compile(
@@ -142,7 +143,7 @@ def _logger_name(tree: ast.Module) -> str | None:
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
-            if isinstance(target, ast.Name) and "getLogger" in ast.unparse(value):
+            if isinstance(target, ast.Name) and is_get_logger(value):
                 return target.id
     return None
 

@@ -236,7 +236,7 @@ def _bad_log_calls(tree: ast.Module) -> list[tuple[tuple[str, str], int]]:
     A receiver is a logger by its name or by being assigned ``getLogger(...)``."""
     loggers = set(_LOGGER_NAMES)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and _is_get_logger(node.value):
+        if isinstance(node, ast.Assign) and is_get_logger(node.value):
             loggers |= {d for t in node.targets if (d := _dotted(t))}
     found = []
     for node in ast.walk(tree):
@@ -253,7 +253,8 @@ def _bad_log_calls(tree: ast.Module) -> list[tuple[tuple[str, str], int]]:
     return found
 
 
-def _is_get_logger(value: ast.expr) -> bool:
+def is_get_logger(value: ast.expr) -> bool:
+    """Whether ``value`` is a call of ``getLogger`` (``logging.getLogger(__name__)``)."""
     if not isinstance(value, ast.Call):
         return False
     func = value.func
@@ -310,7 +311,7 @@ def _unused_new_loggers(path: str, tree: ast.Module, old_tree: ast.Module) -> li
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     problems = []
     for node in tree.body:
-        if not isinstance(node, ast.Assign) or not _is_get_logger(node.value):
+        if not isinstance(node, ast.Assign) or not is_get_logger(node.value):
             continue
         for target in node.targets:
             if isinstance(target, ast.Name) and target.id not in old and target.id not in used:
