@@ -282,7 +282,9 @@ def test_a_print_the_request_asks_to_log_is_logged_on_the_tests_alone_not_verifi
 ) -> None:
     # The model added the logger, removed the print and logged nothing
     # (minimark/log-unclosed-fence); its probe passed on the code before.
-    root = _repo(tmp_path, "noisy", NOISY, NOISY_TESTS)
+    # A print in the tests shares the request's words too: it is not the code's to log.
+    tests = NOISY_TESTS + '    print("warning: a blank line was skipped, as it should be")\n'
+    root = _repo(tmp_path, "noisy", NOISY, tests)
     silent = LOGGED.replace(
         '            logger.warning(f"warning: a blank line was skipped after {len(out)} lines")\n',
         "",

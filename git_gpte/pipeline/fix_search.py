@@ -92,9 +92,13 @@ def _verdicts(probe: ProbeCheck, tried: list[tuple[Template, Candidate]]) -> lis
 
 
 def _base_texts(files: CommitFiles, paths: list[str]) -> dict[str, str]:
+    """The Python files of ``paths`` as they were, tests left out: they judge the candidates,
+    and a fix of the code is never made in them (a test's own print is no print to log)."""
+    from ..context.languages import is_test
+
     texts: dict[str, str] = {}
     for path in paths:
-        if not path.endswith(".py"):
+        if not path.endswith(".py") or is_test(path):
             continue
         try:
             texts[path] = files.original(path)
