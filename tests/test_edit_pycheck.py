@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from git_gpte.edit.pycheck import module_names, python_problems, unused_new_loggers
-from tests.helpers.noisy import LOGGED, NOISY
+from tests.helpers.noisy import LOGGED, NOISY, SILENT
 
 
 def _users(files: Mapping[str, str]):  # type: ignore[no-untyped-def]
@@ -302,13 +302,9 @@ def test_an_import_from_a_module_the_repository_does_not_have() -> None:
 
 
 def test_a_new_logger_nothing_logs_on_is_a_change_not_finished() -> None:
-    silent = LOGGED.replace(
-        '            logger.warning(f"warning: a blank line was skipped after {len(out)} lines")\n',
-        "",
-    )
-    [problem] = unused_new_loggers({"noisy.py": NOISY}, {"noisy.py": silent})
+    [problem] = unused_new_loggers({"noisy.py": NOISY}, {"noisy.py": SILENT})
     assert problem.kind == "unused-logger" and problem.line == 6
     assert "logger is a new logger and nothing logs on it" in problem.render()
     assert unused_new_loggers({"noisy.py": NOISY}, {"noisy.py": LOGGED}) == []
     # A logger the module had before is not the edit's to finish.
-    assert unused_new_loggers({"noisy.py": silent}, {"noisy.py": silent}) == []
+    assert unused_new_loggers({"noisy.py": SILENT}, {"noisy.py": SILENT}) == []

@@ -18,7 +18,7 @@ from tests.helpers.gate import GATE, GATE_TESTS, SWITCH, SWITCHED
 from tests.helpers.gitrepo import Snapshot, git, make_repo
 from tests.helpers.llm_server import LLMServer, self_hosted_env
 from tests.helpers.markup import ESCAPE, ESCAPED, MARKUP, MARKUP_TESTS
-from tests.helpers.noisy import LOG_IT, LOGGED, NOISY, NOISY_TESTS
+from tests.helpers.noisy import LOG_IT, LOGGED, NOISY, NOISY_TESTS, SILENT
 from tests.helpers.prefixed_config import CONFIG
 
 WORDS = """\
@@ -141,6 +141,12 @@ def _unchanged(name: str, module: str) -> str:
     return f"{name}.py\n```python\n{module}```\n"
 
 
+def _committed(root: Path, name: str) -> str:
+    """``name``.py on the branch improve made."""
+    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
+    return git(root, "show", f"{branch}:{name}.py")
+
+
 def _fixed(
     root: Path, llm_server: LLMServer, request: str, name: str, module: str, probe: str
 ) -> tuple[subprocess.CompletedProcess[str], str, str]:
@@ -237,8 +243,7 @@ def test_a_new_flag_returns_the_asked_value_where_the_function_raised(
     assert done.returncode == 0, done.stderr
     said = "`strict` added, None returned in place of 1 raise(s) of Refused in guarded (gate.py:9)"
     assert f"{said}: the probe and the checks pass" in done.stderr
-    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
-    assert git(root, "show", f"{branch}:gate.py") == SWITCHED
+    assert _committed(root, "gate") == SWITCHED
 
 
 def test_a_value_written_bare_goes_through_the_function_the_others_go_through(
@@ -273,8 +278,7 @@ def test_probes_written_about_the_answers_change_are_written_again_for_the_candi
     assert done.returncode == 0, done.stderr
     assert "the probes were written about the answers' change: asking again" in done.stderr
     assert "the probe and the checks pass" in done.stderr
-    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
-    assert git(root, "show", f"{branch}:markup.py") == ESCAPED
+    assert _committed(root, "markup") == ESCAPED
 
 
 def test_a_print_the_request_asks_to_log_is_logged_on_the_tests_alone_not_verified(
@@ -285,17 +289,12 @@ def test_a_print_the_request_asks_to_log_is_logged_on_the_tests_alone_not_verifi
     # A print in the tests shares the request's words too: it is not the code's to log.
     tests = NOISY_TESTS + '    print("warning: a blank line was skipped, as it should be")\n'
     root = _repo(tmp_path, "noisy", NOISY, tests)
-    silent = LOGGED.replace(
-        '            logger.warning(f"warning: a blank line was skipped after {len(out)} lines")\n',
-        "",
-    )
     useless = "```python\nfrom noisy import read\nassert read(['a']) == ['a']\n```"
-    done = _improve(root, llm_server, LOG_IT, _unchanged("noisy", silent), useless, useless)
+    done = _improve(root, llm_server, LOG_IT, _unchanged("noisy", SILENT), useless, useless)
     assert done.returncode == 1, done.stderr
     said = "the print made logger.warning() in the module (noisy.py:10)"
     assert f"{said}: the only one the tests allow (not verified)" in done.stderr
-    branch = git(root, "branch", "--list", "gpte/*").strip(" *\n")
-    assert git(root, "show", f"{branch}:noisy.py") == LOGGED
+    assert _committed(root, "noisy") == LOGGED
 
 
 def test_without_a_probe_that_passes_these_candidates_are_not_taken(
