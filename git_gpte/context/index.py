@@ -10,20 +10,24 @@ changes three files, three blobs are parsed.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import InitVar, dataclass, field
 
 from ..git.pathspecs import match_paths
 from ..git.repo import Repository, TreeEntry, decode_text
 from .listing_cache import cached
-from .parse import FileRecord, parse_file
+from .parse import parse_file
 from .path_facts import PathFacts, path_facts
 from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, ineligible, over_limit_reason
 from .secret_files import secret_content
-from .store import IndexStore
+from .store import IndexStore, Stored, stored
 
 # Never indexed, even when named: a "text" file this big is data, and reading it costs memory.
 INDEX_MAX_BYTES = 5_000_000
@@ -236,38 +240,123 @@ def ensure_indexed(
     store: IndexStore,
     files: Sequence[Candidate],
     progress: ProgressFn | None = None,
+    workers: int | None = None,
 ) -> int:
-    """Index every candidate the store lacks; returns how many blobs were parsed."""
+    """Index every candidate the store lacks; returns how many blobs were parsed.
+
+    ``workers``: processes that parse (None: one per CPU this process may use, for a build of
+    at least PARALLEL_MIN_BYTES; 1: none, all in this process)."""
     absent = set(store.missing([c.key for c in files]))
     if not absent:
         return 0
     # One candidate per blob and parser (the last of its paths): as many as are parsed.
     missing = list({c.key: c for c in files if c.key in absent}.values())
-    by_blob: dict[str, list[Candidate]] = {}
+    by_blob: dict[str, list[tuple[str, str]]] = {}
     for c in missing:
-        by_blob.setdefault(c.blob, []).append(c)
+        by_blob.setdefault(c.blob, []).append((c.key, c.path))
+    if workers is None:
+        workers = _workers(sum(c.size for c in missing))
+    jobs = _jobs(repo.read_blobs(list(by_blob)), by_blob)
+    if workers > 1:
+        try:
+            return _store_all(store, _in_processes(jobs, workers), len(missing), progress)
+        except (OSError, BrokenProcessPool):
+            # No processes to be had here (a sandbox, a limit): what was stored stays, the
+            # rest is parsed in this process.
+            return ensure_indexed(repo, store, files, progress, workers=1)
+    return _store_all(store, map(_parse_job, jobs), len(missing), progress)
+
+
+# A cold build of this much source is parsed in worker processes: about a second of parsing
+# (mypy's 1,900 files, 20 MB: 9 s in one process), against the 0.2-0.4 s a process takes to
+# start.
+PARALLEL_MIN_BYTES = 2 << 20
+# Blobs per job sent to a worker, and jobs in flight per worker (memory holds these, not the
+# tree).
+_JOB_FILES = 16
+_JOB_BYTES = 1 << 20
+_IN_FLIGHT = 4
+
+# One job: (key, path) pairs to parse each blob as, with its bytes.
+_Job = list[tuple[list[tuple[str, str]], bytes]]
+
+
+def _workers(nbytes: int) -> int:
+    if nbytes < PARALLEL_MIN_BYTES:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
+
+
+def _jobs(
+    blobs: Iterator[tuple[str, bytes]], by_blob: dict[str, list[tuple[str, str]]]
+) -> Iterator[_Job]:
+    job: _Job = []
+    size = 0
+    for blob, data in blobs:
+        job.append((by_blob[blob], data))
+        size += len(data)
+        if len(job) >= _JOB_FILES or size >= _JOB_BYTES:
+            yield job
+            job, size = [], 0
+    if job:
+        yield job
+
+
+def _parse_job(job: _Job) -> list[Stored]:
+    """The rows of a job's blobs (pure: run in a worker process or in this one)."""
+    rows: list[Stored] = []
+    for parsed_as, data in job:
+        text = decode_text(data)
+        held = secret_content(text) if text is not None else None
+        for key, path in parsed_as:
+            rows.append(stored(key, None if text is None else parse_file(path, text), held))
+    return rows
+
+
+def _in_processes(jobs: Iterator[_Job], workers: int) -> Iterator[list[Stored]]:
+    """Each job's rows, in order, parsed by ``workers`` processes started fresh (``spawn``:
+    a forked worker would hold this process's pipes to git and its index connection)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pending: deque[Future[list[Stored]]] = deque()
+        try:
+            for job in jobs:
+                pending.append(pool.submit(_parse_job, job))
+                if len(pending) >= workers * _IN_FLIGHT:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _store_all(
+    store: IndexStore, parsed: Iterable[list[Stored]], total: int, progress: ProgressFn | None
+) -> int:
+    """Write the rows as they come, in transactions of _WRITE_BATCH files or _WRITE_BYTES."""
     started = time.monotonic()
     shown = False
     done = 0
-    batch: list[tuple[str, FileRecord | None, str | None]] = []
+    batch: list[Stored] = []
     batch_bytes = 0
-    for blob, data in repo.read_blobs(list(by_blob)):
-        text = decode_text(data)
-        held = secret_content(text) if text is not None else None
-        for c in by_blob[blob]:
-            batch.append((c.key, None if text is None else parse_file(c.path, text), held))
-            done += 1
-        batch_bytes += len(data)
+    for rows in parsed:
+        batch.extend(rows)
+        batch_bytes += sum(len(row.data or b"") for row in rows)
+        done += len(rows)
         if len(batch) >= _WRITE_BATCH or batch_bytes >= _WRITE_BYTES:
             store.put(batch)
             batch = []
             batch_bytes = 0
         if progress is not None and (shown or time.monotonic() - started > PROGRESS_AFTER_S):
-            if not shown or done % 50 == 0:
-                progress(done, len(missing))
+            progress(done, total)
             shown = True
     if batch:
         store.put(batch)
     if shown and progress is not None:
-        progress(len(missing), len(missing))
+        progress(total, total)
     return done

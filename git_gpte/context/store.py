@@ -28,7 +28,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from .link_facts import LinkFacts
 from .parse import FileRecord
@@ -42,6 +42,43 @@ BUSY_NOTICE_S = 2.0
 BUSY_GIVE_UP_S = 600.0
 _BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED
 _BATCH = 500  # SQLite's variable limit is 999 on old builds
+
+
+class Stored(NamedTuple):
+    """One blob's rows as the index writes them. Made where the blob is parsed (a worker
+    process, in a large cold build: the JSON and its compression are a tenth of the work), so
+    that the process holding the write lock only writes."""
+
+    key: str
+    status: str  # ok | binary | secret:<what it holds>
+    lines: int
+    nbytes: int
+    length: int  # number of terms (BM25 document length)
+    data: bytes | None  # zlib(JSON of FileRecord)
+    terms: dict[str, int]
+    defs: tuple[str, ...]
+    links: str | None  # JSON of LinkFacts; None for a binary blob
+
+
+def stored(key: str, record: FileRecord | None, secret: str | None) -> Stored:
+    """The rows of one blob: its record (None: binary or undecodable) and what secret its
+    text holds (None: none)."""
+    if record is None:
+        return Stored(key, "binary", 0, 0, 0, None, {}, (), None)
+    data = zlib.compress(json.dumps(record.to_json(), separators=(",", ":")).encode())
+    facts = json.dumps(LinkFacts.of_record(record).to_json(), separators=(",", ":"))
+    return Stored(
+        key,
+        f"secret:{secret}" if secret else "ok",
+        record.lines,
+        record.nbytes,
+        sum(record.terms.values()),
+        data,
+        record.terms,
+        tuple(dict.fromkeys(name for name, _ in record.defs)),
+        facts,
+    )
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -418,9 +455,8 @@ class IndexStore:
 
         self._write_unless_busy(write)
 
-    def put(self, rows: Iterable[tuple[str, FileRecord | None, str | None]]) -> int:
-        """Store records (None: a binary or undecodable blob), each with what secret its text
-        holds (None: none); one transaction per call.
+    def put(self, rows: Iterable[Stored]) -> int:
+        """Store blobs' rows (see :func:`stored`); one transaction per call.
 
         The lookup rows of the whole batch go in sorted, in one statement per table: inserts
         in key order touch each b-tree page once, where one blob's rows land on pages all over
@@ -435,24 +471,15 @@ class IndexStore:
         links: list[tuple[str, str]] = []
         self._waiting(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
-            for key, record, secret in rows:
-                if record is None:
-                    conn.execute(
-                        "INSERT OR IGNORE INTO blobs VALUES (?, 'binary', 0, 0, 0, NULL)", (key,)
-                    )
-                    count += 1
-                    continue
-                data = zlib.compress(json.dumps(record.to_json(), separators=(",", ":")).encode())
-                status = f"secret:{secret}" if secret else "ok"
+            for row in rows:
                 cur = conn.execute(
                     "INSERT OR IGNORE INTO blobs VALUES (?, ?, ?, ?, ?, ?)",
-                    (key, status, record.lines, record.nbytes, sum(record.terms.values()), data),
+                    (row.key, row.status, row.lines, row.nbytes, row.length, row.data),
                 )
-                if cur.rowcount:
-                    postings.extend((t, key, n) for t, n in record.terms.items())
-                    defs.update((name, key) for name, _ in record.defs)
-                    facts = LinkFacts.of_record(record).to_json()
-                    links.append((key, json.dumps(facts, separators=(",", ":"))))
+                if cur.rowcount and row.links is not None:
+                    postings.extend((t, row.key, n) for t, n in row.terms.items())
+                    defs.update((name, row.key) for name in row.defs)
+                    links.append((row.key, row.links))
                 count += 1
             postings.sort()
             conn.executemany("INSERT OR IGNORE INTO postings VALUES (?, ?, ?)", postings)

@@ -14,8 +14,11 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# ... of three characters or more. A shorter run fails at its start and no part of it can match.
+_IDENT3 = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 # Boundaries inside an identifier: lower->Upper, ACRONYMWord, letter<->digit. An acronym's
 # plural is one word (``URLs``, ``APIs``: not ``UR`` + ``Ls``).
 _CAMEL = re.compile(r"[A-Z]+s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -82,14 +85,11 @@ def _identifier_terms(ident: str) -> tuple[str, ...]:
 
 def text_terms(text: str) -> list[str]:
     """Every term of a text (code, comment or prose), in order, repeats kept."""
-    out: list[str] = []
-    for ident in _IDENT.findall(text):
-        out.extend(_identifier_terms(ident))
-    return out
+    return list(chain.from_iterable(map(_identifier_terms, _IDENT.findall(text))))
 
 
 def count_terms(text: str) -> Counter[str]:
-    return Counter(text_terms(text))
+    return Counter(chain.from_iterable(map(_identifier_terms, _IDENT.findall(text))))
 
 
 def path_terms(path: str) -> list[str]:
@@ -108,7 +108,7 @@ def path_part_terms(part: str) -> tuple[str, ...]:
 
 def identifiers(text: str) -> set[str]:
     """The distinct identifiers in a text, as written (for symbol links)."""
-    return {m.group(0) for m in _IDENT.finditer(text) if len(m.group(0)) >= 3}
+    return set(_IDENT3.findall(text))
 
 
 def query_terms(text: str) -> list[str]:

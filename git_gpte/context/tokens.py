@@ -18,6 +18,7 @@ import math
 import os
 import re
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 O200K_RATE = 0.26
@@ -79,7 +80,9 @@ def token_rate() -> float:
 # dist/axios.js) had made a selection 80 % larger than its budget.
 LONG_LINE = 400
 DENSE_PIECES_PER_BYTE = 0.7
-_LONG = re.compile(rf"[^\n]{{{LONG_LINE},}}")
+# Anchored at a line's start: unanchored, each position of a short line was tried again up to
+# its end (a fifth of the time of counting).
+_LONG = re.compile(rf"(?m)^[^\n]{{{LONG_LINE},}}")
 
 
 def count_pieces(text: str) -> int:
@@ -96,7 +99,10 @@ def count_pieces(text: str) -> int:
 
 
 def _pieces(text: str) -> int:
-    pieces = sum(1 + (len(piece) - 1) // PIECE_LEN for piece in _PIECE.findall(text))
+    # Each piece counts once per PIECE_LEN characters begun; the lengths are tallied first
+    # (a few dozen distinct ones per text, where a text has thousands of pieces).
+    lengths = Counter(map(len, _PIECE.findall(text)))
+    pieces = sum(n * (1 + (length - 1) // PIECE_LEN) for length, n in lengths.items())
     return pieces + len(_WIDE.findall(text))
 
 
