@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -130,9 +131,9 @@ def main() -> int:
                 print(f"built {args.files:,} files in {time.perf_counter() - started:.1f} s")
         shutil.rmtree(repo / ".git" / "gpte", ignore_errors=True)
         requests = args.request or [REQUEST]
-        word = max(requests[0].split(), key=len)
-        grep = measure(["git", "grep", "-c", "-i", word, "HEAD"], repo)
-        rows = [(f"git grep -c -i {word} HEAD", grep)]
+        word = max(re.findall(r"[A-Za-z]+", requests[0]) or ["retry"], key=len)
+        grep = measure(["git", "grep", "-c", "-i", "-e", word, "HEAD"], repo)
+        rows = [(f"git grep -c -i -e {word} HEAD", grep)]
         for n, request in enumerate(requests):
             context = [script, "context", "--format", "lines", request]
             if n == 0:

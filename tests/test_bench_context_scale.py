@@ -16,13 +16,13 @@ SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "context_scale.py"
 def test_a_real_repository_is_measured_in_a_clone(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "shop", PY_FILES)
     argv = [sys.executable, str(SCRIPT), "--repo", str(root)]
-    argv += ["--request", "apply the discount code", "--request", "shipping cost"]
+    argv += ["--request", "apply the --discount code", "--request", "shipping cost"]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert f"cloned {root} ({len(PY_FILES)} files)" in out
     names = [line for line in out.splitlines() if line.startswith("git ")]
-    assert names[0].startswith("git grep -c -i discount HEAD")
+    assert names[0].startswith("git grep -c -i -e discount HEAD")
     assert sum("(cold)" in name for name in names) == 1
     assert sum("(warm, " in name for name in names) == 2
     assert not (root / ".git" / "gpte").exists()  # the clone was indexed, not the repository

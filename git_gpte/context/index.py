@@ -10,15 +10,13 @@ changes three files, three blobs are parsed.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import InitVar, dataclass, field
+from typing import TYPE_CHECKING
 
 from ..git.pathspecs import match_paths
 from ..git.repo import Repository, TreeEntry, decode_text
@@ -28,6 +26,9 @@ from .path_facts import PathFacts, path_facts
 from .rules import DEFAULT_MAX_FILE_BYTES, explicit_paths, ineligible, over_limit_reason
 from .secret_files import secret_content
 from .store import IndexStore, Stored, stored
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 # Never indexed, even when named: a "text" file this big is data, and reading it costs memory.
 INDEX_MAX_BYTES = 5_000_000
@@ -258,6 +259,9 @@ def ensure_indexed(
         workers = _workers(sum(c.size for c in missing))
     jobs = _jobs(repo.read_blobs(list(by_blob)), by_blob)
     if workers > 1:
+        # Imported here: a warm run, which parses nothing, does not pay for them.
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             return _store_all(store, _in_processes(jobs, workers), len(missing), progress)
         except (OSError, BrokenProcessPool):
@@ -320,6 +324,9 @@ def _parse_job(job: _Job) -> list[Stored]:
 def _in_processes(jobs: Iterator[_Job], workers: int) -> Iterator[list[Stored]]:
     """Each job's rows, in order, parsed by ``workers`` processes started fresh (``spawn``:
     a forked worker would hold this process's pipes to git and its index connection)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         pending: deque[Future[list[Stored]]] = deque()
