@@ -16,7 +16,7 @@ from tests.helpers.shop_repo import PY_FILES
 
 
 def _facts(defs: tuple[str, ...] = (), used: tuple[str, ...] = (), imports: tuple[str, ...] = ()):
-    return LinkFacts("python", imports, defs, used, 10, 100, 1, ())
+    return LinkFacts("python", imports, defs, f" {' '.join(sorted(set(used)))} ", 10, 100, 1, ())
 
 
 def _random_files(rng: random.Random, count: int) -> dict[str, LinkFacts]:

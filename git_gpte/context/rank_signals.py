@@ -480,8 +480,9 @@ def identifier_users(files: Mapping[str, LinkFacts], query: Query) -> dict[str, 
     """Per identifier the request spells as code, the files using it (in the order given)."""
     users: dict[str, list[str]] = defaultdict(list)
     for path, facts in files.items():
-        for name in query.strong_idents.intersection(facts.used):
-            users[name].append(path)
+        for name in query.strong_idents:
+            if facts.uses(name):
+                users[name].append(path)
     return users
 
 
