@@ -353,7 +353,7 @@ def _store_all(
     batch_bytes = 0
     for rows in parsed:
         batch.extend(rows)
-        batch_bytes += sum(len(row.data or b"") for row in rows)
+        batch_bytes += sum(row.nbytes for row in rows)
         done += len(rows)
         if len(batch) >= _WRITE_BATCH or batch_bytes >= _WRITE_BYTES:
             store.put(batch)
