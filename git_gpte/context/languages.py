@@ -370,6 +370,28 @@ def is_data(path: str) -> bool:
     return name in LOCK_FILES or ext in DATA_EXTENSIONS or ".min." in name
 
 
+# What a test file's own name adds to the name of the module it tests.
+# Matched once, on the name as written (``CartTest``, not ``conftest``).
+_TEST_AFFIX = re.compile(
+    r"^[Tt]ests?_|_[Tt]ests?$|_spec$|\.test$|\.spec$|(?<=[a-z0-9])Tests?$|^Test(?=[A-Z])"
+)
+
+
+def tested_name(path: str) -> str | None:
+    """The name (lower case, without its extension) of the module a test file names as the one
+    it tests: ``test_cart.py``, ``cart_test.go``, ``cart.test.ts``, ``cart.spec.js``,
+    ``CartTest.java`` and ``__tests__/cart.js`` give ``cart``. None for a file that is not a
+    test or whose name says nothing of the kind (``conftest.py``, ``tests/helpers.py``)."""
+    if not is_test(path):
+        return None
+    parts = path.split("/")
+    stem = parts[-1].rsplit(".", 1)[0]  # cart.test.ts: cart.test
+    name = _TEST_AFFIX.sub("", stem, count=1)
+    if name and name != stem:
+        return name.lower()
+    return stem.lower() if len(parts) > 1 and parts[-2] == "__tests__" else None
+
+
 def is_test(path: str) -> bool:
     """Test code by the conventions of most ecosystems (tests/ dirs, test_*.py, *_test.go, ...)."""
     lower = path.lower()

@@ -27,11 +27,14 @@ on the high side: a selection that overshoots the real count loses its last line
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from .languages import is_test, tested_name
 from .link_facts import MAP_SIGNATURES
 from .model import LineRange, MapEntry, Pick, Signature
+from .path_facts import TEST
 from .rank import ChunkScore, FileScore, Ranking
 from .tokens import count_pieces, estimate_tokens
 
@@ -64,6 +67,8 @@ FIRST_ROUND_SHARE = 0.75  # the first round of chunks: this share of the budget
 # points at 4k / 8k / 16k / 32k, chosen for every repository left out, none over budget; on
 # locbench's public split one task fewer at 8k (docs/context.md).
 GAP_LINES = 30
+# The share of the map's budget the tests of the files sent may take, ahead of the other files.
+TESTS_MAP_SHARE = 0.5
 # The share of a budget of SLACK_BUDGET tokens the estimates leave unspent; of a larger one,
 # less in proportion to the square of its size. A selection packed to 99 % of a small budget
 # went over it in o200k when a few of its files ran above their language's rate
@@ -316,19 +321,40 @@ def _fill_gaps(plans: dict[str, _FilePlan], order: list[str], limit: int, spent:
 
 
 def _map_entries(files: list[FileScore], chosen: set[str], map_budget: int) -> list[MapEntry]:
-    """The next-ranked files not sent, with their definitions, while the map's budget lasts."""
+    """The next-ranked files not sent, with their definitions, while the map's budget lasts;
+    first, in up to TESTS_MAP_SHARE of it, the tests named for a source file sent (the model
+    then knows which tests exercise the code it changes, however low the request ranks them)."""
     entries: list[MapEntry] = []
+    listed: set[str] = set()
     map_spent = 0
-    for file_score in files:
-        if map_budget - map_spent < 20:
-            break
-        if file_score.cand.path in chosen or file_score.links is None or file_score.score <= 0:
-            continue
-        entry = _map_entry(file_score)
-        if map_spent + entry.tokens <= map_budget:
-            entries.append(entry)
-            map_spent += entry.tokens
+    tests = _tests_of(files, chosen)
+    for group, share in ((tests, TESTS_MAP_SHARE), (files, 1.0)):
+        limit = int(map_budget * share)
+        for file_score in group:
+            if limit - map_spent < 20:
+                break
+            path = file_score.cand.path
+            if path in chosen or path in listed or file_score.links is None:
+                continue
+            if file_score.score <= 0 and group is files:
+                continue
+            entry = _map_entry(file_score)
+            if map_spent + entry.tokens <= limit:
+                entries.append(entry)
+                listed.add(path)
+                map_spent += entry.tokens
     return entries
+
+
+def _tests_of(files: list[FileScore], chosen: set[str]) -> list[FileScore]:
+    """The tests whose names name a source file sent (``tests/test_cart.py`` for
+    ``shop/cart.py``), in rank order."""
+    sent = {
+        posixpath.splitext(posixpath.basename(path))[0].lower()
+        for path in chosen
+        if not is_test(path)
+    }
+    return [fs for fs in files if fs.cand.facts.kinds & TEST and tested_name(fs.cand.path) in sent]
 
 
 def _upgrade(

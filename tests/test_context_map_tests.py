@@ -1,0 +1,58 @@
+"""The map names the tests of the files sent first (pack.py), however low the request ranks
+them: the model then knows which tests exercise the code it changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from git_gpte.context import languages
+from tests.conftest import run_gpte
+from tests.helpers.bigrepo import big_project
+from tests.helpers.gitrepo import make_repo
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("tests/test_cart.py", "cart"),
+        ("pkg/cart_test.go", "cart"),
+        ("src/cart.test.ts", "cart"),
+        ("lib/cart.spec.js", "cart"),
+        ("spec/cart_spec.rb", "cart"),
+        ("src/test/java/CartTest.java", "cart"),
+        ("__tests__/cart.js", "cart"),
+        ("tests/test_contest.py", "contest"),
+        ("tests/conftest.py", None),  # not a test of a module "conf"
+        ("tests/helpers.py", None),
+        ("shop/cart.py", None),  # not a test
+    ],
+)
+def test_a_test_file_names_the_module_it_tests(path: str, name: str | None) -> None:
+    assert languages.tested_name(path) == name
+
+
+def test_the_map_names_the_tests_of_the_files_sent_first(tmp_path: Path) -> None:
+    files = big_project()
+    files["tests/test_billing.py"] = (
+        "from shop.billing import ledger_entry_1\n\n\n"
+        "def test_ledger_entry():\n    assert ledger_entry_1(2) == 4\n"
+    )
+    files["tests/test_weather.py"] = (
+        "from shop.weather import weather_step_1\n\n\n"
+        "def test_weather_step():\n    assert weather_step_1(1)\n"
+    )
+    root = make_repo(tmp_path / "r", files)
+    request = "fix the invoice total tax in compute_invoice_total"
+    res = run_gpte("context", "--json", "--tokens", "1500", request, cwd=root)
+    assert res.returncode == 0, res.stderr
+    selection = json.loads(res.stdout)
+    sent = [pick["path"] for pick in selection["picks"]]
+    listed = [entry["path"] for entry in selection["map"]]
+    assert "shop/billing.py" in sent and "shop/weather.py" not in sent
+    assert listed[0] == "tests/test_billing.py"
+    assert selection["map"][0]["signatures"] == [[4, "def test_ledger_entry():"]]
+    assert "tests/test_weather.py" not in listed  # its module was not sent
+    assert len(listed) > 1  # the next files still have the rest of the map
