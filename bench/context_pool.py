@@ -16,7 +16,7 @@ locbench's own chunks come from Python's ``ast``. Its figures on the public spli
 locbench's published row, are in docs/benchmarks.md.
 
 Leave one repository out: with ``--variant NAME=JSON`` (weights of ``git_gpte.context.weights``
-to replace, e.g. ``--variant notest='{"test": 0.2}'``; a key ``pack.NAME``, ``rank.NAME`` or
+to replace, e.g. ``--variant notest='{"test": 0.2}'``; a key ``engine.NAME``, ``pack.NAME``, ``rank.NAME`` or
 ``signals.NAME`` replaces a constant of ``git_gpte.context.pack``, ``.rank`` or
 ``.rank_signals`` for that variant's runs), every variant is scored too,
 and for each repository the variant with the best mean covered % on the *other* repositories
@@ -168,6 +168,7 @@ def _gpte_units(
 
 # The modules whose constants a variant may replace, by the prefix of its keys.
 CONSTANT_MODULES = {
+    "engine": "git_gpte.context.engine",
     "pack": "git_gpte.context.pack",
     "rank": "git_gpte.context.rank",
     "signals": "git_gpte.context.rank_signals",
