@@ -245,8 +245,8 @@ def ensure_indexed(
 ) -> int:
     """Index every candidate the store lacks; returns how many blobs were parsed.
 
-    ``workers``: processes that parse (None: one per CPU this process may use, for a build of
-    at least PARALLEL_MIN_BYTES; 1: none, all in this process)."""
+    ``workers``: processes that parse (None: one per CPU this process may use, up to
+    MAX_WORKERS, for a build of at least PARALLEL_MIN_BYTES; 1: none, all in this process)."""
     absent = set(store.missing([c.key for c in files]))
     if not absent:
         return 0
@@ -275,6 +275,9 @@ def ensure_indexed(
 # (mypy's 1,900 files, 20 MB: 9 s in one process), against the 0.2-0.4 s a process takes to
 # start.
 PARALLEL_MIN_BYTES = 2 << 20
+# At most this many workers: each holds about 50 MB (its interpreter, the parsers, a few jobs),
+# and past a few the process writing what they parse is what a build waits for.
+MAX_WORKERS = 4
 # Blobs per job sent to a worker, and jobs in flight per worker (memory holds these, not the
 # tree).
 _JOB_FILES = 16
@@ -292,7 +295,7 @@ def _workers(nbytes: int) -> int:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cpus = os.cpu_count() or 1
-    return max(1, min(cpus, 8))
+    return max(1, min(cpus, MAX_WORKERS))
 
 
 def _jobs(
