@@ -169,6 +169,7 @@ def _gpte_units(
 # The modules whose constants a variant may replace, by the prefix of its keys.
 CONSTANT_MODULES = {
     "engine": "git_gpte.context.engine",
+    "exact": "git_gpte.context.exact",
     "pack": "git_gpte.context.pack",
     "rank": "git_gpte.context.rank",
     "signals": "git_gpte.context.rank_signals",
