@@ -24,7 +24,6 @@ from .exact import (
     fill,
     grown,
     o200k_counter,
-    reserved,
 )
 from .index import Candidates, ensure_indexed, list_candidates
 from .model import ContextSelection, MapEntry, Pick, SymbolLocation
@@ -139,7 +138,7 @@ def run_select(
 ) -> ContextSelection:
     map_budget = int(budget * max(0.0, min(map_share, 0.5)))
     ranking, skipped = _ranking(repo, commit, request, pathspecs, max_file_bytes, progress, weights)
-    picks, entries = pack(ranking, reserved(budget - map_budget), map_budget)
+    picks, entries = pack(ranking, budget - map_budget, map_budget)
     exact = False
     count = o200k_counter()
     if count is not None:

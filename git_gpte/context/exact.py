@@ -39,9 +39,6 @@ TRIES = (1.0, 0.5)
 # repositories, Python covered +0.4 / +1.4 / +1.4 points at 4k / 8k / 16k; up to 40 lines
 # (the first file taking what is left) gained less.
 GROW_LINES = 5
-# The share of the budget the chunks leave for the excerpts to grow into (0: only what they
-# leave unspent).
-GROW_RESERVE = 0.0
 
 
 class EncodingUnavailable(Exception):
@@ -152,16 +149,8 @@ def fill(
         return picks, entries, False
     count = functools.lru_cache(maxsize=None)(count)  # each text is counted once
     known = dict(texts(picks))
-    chunks_budget = reserved(budget)
-    chosen, entries = _chosen(
-        ranking, (picks, entries), chunks_budget, map_budget, (texts, known), count
-    )
+    chosen, entries = _chosen(ranking, (picks, entries), budget, map_budget, (texts, known), count)
     return counted(grown(chosen, known, count, budget), known, count), entries, True
-
-
-def reserved(budget: int) -> int:
-    """What of ``budget`` the chunks may take (see GROW_RESERVE)."""
-    return budget - int(budget * GROW_RESERVE)
 
 
 def _chosen(
