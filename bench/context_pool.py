@@ -16,9 +16,10 @@ locbench's own chunks come from Python's ``ast``. Its figures on the public spli
 locbench's published row, are in docs/benchmarks.md.
 
 Leave one repository out: with ``--variant NAME=JSON`` (weights of ``git_gpte.context.weights``
-to replace, e.g. ``--variant notest='{"test": 0.2}'``; a key ``engine.NAME``, ``pack.NAME``,
-``rank.NAME`` or ``signals.NAME`` replaces a constant of ``git_gpte.context.engine``,
-``.pack``, ``.rank`` or ``.rank_signals`` for that variant's runs), every variant is scored too,
+to replace, e.g. ``--variant notest='{"test": 0.2}'``; a key ``engine.NAME``, ``exact.NAME``,
+``pack.NAME``, ``rank.NAME`` or ``signals.NAME`` replaces a constant of that module of
+``git_gpte.context`` (``signals``: ``rank_signals``) for that variant's runs), every variant is
+scored too,
 and for each repository the variant with the best mean covered % on the *other* repositories
 is the one scored on it. The ``loo`` row is what such a choice gives on projects it was never
 tuned on; a rule is worth keeping when it wins there, per language.
