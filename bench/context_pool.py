@@ -62,9 +62,7 @@ GROUPS = {"all": tuple(LANGUAGES), "go/js/ts": ("go", "javascript", "typescript"
 
 
 # ------------------------------------------------------------------ the reference: bm25+sig
-def _bm25(
-    docs: Mapping[str, Mapping[str, int]], query: Sequence[str]
-) -> list[tuple[float, str]]:
+def _bm25(docs: Mapping[str, Mapping[str, int]], query: Sequence[str]) -> list[tuple[float, str]]:
     """Okapi BM25 of each document for the query's terms, best first (ties by name)."""
     if not docs:
         return []
@@ -263,6 +261,7 @@ def loo_rows(
     chosen: dict[str, str] = {}
     picked: list[dict[str, Any]] = []
     for held in repos:
+
         def mean_elsewhere(variant: str, held: str = held) -> float:
             others = [r for repo in repos if repo != held for r in by[(repo, variant)]]
             return statistics.fmean(sum(r["covered"]) for r in others) if others else 0.0
