@@ -5,6 +5,9 @@ no process can be had the rest is parsed here."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
+import types
 from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -73,8 +76,8 @@ def test_where_worker_processes_fail_the_rest_is_parsed_here(
     assert _rows(there) == _rows(here)
 
 
-def test_a_large_repository_is_indexed_cold_through_the_cli(tmp_path: Path) -> None:
-    # Past PARALLEL_MIN_BYTES of source: the cold build goes to worker processes.
+def _large_files() -> dict[str, str | bytes]:
+    """Past PARALLEL_MIN_BYTES of source: a cold build of these goes to worker processes."""
     words = " ".join(["the ledger keeps every posting of the quarter"] * 20)
     body = "".join(
         f'def step_{i}(total):\n    """{words}"""\n    return total * {i}\n\n\n' for i in range(60)
@@ -83,6 +86,11 @@ def test_a_large_repository_is_indexed_cold_through_the_cli(tmp_path: Path) -> N
     files.update({f"lib/unique_{n}.py": f"# {n}\n" + body for n in range(40)})
     files["lib/invoice.py"] = "def invoice_total(lines):\n    return sum(lines)\n"
     assert sum(len(str(text)) for text in files.values()) > index.PARALLEL_MIN_BYTES
+    return files
+
+
+def test_a_large_repository_is_indexed_cold_through_the_cli(tmp_path: Path) -> None:
+    files = _large_files()
     root = make_repo(tmp_path / "big", files)
     request = "round the invoice total"
     cold = run_gpte("context", "--json", request, cwd=root, process=True)
@@ -93,3 +101,55 @@ def test_a_large_repository_is_indexed_cold_through_the_cli(tmp_path: Path) -> N
     built_here = make_repo(tmp_path / "here", files)
     _build(built_here, workers=1)
     assert _rows(root) == _rows(built_here)
+
+
+@pytest.mark.parametrize(
+    ("file", "spec", "ours"),
+    [
+        ("/usr/local/bin/git-gpte", None, True),
+        ("/src/git_gpte/__main__.py", "git_gpte.__main__", True),
+        ("/home/me/report.py", None, False),
+        ("/home/me/git_gpte_tools.py", "git_gpte_tools", False),
+        (None, None, False),  # python -c, an interactive session
+    ],
+)
+def test_workers_are_spawned_only_from_git_gpte_itself(
+    monkeypatch: pytest.MonkeyPatch, file: str | None, spec: str | None, ours: bool
+) -> None:
+    main = types.ModuleType("__main__")
+    if file is not None:
+        main.__file__ = file
+    main.__spec__ = None if spec is None else types.SimpleNamespace(name=spec)  # type: ignore[assignment]
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert index._program_is_git_gpte() is ours
+    assert (index._workers(index.PARALLEL_MIN_BYTES) > 1) is (ours and _cpus() > 1)
+
+
+def _cpus() -> int:
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def test_a_program_using_the_library_runs_its_top_level_once(tmp_path: Path) -> None:
+    # A script with no ``if __name__ == "__main__"`` guard: a spawned worker would import it
+    # again and run it. Indexed in its own process, its line is printed once.
+    root = make_repo(tmp_path / "big", _large_files())
+    script = tmp_path / "report.py"
+    script.write_text(
+        "import sys\n"
+        "from git_gpte.context import select\n"
+        "from git_gpte.git import Repository\n"
+        "print('top level ran', flush=True)\n"
+        "selection = select(Repository.discover(sys.argv[1]), 'HEAD', 'invoice total', 4096)\n"
+        "print(selection.picks[0].path)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script), str(root)], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("top level ran") == 1
+    assert "lib/invoice.py" in proc.stdout

@@ -289,13 +289,26 @@ _Job = list[tuple[list[tuple[str, str]], bytes]]
 
 
 def _workers(nbytes: int) -> int:
-    if nbytes < PARALLEL_MIN_BYTES:
+    if nbytes < PARALLEL_MIN_BYTES or not _program_is_git_gpte():
         return 1
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cpus = os.cpu_count() or 1
     return max(1, min(cpus, MAX_WORKERS))
+
+
+def _program_is_git_gpte() -> bool:
+    """Whether this process is git-gpte's own command (its script or ``python -m git_gpte``).
+    Only then are workers spawned: a spawned worker imports the program's main module again
+    (Python's rule for ``spawn``), and a program calling git-gpte as a library need not guard
+    its top level with ``if __name__ == "__main__"``."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and (spec.name or "").split(".")[0] == "git_gpte":
+        return True
+    name = os.path.basename(getattr(main, "__file__", None) or "")
+    return name.removesuffix(".exe").removesuffix("-script.py") == "git-gpte"
 
 
 def _jobs(
