@@ -1287,9 +1287,13 @@ def test_tests_the_request_asks_for_rank_below_source_unless_it_names_the_file()
     from git_gpte.context.request import analyse_request
     from git_gpte.context.weights import WEIGHTS
 
-    asking = analyse_request("Fix route regexp matching\n\n* correct request mocking in tests")
-    assert asking.wants_tests
+    asking = analyse_request("Correct request mocking in tests")
+    assert asking.wants_tests == 1.0
     assert file_prior("mux_test.go", asking, WEIGHTS) == WEIGHTS.test_asked < 1.0
+    # Asked for only below the first line, tests count as the words there do: less.
+    asking = analyse_request("Fix route regexp matching\n\n* correct request mocking in tests")
+    assert asking.wants_tests == WEIGHTS.body_term
+    assert WEIGHTS.test < file_prior("mux_test.go", asking, WEIGHTS) < WEIGHTS.test_asked
     assert file_prior("regexp.go", asking, WEIGHTS) == 1.0
     # werkzeug's test.py is its test client: named, it ranks as source.
     client = analyse_request("make the test Client follow redirects")
@@ -1297,3 +1301,33 @@ def test_tests_the_request_asks_for_rank_below_source_unless_it_names_the_file()
     assert file_prior("tests/test_wsgi.py", client, WEIGHTS) == WEIGHTS.test_asked
     not_asking = analyse_request("Fix route regexp matching")
     assert file_prior("mux_test.go", not_asking, WEIGHTS) == WEIGHTS.test
+
+
+def test_a_kind_asked_for_below_the_first_line_ranks_between_asked_and_not(
+    tmp_path: Path,
+) -> None:
+    from git_gpte.context.weights import WEIGHTS
+
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "src/headers.py": "def parse_header(text):\n    # one header line\n"
+            "    return text.split(':', 1)\n",
+            "tests/test_headers.py": "from src.headers import parse_header\n\n\n"
+            "def test_parse_header():\n    assert parse_header('a: b') == ['a', ' b']\n",
+        },
+    )
+
+    def share(request: str) -> float:
+        done = run_gpte("context", "--json", "--tokens", "8000", request, cwd=repo)
+        assert done.returncode == 0, done.stderr
+        score = {p["path"]: p["score"] for p in json.loads(done.stdout)["picks"]}
+        return score["tests/test_headers.py"] / score["src/headers.py"]
+
+    # "pytest" asks for tests and is in no file: the test's prior alone differs.
+    title = share("Parse header lines, with pytest")
+    body = share("Parse header lines\n\n* with pytest")
+    neither = share("Parse header lines")
+    assert neither < body < title
+    asked_below = WEIGHTS.test + WEIGHTS.body_term * (WEIGHTS.test_asked - WEIGHTS.test)
+    assert body / title == pytest.approx(asked_below / WEIGHTS.test_asked, rel=0.02)

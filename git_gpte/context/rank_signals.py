@@ -443,6 +443,11 @@ def _history_lift(
     return {path: [Finding(weight * lift, reason)] for path, lift in lifts.items() if path in paths}
 
 
+def _asked(prior: float, asked: float, degree: float) -> float:
+    """A kind's prior moved toward its prior when asked for, as far as the request asks."""
+    return prior + degree * (asked - prior)
+
+
 def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | None = None) -> float:
     """What the file's kind is worth for an edit request, which is mostly about code: tests,
     prose, configuration, build output and vendored code count less unless the request asks
@@ -460,11 +465,13 @@ def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | Non
         # its test client: "make test Client follow redirects"), which ranks as source.
         name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
         if name not in query.terms:
-            return weights.test_asked
+            return _asked(weights.test, weights.test_asked, query.wants_tests)
     if kinds & PROSE:
-        return weights.prose_asked if query.wants_prose else weights.prose
+        return _asked(weights.prose, weights.prose_asked, query.wants_prose)
     if kinds & CONFIG or (kinds & DOCS and not query.wants_prose):
-        return weights.config_asked if query.wants_config else weights.config
+        return _asked(weights.config, weights.config_asked, query.wants_config)
+    if kinds & DOCS and query.wants_prose < 1.0:
+        return _asked(weights.config, 1.0, query.wants_prose)
     if kinds & BUILT:
         return weights.built
     vendored = (facts or path_facts(path)).vendored

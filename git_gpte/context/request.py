@@ -26,9 +26,12 @@ class Query:
     strong_idents: frozenset[str]
     weak_idents: frozenset[str]
     path_mentions: tuple[str, ...]
-    wants_tests: bool
-    wants_prose: bool
-    wants_config: bool = False
+    # How much the request asks for tests, prose, configuration: 1 when its first line
+    # does; when only the lines below do (a squashed commit's "* add tests"), as much as
+    # the words there count (``Weights.body_term``); else 0.
+    wants_tests: float
+    wants_prose: float
+    wants_config: float = 0.0
     words: dict[str, str] = field(default_factory=dict)  # term -> the request's own word
 
 
@@ -41,6 +44,17 @@ _CONFIG_WORDS = frozenset(
         "tox", "eslint", "tsconfig", "gomod", "build",
     }
 )  # fmt: skip
+
+
+_TEST_WORDS = frozenset({"test", "tests", "pytest", "unittest", "spec"})
+_PROSE_WORDS = frozenset({"doc", "docs", "readme", "changelog", "documentation"})
+
+
+def _asks(title: set[str], terms: set[str], words: frozenset[str], weights: Weights) -> float:
+    """How much the request asks for a kind of file named by ``words``."""
+    if title & words:
+        return 1.0
+    return weights.body_term if terms & words else 0.0
 
 
 def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
@@ -56,9 +70,9 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
         strong_idents=frozenset(strong),
         weak_idents=frozenset(weak - strong),
         path_mentions=_path_mentions(request),
-        wants_tests=bool(lowered & {"test", "tests", "pytest", "unittest", "spec"}),
-        wants_prose=bool(lowered & {"doc", "docs", "readme", "changelog", "documentation"}),
-        wants_config=bool(lowered & _CONFIG_WORDS),
+        wants_tests=_asks(title, lowered, _TEST_WORDS, weights),
+        wants_prose=_asks(title, lowered, _PROSE_WORDS, weights),
+        wants_config=_asks(title, lowered, _CONFIG_WORDS, weights),
         words=request_words(request),
     )
 
