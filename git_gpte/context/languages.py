@@ -274,8 +274,11 @@ EXTENSIONS: dict[str, str] = {
 # Files that are prose, data or configuration rather than code: ranked below code for an edit
 # unless the request asks for them (see rank.py).
 PROSE_EXTENSIONS = frozenset(
-    {".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".css", ".svg", ".csv", ".json", ".lock"}
-)
+    {
+        ".md", ".mdx", ".mdc", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm", ".css",
+        ".svg", ".csv", ".json", ".lock",
+    }
+)  # fmt: skip
 
 
 def language_of(path: str) -> str | None:
@@ -293,15 +296,36 @@ def is_prose(path: str) -> bool:
 
 
 CONFIG_EXTENSIONS = frozenset(
-    {".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".in", ".cmd", ".bat", ".ps1", ".xml"}
-)
+    {
+        ".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".in", ".cmd", ".bat", ".ps1", ".xml",
+        ".jsonc", ".json5",
+    }
+)  # fmt: skip
 
 
 def is_config(path: str) -> bool:
-    """Build, CI and tool configuration (ranked below code unless the request names it)."""
-    name = posixpath.basename(path).lower()
+    """Build, CI and tool configuration (ranked below code unless the request names it): by
+    extension, a dot file or a file in a dot folder (``.github/``, ``.husky/pre-commit``), and
+    a tool's configuration written as code outside the source tree (``vite.config.ts``,
+    ``karma.conf.js``; an Angular ``src/app/app.config.ts`` is the application's code)."""
+    lowered = path.lower()
+    folders = lowered.split("/")[:-1]
+    name = posixpath.basename(lowered)
     ext = posixpath.splitext(name)[1]
-    return ext in CONFIG_EXTENSIONS or name.startswith(".") or name in ("makefile", "dockerfile")
+    return (
+        ext in CONFIG_EXTENSIONS
+        or name in ("makefile", "dockerfile")
+        or name.startswith(".")
+        or any(folder.startswith(".") for folder in folders)
+        or (
+            bool({"config", "conf"} & set(name.split(".")[1:-1]))
+            and not set(folders) & SOURCE_FOLDERS
+        )
+    )
+
+
+# Folders that hold a project's own code, where a ``*.config.ts`` is code, not a tool's.
+SOURCE_FOLDERS = frozenset({"src", "lib", "app", "source", "pkg", "internal"})
 
 
 # Extensions that make a dotted word a file name ("setup.py") rather than a module path.

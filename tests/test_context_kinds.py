@@ -1,0 +1,68 @@
+"""Files a change request is rarely about, told by their paths: a tool's configuration written
+as code, files in dot folders, markdown dialects."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from git_gpte.context.languages import is_config, is_prose
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import make_repo
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "vite.config.ts",
+        "jest.config.js",
+        "karma.conf.cjs",
+        "packages/docs/next.config.mjs",
+        ".configs/rollup.config.js",
+        ".husky/pre-commit",
+        ".github/actions/setup/index.js",
+        "biome.jsonc",
+        "renovate.json5",
+    ],
+)
+def test_configuration_by_convention(path: str) -> None:
+    assert is_config(path)
+
+
+@pytest.mark.parametrize(
+    "path", ["src/app/app.config.ts", "lib/config.js", "src/config/index.ts", "server.ts"]
+)
+def test_code_named_config_in_the_source_tree_is_code(path: str) -> None:
+    assert not is_config(path)
+
+
+def test_markdown_dialects_are_prose() -> None:
+    assert is_prose("docs/guide.mdx")
+    assert is_prose(".cursor/rules/guidelines.mdc")
+
+
+SERVER = "export function startServer(port: number) {\n  return listen(port);\n}\n"
+VITE = (
+    "export default {\n"
+    "  server: { port: 5173, strictPort: true },\n"
+    "  preview: { port: 4173 },\n"
+    "};\n"
+)
+
+
+def _scores(repo: Path, request: str) -> dict[str, float]:
+    done = run_gpte("context", "--json", "--tokens", "8000", request, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    return {p["path"]: p["score"] for p in json.loads(done.stdout)["picks"]}
+
+
+def test_a_tools_configuration_ranks_below_code_unless_asked_for(tmp_path: Path) -> None:
+    # The configuration says "server" and "port" more often than the code does.
+    repo = make_repo(tmp_path / "r", {"src/server.ts": SERVER, "vite.config.ts": VITE})
+    plain = _scores(repo, "Change the server port")
+    assert plain["src/server.ts"] > 2 * plain["vite.config.ts"]
+    asked = _scores(repo, "Change the server port in the vite config")
+    share = asked["vite.config.ts"] / asked["src/server.ts"]
+    assert share > 2 * plain["vite.config.ts"] / plain["src/server.ts"]
