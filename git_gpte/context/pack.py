@@ -102,6 +102,9 @@ class _FilePlan:
     chunks: set[int] = field(default_factory=set)
     lines: set[int] = field(default_factory=set)  # single declaration lines
     reasons: list[str] = field(default_factory=list)
+    # The last cost worked out and what it was of: a chunk's trial asks the cost of the plan
+    # before and after it, and the next trial's "before" is this one's "after".
+    _costed: tuple[frozenset[int], frozenset[int], int] | None = field(default=None, repr=False)
 
     def ranges(self) -> list[tuple[int, int, int, int]]:
         """Merged (start, end, nbytes, pieces) of the chosen chunks and declaration lines."""
@@ -110,9 +113,9 @@ class _FilePlan:
         spans: list[tuple[int, int, int, int]] = [
             (c.start, c.end, c.nbytes, c.pieces) for c in (rec.chunks[i] for i in self.chunks)
         ]
-        covered = {ln for s, e, _, _ in spans for ln in range(s, e + 1)}
+        chosen = len(spans)
         for line in self.lines:
-            if line not in covered:
+            if not any(s <= line <= e for s, e, _, _ in spans[:chosen]):
                 sig = next((c.signature for c in rec.chunks if c.line == line), "")
                 spans.append((line, line, len(sig) + 12, count_pieces(sig) + 3))
         if PAD_BEFORE or PAD_AFTER:
@@ -140,8 +143,13 @@ class _FilePlan:
     def cost(self) -> int:
         if self.whole:
             return self.file_tokens
+        chunks, lines = frozenset(self.chunks), frozenset(self.lines)
+        if self._costed is not None and self._costed[:2] == (chunks, lines):
+            return self._costed[2]
         lang = self.fs.links.lang if self.fs.links else None
-        return sum(estimate_tokens(b, p, lang) + EXCERPT_OVERHEAD for _, _, b, p in self.ranges())
+        cost = sum(estimate_tokens(b, p, lang) + EXCERPT_OVERHEAD for _, _, b, p in self.ranges())
+        self._costed = (chunks, lines, cost)
+        return cost
 
     @property
     def file_tokens(self) -> int:
