@@ -302,6 +302,9 @@ CONFIG_EXTENSIONS = frozenset(
     }
 )  # fmt: skip
 
+# Folders that hold a project's own code, where a ``*.config.ts`` is code, not a tool's.
+SOURCE_FOLDERS = frozenset({"src", "lib", "app", "source", "pkg", "internal"})
+
 
 def is_config(path: str) -> bool:
     """Build, CI and tool configuration (ranked below code unless the request names it): by
@@ -322,10 +325,6 @@ def is_config(path: str) -> bool:
             and not set(folders) & SOURCE_FOLDERS
         )
     )
-
-
-# Folders that hold a project's own code, where a ``*.config.ts`` is code, not a tool's.
-SOURCE_FOLDERS = frozenset({"src", "lib", "app", "source", "pkg", "internal"})
 
 
 # Extensions that make a dotted word a file name ("setup.py") rather than a module path.

@@ -104,7 +104,9 @@ class _FilePlan:
     reasons: list[str] = field(default_factory=list)
     # The last cost worked out and what it was of: a chunk's trial asks the cost of the plan
     # before and after it, and the next trial's "before" is this one's "after".
-    _costed: tuple[frozenset[int], frozenset[int], int] | None = field(default=None, repr=False)
+    _costed: tuple[frozenset[int], frozenset[int], int] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def ranges(self) -> list[tuple[int, int, int, int]]:
         """Merged (start, end, nbytes, pieces) of the chosen chunks and declaration lines."""

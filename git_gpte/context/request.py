@@ -45,7 +45,7 @@ _CONFIG_WORDS = frozenset(
     }
 )  # fmt: skip
 
-
+# Words of a request about tests, and about documentation.
 _TEST_WORDS = frozenset({"test", "tests", "pytest", "unittest", "spec"})
 _PROSE_WORDS = frozenset({"doc", "docs", "readme", "changelog", "documentation"})
 
