@@ -27,7 +27,7 @@ from .exact import (
 )
 from .index import Candidates, ensure_indexed, list_candidates
 from .model import ContextSelection, MapEntry, Pick, SymbolLocation
-from .pack import pack
+from .pack import Packing
 from .parse import FileRecord, definition_end
 from .past import DEPTH as PAST_DEPTH
 from .rank import Ranking, rank
@@ -138,15 +138,15 @@ def run_select(
 ) -> ContextSelection:
     map_budget = int(budget * max(0.0, min(map_share, 0.5)))
     ranking, skipped = _ranking(repo, commit, request, pathspecs, max_file_bytes, progress, weights)
-    picks, entries = pack(ranking, budget - map_budget, map_budget)
+    packing = Packing(ranking, budget - map_budget, map_budget)
+    picks, entries = packing.result()
     exact = False
     count = o200k_counter()
     if count is not None:
-        packed = (picks, entries)
         filled = _with_index(
             repo,
             lambda store: _fill(
-                store, ranking, packed, budget - map_budget, map_budget, _texts(repo), count
+                store, ranking, packing, budget - map_budget, map_budget, _texts(repo), count
             ),
         )
         if filled is not None:
@@ -169,7 +169,7 @@ def run_select(
 def _fill(
     store: IndexStore,
     ranking: Ranking,
-    packed: tuple[list[Pick], list[MapEntry]],
+    packing: Packing,
     budget: int,
     map_budget: int,
     texts: Texts,
@@ -180,7 +180,7 @@ def _fill(
     remembered = RememberedCounts(count, store) if isinstance(count, O200k) else None
     try:
         filled = fill(
-            ranking, packed, budget, map_budget, texts, count if remembered is None else remembered
+            ranking, packing, budget, map_budget, texts, count if remembered is None else remembered
         )
     except EncodingUnavailable:
         return None

@@ -23,7 +23,7 @@ from dataclasses import replace
 from importlib.util import find_spec
 
 from .model import LineRange, MapEntry, Pick
-from .pack import EXCERPT_OVERHEAD, pack
+from .pack import EXCERPT_OVERHEAD, Packing, pack
 from .rank import Ranking
 from .store import IndexStore
 from .tokens import estimate_tokens, o200k_cached, token_mode
@@ -131,31 +131,31 @@ def estimated(picks: Sequence[Pick]) -> int:
 
 def fill(
     ranking: Ranking,
-    packed: tuple[list[Pick], list[MapEntry]],
+    packing: Packing,
     budget: int,
     map_budget: int,
     texts: Texts,
     count: Counter,
 ) -> tuple[list[Pick], list[MapEntry], bool]:
-    """``packed`` (``pack(ranking, budget, map_budget)``), or more on top of it whose exact
-    count still fits ``budget``, its excerpts grown into what is left (GROW_LINES); and
-    whether the picks' token counts are exact.
+    """``packing``'s picks (``Packing(ranking, budget, map_budget)``), or more on top of them
+    whose exact count still fits ``budget``, its excerpts grown into what is left
+    (GROW_LINES); and whether the picks' token counts are exact.
 
     Only more on top: packed again with a larger budget, the selection chose differently
     (a larger file whole early, fewer excerpts after) and lost two tasks of the public split
     at 32k that the estimates' selection covered."""
-    picks, entries = packed
+    picks, entries = packing.result()
     if not picks:
         return picks, entries, False
     count = functools.lru_cache(maxsize=None)(count)  # each text is counted once
     known = dict(texts(picks))
-    chosen, entries = _chosen(ranking, (picks, entries), budget, map_budget, (texts, known), count)
+    chosen, entries = _chosen(ranking, packing, budget, map_budget, (texts, known), count)
     return counted(grown(chosen, known, count, budget), known, count), entries, True
 
 
 def _chosen(
     ranking: Ranking,
-    packed: tuple[list[Pick], list[MapEntry]],
+    packing: Packing,
     budget: int,
     map_budget: int,
     reading: tuple[Texts, dict[str, str]],
@@ -163,7 +163,7 @@ def _chosen(
 ) -> tuple[list[Pick], list[MapEntry]]:
     """The picks :func:`fill` keeps, before they grow; ``reading``: how to read the texts of
     more picks, and the texts read so far (added to)."""
-    picks, entries = packed
+    picks, entries = packing.result()
     texts, known = reading
     spent = cost(picks, known, count)
     guess = estimated(picks)
@@ -177,7 +177,7 @@ def _chosen(
         return picks, entries
     for share in TRIES:
         extra = int(budget * share * (guess / spent - 1))
-        more, more_entries = pack(ranking, budget, map_budget, extra=extra)
+        more, more_entries = packing.more(extra)
         known.update(texts([p for p in more if p.path not in known]))
         if cost(more, known, count) <= budget:
             return more, more_entries

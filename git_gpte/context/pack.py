@@ -28,7 +28,7 @@ on the high side: a selection that overshoots the real count loses its last line
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from .languages import is_test, tested_name
@@ -108,6 +108,12 @@ class _FilePlan:
         default=None, init=False, repr=False, compare=False
     )
 
+    def copy(self) -> _FilePlan:
+        """A plan to add to without changing this one."""
+        return replace(
+            self, chunks=set(self.chunks), lines=set(self.lines), reasons=list(self.reasons)
+        )
+
     def ranges(self) -> list[tuple[int, int, int, int]]:
         """Merged (start, end, nbytes, pieces) of the chosen chunks and declaration lines."""
         rec = self.fs.record
@@ -176,24 +182,47 @@ def pack(
     BUDGET_SLACK), a map within ``map_budget``. ``extra``: tokens more to spend once that is
     done, on further chunks and whole files only (what ``budget`` alone picks is all kept:
     see exact.py)."""
-    budget -= _slack(budget)
-    plans: dict[str, _FilePlan] = {}
-    order: list[str] = []
-    files = [f for f in ranking.files if f.links is not None and f.score > 0]
-    top = files[0].score if files else 0.0
-    spent = _take_best_whole(files, budget, plans, order)
-    spent = _take_small_whole(files, budget, plans, order, spent)
-    first, last = _deferred(ranking.chunks)
-    spent = _take_chunks(first, budget, plans, order, spent, top)
-    spent = _chunk_round(last, budget, plans, order, spent, top, in_order=False)
-    spent = _upgrade(plans, order, budget, spent)
-    if extra > 0:  # the second round again with more, adding to what is chosen
-        more = budget + extra
-        for chunks in (first, last):
-            spent = _chunk_round(chunks, more, plans, order, spent, top, in_order=False)
-        _upgrade(plans, order, more, spent)
-    picks = [_to_pick(plans[p]) for p in order if plans[p].whole or plans[p].chunks]
-    return picks, _map_entries(ranking.files, {p.path for p in picks}, map_budget)
+    packing = Packing(ranking, budget, map_budget)
+    return packing.more(extra) if extra > 0 else packing.result()
+
+
+class Packing:
+    """A budget packed, kept so that more can be spent on top of it (exact.py tries more
+    twice on a packing it has: each try goes on from here, not from the start)."""
+
+    def __init__(self, ranking: Ranking, budget: int, map_budget: int = 0) -> None:
+        self._ranking, self._map_budget = ranking, map_budget
+        self._budget = budget = budget - _slack(budget)
+        plans: dict[str, _FilePlan] = {}
+        order: list[str] = []
+        files = [f for f in ranking.files if f.links is not None and f.score > 0]
+        self._top = top = files[0].score if files else 0.0
+        spent = _take_best_whole(files, budget, plans, order)
+        spent = _take_small_whole(files, budget, plans, order, spent)
+        self._first, self._last = first, last = _deferred(ranking.chunks)
+        spent = _take_chunks(first, budget, plans, order, spent, top)
+        spent = _chunk_round(last, budget, plans, order, spent, top, in_order=False)
+        self._spent = _upgrade(plans, order, budget, spent)
+        self._plans, self._order = plans, order
+
+    def result(self) -> tuple[list[Pick], list[MapEntry]]:
+        return self._picked(self._plans, self._order)
+
+    def more(self, extra: int) -> tuple[list[Pick], list[MapEntry]]:
+        """What ``extra`` tokens more add to this packing: the second round of chunks again,
+        then whole files (this packing itself stays as it is)."""
+        plans = {path: plan.copy() for path, plan in self._plans.items()}
+        order, spent, budget = list(self._order), self._spent, self._budget + extra
+        for chunks in (self._first, self._last):
+            spent = _chunk_round(chunks, budget, plans, order, spent, self._top, in_order=False)
+        _upgrade(plans, order, budget, spent)
+        return self._picked(plans, order)
+
+    def _picked(
+        self, plans: dict[str, _FilePlan], order: list[str]
+    ) -> tuple[list[Pick], list[MapEntry]]:
+        picks = [_to_pick(plans[p]) for p in order if plans[p].whole or plans[p].chunks]
+        return picks, _map_entries(self._ranking.files, {p.path for p in picks}, self._map_budget)
 
 
 def _deferred(chunks: list[ChunkScore]) -> tuple[list[ChunkScore], list[ChunkScore]]:
