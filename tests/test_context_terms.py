@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from git_gpte.context.terms import query_terms, split_identifier
+from tests.conftest import run_gpte
+from tests.helpers.gitrepo import make_repo
 
 
 @pytest.mark.parametrize(
@@ -73,3 +78,29 @@ def test_path_terms_found_through_heads_are_the_paths_own(request_text: str) -> 
             assert counts.get(path, {}) == dict(hits)
     if request_text.startswith("retry"):
         assert counts["src/httpx/_transports/default.py"] == {"transport": 1, "default": 1}
+
+
+def test_a_file_name_in_camel_case_is_split_as_an_identifier() -> None:
+    from git_gpte.context.terms import path_terms
+
+    assert path_terms("lib/core/transformData.js") == [
+        "lib", "core", "transform", "data", "transformdata",
+    ]  # fmt: skip
+    assert {"zod", "error"} <= set(path_terms("src/ZodError.ts"))
+    assert path_terms("src/marshmallow/fields.py") == ["src", "marshmallow", "field"]
+
+
+def test_a_request_finds_a_camel_case_file_by_the_words_of_its_name(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "lib/transformData.js": "module.exports = function apply(fns, value) {\n"
+            "  return fns.reduce((v, f) => f(v), value);\n};\n",
+            "lib/helpers.js": "function noop() {}\nmodule.exports = { noop };\n",
+        },
+    )
+    done = run_gpte("context", "--json", "--tokens", "4000", "Let transform skip nulls", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    picks = json.loads(done.stdout)["picks"]
+    assert picks[0]["path"] == "lib/transformData.js"
+    assert any("transform" in reason for reason in picks[0]["reasons"])

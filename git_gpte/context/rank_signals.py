@@ -236,9 +236,8 @@ def _path_terms(
     for candidate in files:
         if candidate.path not in hinted:
             continue
-        lower = candidate.path.lower()
         hits: list[str] = []
-        for part in lower.split("/"):
+        for part in candidate.path.split("/"):
             known = parts.get(part)
             if known is None:
                 known = parts[part] = tuple(t for t in path_part_terms(part) if t in wanted)

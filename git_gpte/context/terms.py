@@ -93,16 +93,19 @@ def count_terms(text: str) -> Counter[str]:
 
 
 def path_terms(path: str) -> list[str]:
-    """Terms of a file path: directory names, the file name with and without its extension."""
+    """Terms of a file path: its directory names' and its file name's (without the extension),
+    each split as an identifier (``transformData.js``: ``transform``, ``data``,
+    ``transformdata``)."""
     out: list[str] = []
-    for part in path.lower().split("/"):
+    for part in path.split("/"):
         out.extend(path_part_terms(part))
     return out
 
 
 @functools.lru_cache(maxsize=1 << 14)
 def path_part_terms(part: str) -> tuple[str, ...]:
-    """Terms of one lower-cased part of a path (directory names repeat across a tree's paths)."""
+    """Terms of one part of a path, as written (directory names repeat across a tree's
+    paths)."""
     return tuple(text_terms(part.rsplit(".", 1)[0] if "." in part else part))
 
 
