@@ -56,17 +56,17 @@ def capture(
     from git_gpte.git import Repository
 
     kept: dict[str, Any] = {}
-    real_pack, real_scores = engine.pack, rank._chunk_scores
+    real_packing, real_scores = engine.Packing, rank._chunk_scores
 
     def keep_ranking(ranking: Any, *args: Any, **kwargs: Any) -> Any:
         kept["ranking"] = ranking
-        return real_pack(ranking, *args, **kwargs)
+        return real_packing(ranking, *args, **kwargs)
 
     def keep_rows(rows: Any, files: Any, weights: Any) -> Any:
         kept["rows"] = [(r.file.cand.path, r.index, r.relevance, r.reasons) for r in rows]
         return real_scores(rows, files, weights)
 
-    engine.pack, rank._chunk_scores = keep_ranking, keep_rows
+    engine.Packing, rank._chunk_scores = keep_ranking, keep_rows
     score = load_scorer(locbench)
     out.mkdir(parents=True, exist_ok=True)
     try:
@@ -88,7 +88,7 @@ def capture(
                 dest.with_suffix(".tmp").replace(dest)
                 print(task["id"], file=sys.stderr, flush=True)
     finally:
-        engine.pack, rank._chunk_scores = real_pack, real_scores
+        engine.Packing, rank._chunk_scores = real_packing, real_scores
 
 
 def covered(task: Mapping[str, Any], picks: Sequence[Any]) -> bool:
