@@ -66,3 +66,15 @@ def test_a_tools_configuration_ranks_below_code_unless_asked_for(tmp_path: Path)
     asked = _scores(repo, "Change the server port in the vite config")
     share = asked["vite.config.ts"] / asked["src/server.ts"]
     assert share > 2 * plain["vite.config.ts"] / plain["src/server.ts"]
+
+
+def test_source_comes_before_prose_when_the_request_matches_nothing(tmp_path: Path) -> None:
+    # Seen on cattrs: "Formatting." matched no file; ties broken by path alone put `LICENSE`
+    # and forty other files before `setup.py`, which was never sent at any budget.
+    files = {f"docs/notes_{n:02}.md": f"Release notes, part {n}.\n" for n in range(45)}
+    files["setup.py"] = "from setuptools import setup\n\nsetup(name='demo', version='0.1')\n"
+    repo = make_repo(tmp_path / "r", files)
+    done = run_gpte("context", "--json", "--tokens", "32000", "Formatting.", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    picks = [p["path"] for p in json.loads(done.stdout)["picks"]]
+    assert picks[0] == "setup.py"

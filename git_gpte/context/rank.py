@@ -33,6 +33,7 @@ it.
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -104,6 +105,11 @@ COPY_MIN_BYTES = 120
 NO_MATCH = LexicalMatch(0.0, ())  # of a file matching no term of the request
 _PATH = attrgetter("cand.path")
 _SCORE = attrgetter("score")
+_PRIOR = attrgetter("prior")
+
+
+def _less_score(ranked: FileScore) -> float:
+    return -ranked.score
 
 
 @dataclass(slots=True)
@@ -343,8 +349,14 @@ def _total(findings: Sequence[Finding]) -> float:
 def _by_score(scored: Mapping[str, FileScore]) -> list[FileScore]:
     """Best first, ties by path: sorted by path, then stably by score, highest first (the
     order a key of (-score, path) gives, without making a tuple per file: 100,000 of them,
-    twice a run, were a twentieth of a warm run)."""
-    return sorted(sorted(scored.values(), key=_PATH), key=_SCORE, reverse=True)
+    twice a run, were a twentieth of a warm run). The files nothing found (score 0) come by
+    their prior, source first: a vague request ("Formatting.") in a small repository reaches
+    them (their chunks are ranked, a large budget sends them whole), and by path alone
+    `.gitignore` and `LICENSE` had come before `setup.py`, which was never sent."""
+    ordered = sorted(sorted(scored.values(), key=_PATH), key=_SCORE, reverse=True)
+    unfound = bisect.bisect_left(ordered, 0.0, key=_less_score)
+    ordered[unfound:] = sorted(ordered[unfound:], key=_PRIOR, reverse=True)
+    return ordered
 
 
 def _fused(files: list[FileScore], weights: Weights) -> list[FileScore]:
