@@ -204,9 +204,14 @@ class Packing:
         spent = _chunk_round(last, budget, plans, order, spent, top, in_order=False)
         self._spent = _upgrade(plans, order, budget, spent)
         self._plans, self._order = plans, order
+        self._result: tuple[list[Pick], list[MapEntry]] | None = None
 
     def result(self) -> tuple[list[Pick], list[MapEntry]]:
-        return self._picked(self._plans, self._order)
+        """The picks and the map of this packing (worked out once: the engine and the exact
+        fill both ask)."""
+        if self._result is None:
+            self._result = self._picked(self._plans, self._order)
+        return self._result
 
     def more(self, extra: int) -> tuple[list[Pick], list[MapEntry]]:
         """What ``extra`` tokens more add to this packing: the second round of chunks again,
