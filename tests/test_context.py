@@ -1331,3 +1331,23 @@ def test_a_kind_asked_for_below_the_first_line_ranks_between_asked_and_not(
     assert neither < body < title
     asked_below = WEIGHTS.test + WEIGHTS.body_term * (WEIGHTS.test_asked - WEIGHTS.test)
     assert body / title == pytest.approx(asked_below / WEIGHTS.test_asked, rel=0.02)
+
+
+def test_a_request_naming_a_version_number_finds_the_files_holding_the_version(
+    tmp_path: Path,
+) -> None:
+    # Seen on jinja: "master is 2.7-dev" changes setup.py's and __init__.py's version.
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/__init__.py": "__version__ = '2.6'\n",
+            "pkg/master.py": "def master_key(items):\n    return sorted(items)[0]\n",
+            "setup.py": "from setuptools import setup\n\nsetup(name='pkg', version='2.6')\n",
+        },
+    )
+    done = run_gpte("context", "--json", "--tokens", "4000", "master is 2.7-dev", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    score = {p["path"]: p["score"] for p in json.loads(done.stdout)["picks"]}
+    assert score.get("setup.py", 0) > 0 and score.get("pkg/__init__.py", 0) > 0
+    assert analyse_request("fix the cache").terms == ("fix", "cache")
+    assert "version" in analyse_request("Release 0.7.2").terms

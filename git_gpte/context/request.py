@@ -45,6 +45,9 @@ _CONFIG_WORDS = frozenset(
     }
 )  # fmt: skip
 
+# A version number ("prep for 0.8", "Release 2.4.2", "This is 4.0-dev").
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:-?dev\d*|a\d+|b\d+|rc\d+)?(?![\w.])")
+
 # Words of a request about tests, and about documentation.
 _TEST_WORDS = frozenset({"test", "tests", "pytest", "unittest", "spec"})
 _PROSE_WORDS = frozenset({"doc", "docs", "readme", "changelog", "documentation"})
@@ -64,9 +67,13 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
     lowered = set(terms)
     lines = [line for line in request.strip().splitlines() if line.strip()]
     title = set(query_terms(lines[0])) if len(lines) > 1 else lowered
+    term_weights = {t: 1.0 if t in title else weights.body_term for t in terms}
+    if weights.version_term and "version" not in term_weights and _VERSION.search(lines[0]):
+        terms.append("version")
+        term_weights["version"] = weights.version_term
     return Query(
         terms=tuple(terms),
-        weights={t: 1.0 if t in title else weights.body_term for t in terms},
+        weights=term_weights,
         strong_idents=frozenset(strong),
         weak_idents=frozenset(weak - strong),
         path_mentions=_path_mentions(request),

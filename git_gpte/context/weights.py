@@ -39,6 +39,11 @@ class Weights:
     # 0.2 covered +1.0 / +0.2 / -0.4 / 0 points at 4k / 8k / 16k / 32k, chosen for every
     # repository left out (Python +1.4 / +0.5 / -1.0 / 0); 0.3, 0.5 and 1 lost more at 16k.
     related: float = 0.2
+    # A request naming a version number ("prep for 0.8", "Release 2.4.2", "This is 4.0-dev")
+    # is a release or a bump: the files holding the version (setup.py, __init__.py, docs/conf.py)
+    # change. The term "version" joins it at this weight. On 427 tasks of 22 repositories 5
+    # task-budgets gained, none lost (0.5 and 1 alike), chosen for every repository left out.
+    version_term: float = 0.5
 
     # Priors: a file's score is multiplied by its kind's factor (code: 1). Files that are not
     # source get next to nothing unless the request is about them: on 427 tasks of 22
