@@ -1350,4 +1350,5 @@ def test_a_request_naming_a_version_number_finds_the_files_holding_the_version(
     score = {p["path"]: p["score"] for p in json.loads(done.stdout)["picks"]}
     assert score.get("setup.py", 0) > 0 and score.get("pkg/__init__.py", 0) > 0
     assert analyse_request("fix the cache").terms == ("fix", "cache")
+    assert analyse_request("").terms == ()  # a library caller's empty request: no terms
     assert "version" in analyse_request("Release 0.7.2").terms

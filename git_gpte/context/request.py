@@ -66,9 +66,10 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
     terms = query_terms(request)
     lowered = set(terms)
     lines = [line for line in request.strip().splitlines() if line.strip()]
-    title = set(query_terms(lines[0])) if len(lines) > 1 else lowered
+    first = lines[0] if lines else ""
+    title = set(query_terms(first)) if len(lines) > 1 else lowered
     term_weights = {t: 1.0 if t in title else weights.body_term for t in terms}
-    if weights.version_term and "version" not in term_weights and _VERSION.search(lines[0]):
+    if weights.version_term and "version" not in term_weights and _VERSION.search(first):
         terms.append("version")
         term_weights["version"] = weights.version_term
     return Query(
