@@ -1141,6 +1141,16 @@ def test_exact_counts_fill_the_budget_the_estimates_left_and_never_pass_it(
     shrunk = select(repo, "HEAD", request, 2000, map_share=0.0)
     assert cost(estimated.picks, texts, dense) > 2000 >= cost(shrunk.picks, texts, dense)
 
+    # ... and when what it undercounts is the best file (emoji-dense notes), packing again in
+    # a smaller budget keeps that file and drops the rest: still never over.
+    def skewed(text: str) -> int:
+        return words(text) * (12 if "handler_0_" in text or "handler_1_" in text else 1)
+
+    monkeypatch.setattr(engine, "o200k_counter", lambda: skewed)
+    for budget in (700, 1000, 2000, 3000):
+        fitted = select(repo, "HEAD", request, budget, map_share=0.0)
+        assert cost(fitted.picks, texts, skewed) <= budget, budget
+
 
 def test_exact_counts_are_kept_so_a_warm_selection_loads_no_encoding(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -39,6 +39,9 @@ TRIES = (1.0, 0.5)
 # repositories, Python covered +0.4 / +1.4 / +1.4 points at 4k / 8k / 16k; up to 40 lines
 # (the first file taking what is left) gained less.
 GROW_LINES = 5
+# How often a selection the estimates put over its budget is packed again in a smaller one
+# before picks are dropped from its end.
+SHRINKS = 3
 
 
 class EncodingUnavailable(Exception):
@@ -168,12 +171,8 @@ def _chosen(
     spent = cost(picks, known, count)
     guess = estimated(picks)
     if spent > budget:
-        # The estimates fell short (rare): packed again in a budget smaller by as much.
-        fewer, fewer_entries = pack(ranking, int(budget * guess / spent), map_budget)
-        known.update(texts([p for p in fewer if p.path not in known]))
-        if cost(fewer, known, count) <= budget:
-            return fewer, fewer_entries
-    if spent <= 0 or spent >= budget or guess <= spent:
+        return _fewer(ranking, (budget, map_budget), (picks, entries), reading, count)
+    if spent <= 0 or spent == budget or guess <= spent:
         return picks, entries
     for share in TRIES:
         extra = int(budget * share * (guess / spent - 1))
@@ -181,6 +180,32 @@ def _chosen(
         known.update(texts([p for p in more if p.path not in known]))
         if cost(more, known, count) <= budget:
             return more, more_entries
+    return picks, entries
+
+
+def _fewer(
+    ranking: Ranking,
+    budgets: tuple[int, int],
+    packed: tuple[list[Pick], list[MapEntry]],
+    reading: tuple[Texts, dict[str, str]],
+    count: Counter,
+) -> tuple[list[Pick], list[MapEntry]]:
+    """The estimates fell short (rare: text the pieces undercount, such as emoji-dense release
+    notes): packed again in a budget smaller by as much as they fell short, up to SHRINKS
+    times, and at the last the packing's picks from the end dropped until the rest fits. A
+    selection is never over its budget."""
+    budget, map_budget = budgets
+    texts, known = reading
+    picks, entries = packed
+    target = budget
+    for _ in range(SHRINKS):
+        target = int(target * budget / max(cost(picks, known, count), 1))
+        picks, entries = pack(ranking, target, map_budget)
+        known.update(texts([p for p in picks if p.path not in known]))
+        if cost(picks, known, count) <= budget:
+            return picks, entries
+    while picks and cost(picks, known, count) > budget:
+        picks = picks[:-1]
     return picks, entries
 
 
