@@ -1362,3 +1362,38 @@ def test_a_request_naming_a_version_number_finds_the_files_holding_the_version(
     assert analyse_request("fix the cache").terms == ("fix", "cache")
     assert analyse_request("").terms == ()  # a library caller's empty request: no terms
     assert "version" in analyse_request("Release 0.7.2").terms
+
+
+def test_a_request_naming_a_version_number_finds_where_earlier_releases_were_made(
+    tmp_path: Path,
+) -> None:
+    # Seen on alembic: "Version 1.3.3 placeholder" changes __init__.py's __version__, which
+    # says "version" once where the migration modules say it everywhere. Earlier commits
+    # naming a version number changed it, whatever their other words.
+    versions = "".join(
+        f"def version_step_{i}(version, versions):\n    return versions.next_version(version)\n\n"
+        for i in range(12)
+    )
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/__init__.py": "from .migrate import upgrade\n\n__version__ = '1.0'\n",
+            "pkg/migrate.py": "def upgrade(version):\n    return version\n",
+            "pkg/steps.py": versions,
+            "CHANGES.md": "# Changes\n",
+        },
+    )
+    for release in ("1.0", "1.1"):
+        init = f"from .migrate import upgrade\n\n__version__ = '{release}'\n"
+        write_files(repo, {"pkg/__init__.py": init, "CHANGES.md": f"# Changes\n\n## {release}\n"})
+        commit_all(repo, f"Release {release}")
+    for n in range(6):  # the latest commits changed none of them
+        write_files(repo, {"pkg/cli.py": f"def main():\n    return {n}\n"})
+        commit_all(repo, "Work on the command line")
+    done = run_gpte("context", "--json", "--tokens", "4000", "Version 1.2 placeholder", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    picks = json.loads(done.stdout)["picks"]
+    assert picks[0]["path"] == "pkg/__init__.py", [(p["path"], p["score"]) for p in picks]
+    assert "changed by earlier releases" in picks[0]["reasons"]
+    assert analyse_request("Version 1.2 placeholder").names_version
+    assert not analyse_request("Use the version table\n\nsince 1.2").names_version

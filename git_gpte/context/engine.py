@@ -32,6 +32,7 @@ from .parse import FileRecord, definition_end
 from .past import DEPTH as PAST_DEPTH
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
+from .request import names_version
 from .rules import DEFAULT_MAX_FILE_BYTES, narrows, secret_reason_for
 from .store import BlobFacts, DamagedRows, IndexBusy, IndexStore
 from .tokens import token_mode
@@ -92,10 +93,10 @@ def _history(repo: Repository, commit: str) -> RecentChanges:
         return RecentChanges()
 
 
-def _past(repo: Repository, commit: str, weights: Weights) -> tuple[PastCommit, ...]:
-    """Earlier commits' subjects and paths (see past.py); nothing when the weight is off or
-    git cannot tell."""
-    if not weights.past:
+def _past(repo: Repository, commit: str, weights: Weights, request: str) -> tuple[PastCommit, ...]:
+    """Earlier commits' subjects and paths (see past.py); nothing when no signal reads them
+    for this request or git cannot tell."""
+    if not weights.past and not (weights.release and names_version(request)):
         return ()
     try:
         return repo.past_commits(commit, PAST_DEPTH)
@@ -225,7 +226,7 @@ def _ranking(
         repo, commit, pathspecs, max_bytes=max_file_bytes or DEFAULT_MAX_FILE_BYTES, in_part=True
     )
     history = _history(repo, commit)
-    past = _past(repo, commit, weights)
+    past = _past(repo, commit, weights, request)
 
     held: dict[str, str] = {}
 

@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 
 from ..git.history import PastCommit
+from .request import names_version
 from .terms import text_terms
 
 DEPTH = 1000  # commits looked at
@@ -51,5 +52,20 @@ def similar_commit_weights(
         paths = commits[at].paths
         for path in paths:
             lifts[path] = lifts.get(path, 0.0) + similarity / math.sqrt(len(paths))
+    best = max(lifts.values(), default=0.0)
+    return {path: lift / best for path, lift in sorted(lifts.items())} if best else {}
+
+
+def release_weights(commits: Sequence[PastCommit]) -> dict[str, float]:
+    """Per path, the lift earlier commits naming a version number give it, the best 1.0:
+    where a project's releases and bumps are made (its ``__version__``, ``setup.py``,
+    ``docs/conf.py``, changelog), whatever the words of their subjects. Each such commit lifts
+    the files it changed by one over the square root of their number; one of over
+    ``MAX_PATHS`` files points nowhere."""
+    lifts: dict[str, float] = {}
+    for commit in commits:
+        if 0 < len(commit.paths) <= MAX_PATHS and names_version(commit.subject):
+            for path in commit.paths:
+                lifts[path] = lifts.get(path, 0.0) + 1 / math.sqrt(len(commit.paths))
     best = max(lifts.values(), default=0.0)
     return {path: lift / best for path, lift in sorted(lifts.items())} if best else {}

@@ -44,7 +44,7 @@ from .index import Candidate
 from .link_facts import LinkFacts
 from .links import MAX_DEFINERS, PPR_SEEDS, LinkGraph, graph_key, link_graph, link_shares
 from .parse import Chunk, FileRecord
-from .past import similar_commit_weights
+from .past import release_weights, similar_commit_weights
 from .rank_signals import (
     ChunkEvidence,
     ChunkSignal,
@@ -70,6 +70,7 @@ from .rank_signals import (
     name_match,
     path_mention,
     recent_change,
+    release_history,
     similar_commit,
     symbol_links,
 )
@@ -92,7 +93,7 @@ FILE_RELEVANCE: FileSignal = lexical_match
 # The lifts by which a request points at a file: it names the file, its module, or a name the
 # file defines (see FileScore.pointed).
 POINTING: tuple[FileSignal, ...] = (path_mention, defined_identifier, name_match)
-FILE_LIFTS: tuple[FileSignal, ...] = (*POINTING, recent_change, similar_commit)
+FILE_LIFTS: tuple[FileSignal, ...] = (*POINTING, recent_change, similar_commit, release_history)
 CHUNK_RELEVANCE: ChunkSignal = chunk_lexical_match
 CHUNK_BONUSES: tuple[ChunkSignal, ...] = (chunk_named_identifier, chunk_recent_change)
 
@@ -194,7 +195,8 @@ def rank(
     definers = _definers(store, query, texts, keys)
     paths = tuple(c.path for c in texts)
     lifts = similar_commit_weights(query.terms, past) if past and weights.past else {}
-    evidence = FileEvidence(query, paths, lexical, definers, recent or {}, hinted, lifts)
+    releases = release_weights(past) if query.names_version and weights.release else {}
+    evidence = FileEvidence(query, paths, lexical, definers, recent or {}, hinted, lifts, releases)
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
     ordered = _demote_file_copies(_fused(_by_score(scored), weights), weights)

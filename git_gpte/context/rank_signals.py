@@ -76,6 +76,8 @@ class FileEvidence:
     # The paths that may hold a request term (see hinted_paths): no other's name holds one.
     hinted: Collection[str]
     past: Mapping[str, float] = field(default_factory=dict)  # path -> lift (past.py)
+    # path -> lift by earlier commits naming a version number, when the request names one
+    releases: Mapping[str, float] = field(default_factory=dict)
 
 
 FileSignal = Callable[[FileEvidence, Weights], SignalScores]
@@ -432,6 +434,13 @@ def similar_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """Earlier commits phrased like the request changed the file (see past.py)."""
     reason = "changed by commits like this request"
     return _history_lift(evidence, evidence.past, weights.past, reason)
+
+
+def release_history(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """A request naming a version number: earlier commits naming one changed the file
+    (past.release_weights)."""
+    reason = "changed by earlier releases"
+    return _history_lift(evidence, evidence.releases, weights.release, reason)
 
 
 def _history_lift(

@@ -33,6 +33,7 @@ class Query:
     wants_prose: float
     wants_config: float = 0.0
     words: dict[str, str] = field(default_factory=dict)  # term -> the request's own word
+    names_version: bool = False  # its first line names a version number ("prep for 0.8")
 
 
 # Words of a request about configuration, build or CI rather than code (terms as query_terms
@@ -53,6 +54,13 @@ _TEST_WORDS = frozenset({"test", "tests", "pytest", "unittest", "spec"})
 _PROSE_WORDS = frozenset({"doc", "docs", "readme", "changelog", "documentation"})
 
 
+def names_version(text: str) -> bool:
+    """The text's first line names a version number: a release, a bump, a version's
+    compatibility ("prep for 0.8", "Version 1.3.3 placeholder", "Bump x from 2.1 to 2.2")."""
+    lines = text.strip().splitlines()
+    return bool(lines) and _VERSION.search(lines[0]) is not None
+
+
 def _asks(title: set[str], terms: set[str], words: frozenset[str], weights: Weights) -> float:
     """How much the request asks for a kind of file named by ``words``."""
     if title & words:
@@ -69,7 +77,8 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
     first = lines[0] if lines else ""
     title = set(query_terms(first)) if len(lines) > 1 else lowered
     term_weights = {t: 1.0 if t in title else weights.body_term for t in terms}
-    if weights.version_term and "version" not in term_weights and _VERSION.search(first):
+    version = _VERSION.search(first) is not None
+    if weights.version_term and "version" not in term_weights and version:
         terms.append("version")
         term_weights["version"] = weights.version_term
     return Query(
@@ -82,6 +91,7 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
         wants_prose=_asks(title, lowered, _PROSE_WORDS, weights),
         wants_config=_asks(title, lowered, _CONFIG_WORDS, weights),
         words=request_words(request),
+        names_version=version,
     )
 
 
