@@ -77,7 +77,7 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
     first = lines[0] if lines else ""
     title = set(query_terms(first)) if len(lines) > 1 else lowered
     term_weights = {t: 1.0 if t in title else weights.body_term for t in terms}
-    version = _VERSION.search(first) is not None
+    version = names_version(request)
     if weights.version_term and "version" not in term_weights and version:
         terms.append("version")
         term_weights["version"] = weights.version_term
