@@ -78,3 +78,31 @@ def test_source_comes_before_prose_when_the_request_matches_nothing(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     picks = [p["path"] for p in json.loads(done.stdout)["picks"]]
     assert picks[0] == "setup.py"
+
+
+def test_a_documentation_trees_own_code_is_sent_before_prose(tmp_path: Path) -> None:
+    # Seen on structlog: "Clarify contextvars.Token problems in intersphinx" changed Sphinx's
+    # docs/conf.py, the one file saying "intersphinx"; ranked as configuration (0.05), it came
+    # after every source file and was never sent. Code in a docs tree is code; its pages are
+    # still prose.
+    handlers = "".join(
+        f"def handler_{n}(token):\n    # the token of the problem {n}\n    return token\n\n"
+        for n in range(40)
+    )
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            **{f"src/pkg/mod{n}.py": handlers for n in range(6)},
+            "docs/conf.py": "extensions = ['sphinx.ext.intersphinx']\n"
+            "intersphinx_mapping = {'python': ('https://docs.python.org/3', None)}\n",
+            "docs/index.rst": "Problems\n========\n\nThe intersphinx problems, the token.\n",
+        },
+    )
+    done = run_gpte(
+        "context", "--json", "--tokens", "2000", "Clarify token problems in intersphinx",
+        cwd=repo,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    picks = [p["path"] for p in json.loads(done.stdout)["picks"]]
+    assert "docs/conf.py" in picks
+    assert "docs/index.rst" not in picks[: picks.index("docs/conf.py")]

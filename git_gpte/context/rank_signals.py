@@ -461,7 +461,8 @@ def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | Non
     prose, configuration, build output and vendored code count less unless the request asks
     for them; data files (lock files, logs, minified code) nothing unless it names them.
     ``facts``: what the path says, when known already."""
-    kinds = (facts or path_facts(path)).kinds
+    facts = facts or path_facts(path)
+    kinds = facts.kinds
     if kinds & DATA and not mentioned(path, query.path_mentions):
         return weights.data
     if kinds & TEST:
@@ -476,13 +477,17 @@ def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | Non
             return _asked(weights.test, weights.test_asked, query.wants_tests)
     if kinds & PROSE:
         return _asked(weights.prose, weights.prose_asked, query.wants_prose)
+    if kinds & DOCS and not kinds & CONFIG and facts.language is not None:
+        # A documentation tree's own code (Sphinx's conf.py, the examples its pages include):
+        # as much as the request asks for docs, and never less than docs_code.
+        return max(weights.docs_code, _asked(weights.config, 1.0, query.wants_prose))
     if kinds & CONFIG or (kinds & DOCS and not query.wants_prose):
         return _asked(weights.config, weights.config_asked, query.wants_config)
     if kinds & DOCS and query.wants_prose < 1.0:
         return _asked(weights.config, 1.0, query.wants_prose)
     if kinds & BUILT:
         return weights.built
-    vendored = (facts or path_facts(path)).vendored
+    vendored = facts.vendored
     if vendored is not None and not set(identifier_terms(vendored)) & set(query.terms):
         return weights.vendored
     return 1.0
