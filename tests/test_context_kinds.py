@@ -106,3 +106,19 @@ def test_a_documentation_trees_own_code_is_sent_before_prose(tmp_path: Path) -> 
     picks = [p["path"] for p in json.loads(done.stdout)["picks"]]
     assert "docs/conf.py" in picks
     assert "docs/index.rst" not in picks[: picks.index("docs/conf.py")]
+
+
+def test_build_scripts_are_source_and_dist_is_build_output(tmp_path: Path) -> None:
+    # fastify's build/build-validation.js writes lib/configValidator.js; hono's build/build.ts
+    # bundles the package: build/ holds the scripts, dist/ what they make.
+    script = "export function buildValidation(options) {\n  return compileSchema(options)\n}\n"
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "build/build-validation.js": script,
+            "dist/validation.js": script.replace("options", "opts"),  # not a copy of it
+            "lib/a.js": "x\n",
+        },
+    )
+    scores = _scores(repo, "Build the validation schema")
+    assert scores["build/build-validation.js"] > 2 * scores["dist/validation.js"]

@@ -362,12 +362,15 @@ def vendor_dir(path: str) -> str | None:
     return None
 
 
-# Build output committed to the repository: bundles and compiled copies of the source.
-BUILT_DIRS = frozenset({"dist", "build", "deno_dist"})
+# Build output committed to the repository: bundles and compiled copies of the source. Not
+# build/: in every repository of the pool and the projects scored outside it that has one, it
+# holds the build's scripts (fastify's build/build-validation.js, hono's build/build.ts) or,
+# under docs/, Sphinx's sources; on the pool 1 task-budget gained, none lost.
+BUILT_DIRS = frozenset({"dist", "deno_dist"})
 
 
 def is_built(path: str) -> bool:
-    """Build output by its path: under dist/ or build/, or a minified file."""
+    """Build output by its path: under dist/, or a minified file."""
     parts = path.lower().split("/")
     return any(p in BUILT_DIRS for p in parts[:-1]) or ".min." in parts[-1]
 
