@@ -1,5 +1,6 @@
-"""Files a change request is rarely about, told by their paths: a tool's configuration written
-as code, files in dot folders, markdown dialects."""
+"""A file's kind told by its path: a tool's configuration written as code, files in dot
+folders and markdown dialects (rarely what a change request is about), a docs tree's own code
+and build scripts (code)."""
 
 from __future__ import annotations
 
