@@ -197,14 +197,16 @@ def _fewer(
     budget, map_budget = budgets
     texts, known = reading
     picks, entries = packed
-    target = budget
+    target, spent = budget, cost(picks, known, count)
     for _ in range(SHRINKS):
-        target = int(target * budget / max(cost(picks, known, count), 1))
+        target = int(target * budget / max(spent, 1))
         picks, entries = pack(ranking, target, map_budget)
         known.update(texts([p for p in picks if p.path not in known]))
-        if cost(picks, known, count) <= budget:
+        spent = cost(picks, known, count)
+        if spent <= budget:
             return picks, entries
-    while picks and cost(picks, known, count) > budget:
+    while picks and spent > budget:  # each pick is charged on its own: drop the last
+        spent -= cost(picks[-1:], known, count)
         picks = picks[:-1]
     return picks, entries
 
