@@ -45,6 +45,7 @@ class LinkFacts:
     nbytes: int
     pieces: int
     signatures: tuple[tuple[int, str], ...]
+    generator: str | None = None  # the file its first lines say generated it (generated.py)
 
     @property
     def used(self) -> tuple[str, ...]:
@@ -69,6 +70,7 @@ class LinkFacts:
             nbytes=record.nbytes,
             pieces=record.pieces,
             signatures=tuple(signatures[:MAP_SIGNATURES]),
+            generator=record.generator,
         )
 
     def to_json(self) -> list[Any]:
@@ -84,11 +86,12 @@ class LinkFacts:
             self.nbytes,
             self.pieces,
             [list(pair) for pair in self.signatures],
+            self.generator,
         ]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> LinkFacts:
-        lang, imports, defs, used, lines, nbytes, pieces, signatures = data
+        lang, imports, defs, used, lines, nbytes, pieces, signatures, generator = data
         return cls(
             lang=None if lang is None else str(lang),
             imports=tuple(imports),
@@ -98,6 +101,7 @@ class LinkFacts:
             nbytes=int(nbytes),
             pieces=int(pieces),
             signatures=tuple((int(line), str(text)) for line, text in signatures),
+            generator=None if generator is None else str(generator),
         )
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
 from . import terms as T
+from .generated import generator_named
 from .languages import SPECS, LanguageSpec, language_of
 from .tokens import count_pieces
 
@@ -86,6 +87,7 @@ class FileRecordJson(TypedDict):
     terms: dict[str, int]
     pieces: int
     chunks: list[ChunkRow]
+    generator: str | None
 
 
 @dataclass
@@ -100,6 +102,8 @@ class FileRecord:
     defs: list[tuple[str, int]]  # (simple name, chunk index)
     terms: dict[str, int]
     pieces: int = 0
+    # The file its first lines say generated it, as they name it (generated.py).
+    generator: str | None = None
 
     def to_json(self) -> FileRecordJson:
         return {
@@ -126,6 +130,7 @@ class FileRecord:
                 )
                 for c in self.chunks
             ],
+            "generator": self.generator,
         }
 
     @classmethod
@@ -139,6 +144,7 @@ class FileRecord:
             terms=dict(data["terms"]),
             pieces=int(data["pieces"]),
             chunks=[Chunk(*row) for row in data["chunks"]],
+            generator=data["generator"],
         )
 
 
@@ -659,4 +665,5 @@ def parse_file(path: str, text: str) -> FileRecord:
         defs=defs,
         terms=dict(file_terms),
         pieces=count_pieces(text),
+        generator=generator_named(lines),
     )
