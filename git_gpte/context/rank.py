@@ -613,20 +613,35 @@ def _few_of_huge_files(chunks: list[ChunkScore]) -> list[ChunkScore]:
 
 def _demote_file_copies(files: list[FileScore], weights: Weights) -> list[FileScore]:
     """Files (of COPY_MIN_BYTES or more: empty ``__init__.py`` files are all alike) with the same
-    content as a better-ranked file, scored times ``weights.copy``."""
-    seen: set[str] = set()
+    content as a better-ranked file, or the same code (:func:`_code_key`): their score and
+    prior times ``weights.copy`` (at 0 their chunks are not ranked either: in a small
+    repository they were sent whole to fill the budget)."""
+    seen: set[object] = set()
     demoted = False
     for ranked in files:
         if ranked.score <= 0:
             break  # best first: the rest have nothing to lose
         if ranked.cand.size < COPY_MIN_BYTES:
             continue
-        if ranked.cand.blob in seen:
+        keys = (ranked.cand.blob, _code_key(ranked.links))
+        if any(key in seen for key in keys if key is not None):
             ranked.score *= weights.copy
+            ranked.prior *= weights.copy
             ranked.reasons += ("a copy of a better-ranked file",)
             demoted = True
-        seen.add(ranked.cand.blob)
+        seen.update(key for key in keys if key is not None)
     return _by_score({f.cand.path: f for f in files}) if demoted else files
+
+
+def _code_key(facts: LinkFacts | None) -> object:
+    """What two copies of a module differing only in their import specifiers share: zod's
+    ``deno/lib/types.ts`` is ``src/types.ts`` with ``.ts`` added to each import, line for line,
+    and both were sent (a 32k budget spent a fifth on the copy). Its definitions, the
+    identifiers it uses, its number of lines and its first definition lines; None for a file
+    defining nothing (scripts and data alike)."""
+    if facts is None or not facts.defs:
+        return None
+    return (facts.lang, facts.lines, facts.defs, facts.used_text, facts.signatures)
 
 
 def _demote_chunk_copies(chunks: list[ChunkScore], weights: Weights) -> list[ChunkScore]:

@@ -76,7 +76,10 @@ class Weights:
     built: float = 0.2  # build output kept in the repository (dist/, build/)
     data: float = 0.0  # lock files, logs, minified code, unless the request names the file
     # A file or chunk whose text copies a better-ranked one (a generated copy of the source:
-    # deno/lib/types.ts of src/types.ts) adds nothing the first does not: its score times this.
+    # deno/lib/types.ts of src/types.ts) adds nothing the first does not: its score (a file's
+    # prior too) times this. A file whose code is the other's, its import specifiers spelled
+    # differently (rank._code_key), is a copy: on 427 tasks of 22 repositories 2 task-budgets
+    # gained (zod at 8k and 32k), none lost.
     copy: float = 0.0
     # A file a script of the repository generates and that script score at least this much
     # times the other (generated.py): they change in the same commits. Found on fastify
