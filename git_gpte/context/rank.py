@@ -646,9 +646,12 @@ def _code_key(facts: LinkFacts | None) -> object:
 
 def _demote_chunk_copies(chunks: list[ChunkScore], weights: Weights) -> list[ChunkScore]:
     """Chunks (past a module's header, of COPY_MIN_BYTES or more) whose text a better-ranked
-    chunk has already, scored times ``weights.copy``; dropped at 0."""
-    seen: set[tuple[object, ...]] = set()
+    chunk has already, scored times ``weights.copy``; dropped at 0. ``chunks`` come best
+    first. Two chunks alike in size and signature are compared by their terms: sorting every
+    chunk's terms to make one key was a tenth of a warm run on mypy."""
+    seen: dict[tuple[int, int, str], list[dict[str, int]]] = defaultdict(list)
     out: list[ChunkScore] = []
+    rescored = False
     for scored in chunks:
         record = scored.file.record
         assert record is not None
@@ -656,12 +659,14 @@ def _demote_chunk_copies(chunks: list[ChunkScore], weights: Weights) -> list[Chu
         if chunk.kind == "header" or chunk.nbytes < COPY_MIN_BYTES:
             out.append(scored)
             continue
-        key = (chunk.nbytes, chunk.pieces, chunk.signature, tuple(sorted(chunk.terms.items())))
-        if key in seen:
+        alike = seen[(chunk.nbytes, chunk.pieces, chunk.signature)]
+        if chunk.terms in alike:
             if weights.copy > 0:
                 out.append(replace(scored, score=scored.score * weights.copy))
+                rescored = True
             continue
-        seen.add(key)
+        alike.append(chunk.terms)
         out.append(scored)
-    out.sort(key=lambda scored: (-scored.score, scored.file.cand.path, scored.index))
+    if rescored:
+        out.sort(key=lambda scored: (-scored.score, scored.file.cand.path, scored.index))
     return out
