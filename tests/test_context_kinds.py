@@ -1,6 +1,6 @@
 """A file's kind told by its path: a tool's configuration written as code, files in dot
 folders and markdown dialects (rarely what a change request is about), a docs tree's own code
-and build scripts (code)."""
+and build scripts (code), and what only tests read (tests)."""
 
 from __future__ import annotations
 
@@ -123,3 +123,24 @@ def test_build_scripts_are_source_and_dist_is_build_output(tmp_path: Path) -> No
     )
     scores = _scores(repo, "Build the validation schema")
     assert scores["build/build-validation.js"] > 2 * scores["dist/validation.js"]
+
+
+@pytest.mark.parametrize(
+    "cases", ["test-data/unit/check-narrowing.test", "testdata/narrowing/golden.go"]
+)
+def test_what_only_tests_read_ranks_as_tests(tmp_path: Path, cases: str) -> None:
+    # mypy's test-data/unit/*.test (its type-checking cases) and Go's testdata/ (the go tool
+    # skips it) ranked as source: a request about narrowing spent its budget on the cases.
+    checker = "".join(
+        f"def narrow_{n}(node):\n    # narrowing of the union {n}\n    return node\n\n"
+        for n in range(20)
+    )
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/checker.py": checker,
+            cases: "[case testNarrowing]\n# narrowing narrowing union narrowing\n" * 30,
+        },
+    )
+    scores = _scores(repo, "Fix narrowing of a union")
+    assert scores.get(cases, 0.0) < 0.2 * scores["pkg/checker.py"]

@@ -418,12 +418,22 @@ def tested_name(path: str) -> str | None:
     return stem.lower() if len(parts) > 1 and parts[-2] == "__tests__" else None
 
 
+# Folders of tests and of what only tests read: Go's testdata/ (the go tool skips it), mypy's
+# test-data/ (its type-checking cases), Jest's __mocks__/, end-to-end suites.
+TEST_FOLDERS = frozenset(
+    {
+        "test", "tests", "testing", "spec", "specs", "__tests__", "testdata", "test-data",
+        "test_data", "__mocks__", "e2e",
+    }
+)  # fmt: skip
+
+
 def is_test(path: str) -> bool:
     """Test code by the conventions of most ecosystems (tests/ dirs, test_*.py, *_test.go, ...)."""
     lower = path.lower()
     parts = lower.split("/")
     name = parts[-1]
-    if any(p in ("test", "tests", "testing", "spec", "specs", "__tests__") for p in parts[:-1]):
+    if any(p in TEST_FOLDERS for p in parts[:-1]):
         return True
     stemname = name.rsplit(".", 1)[0]
     return (
