@@ -18,8 +18,10 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
-# The lines read for the note: a generated file says so at its top.
+# The lines read for the note: a generated file says so at its top, at the start of a line
+# (a minified file's first line may be a megabyte long).
 NOTE_LINES = 5
+NOTE_CHARS = 300
 _NOTE = re.compile(
     r"\b(?:auto[- ]?)?generated\s+(?:by|from|with)\s+[`'\"]?([\w./-]+\.[A-Za-z]\w*)\b",
     re.IGNORECASE,
@@ -29,7 +31,7 @@ _NOTE = re.compile(
 def generator_named(lines: Sequence[str]) -> str | None:
     """The file name or path the first NOTE_LINES lines say generated them, as written."""
     for line in lines[:NOTE_LINES]:
-        found = _NOTE.search(line)
+        found = _NOTE.search(line[:NOTE_CHARS])
         if found:
             return found.group(1).strip("./") or None
     return None
