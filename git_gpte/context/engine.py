@@ -33,6 +33,7 @@ from .past import DEPTH as PAST_DEPTH
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .request import names_version
+from .reverted import Hunk, parse_hunks, reverted_ids, reverted_spans, reverted_subject
 from .rules import DEFAULT_MAX_FILE_BYTES, narrows, secret_reason_for
 from .store import BlobFacts, DamagedRows, IndexBusy, IndexStore
 from .tokens import token_mode
@@ -102,6 +103,34 @@ def _past(repo: Repository, commit: str, weights: Weights, request: str) -> tupl
         return repo.past_commits(commit, PAST_DEPTH)
     except GitCommandError:
         return ()
+
+
+def _reverted(
+    repo: Repository, commit: str, request: str
+) -> dict[str, tuple[tuple[int, int], ...]]:
+    """Per file a request reverting a commit changes, the lines of it found (reverted.py);
+    nothing when the request reverts no commit this history holds, or git cannot tell."""
+    subject = reverted_subject(request)
+    ids = reverted_ids(request)
+    if not ids and subject is None:
+        return {}
+    try:
+        found = [repo.commit_id(sha) for sha in ids] if ids else []
+        if not any(found) and subject is not None:
+            found = [repo.commit_with_subject(commit, subject, PAST_DEPTH)]
+        hunks: dict[str, tuple[Hunk, ...]] = {}
+        for sha in (sha for sha in found if sha is not None):
+            for path, more in parse_hunks(repo.commit_diff(sha, 1)).items():
+                hunks[path] = hunks.get(path, ()) + more
+        paths = sorted(hunks)
+        blobs = dict(
+            zip(paths, repo.object_ids([f"{commit}:{path}" for path in paths]), strict=True)
+        )
+        read = dict(repo.read_blobs(sorted({blob for blob in blobs.values() if blob})))
+    except GitCommandError:
+        return {}
+    texts = {path: decode_text(read[blob]) if blob else None for path, blob in blobs.items()}
+    return reverted_spans(hunks, {path: text for path, text in texts.items() if text is not None})
 
 
 def _no_collector_pauses(work: Callable[P, R]) -> Callable[P, R]:
@@ -227,6 +256,7 @@ def _ranking(
     )
     history = _history(repo, commit)
     past = _past(repo, commit, weights, request)
+    reverted = _reverted(repo, commit, request)
 
     held: dict[str, str] = {}
 
@@ -240,7 +270,15 @@ def _ranking(
         files = [c for c in candidates.files if c.path not in held] if held else candidates.files
         recent = file_weights(history.commits)
         ranking = rank(
-            store, files, request, recent, history.lines, weights=weights, facts=facts, past=past
+            store,
+            files,
+            request,
+            recent,
+            history.lines,
+            weights=weights,
+            facts=facts,
+            past=past,
+            reverted=reverted,
         )
         if narrows(pathspecs):  # the user chose these files: each counts as named
             for file_score in ranking.files:

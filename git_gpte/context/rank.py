@@ -61,6 +61,7 @@ from .rank_signals import (
     chunk_lexical_match,
     chunk_named_identifier,
     chunk_recent_change,
+    chunk_reverted,
     defined_identifier,
     file_prior,
     hinted_paths,
@@ -72,6 +73,7 @@ from .rank_signals import (
     path_mention,
     recent_change,
     release_history,
+    reverted_commit,
     similar_commit,
     symbol_links,
 )
@@ -93,10 +95,14 @@ __all__ = [
 FILE_RELEVANCE: FileSignal = lexical_match
 # The lifts by which a request points at a file: it names the file, its module, or a name the
 # file defines (see FileScore.pointed).
-POINTING: tuple[FileSignal, ...] = (path_mention, defined_identifier, name_match)
+POINTING: tuple[FileSignal, ...] = (path_mention, defined_identifier, name_match, reverted_commit)
 FILE_LIFTS: tuple[FileSignal, ...] = (*POINTING, recent_change, similar_commit, release_history)
 CHUNK_RELEVANCE: ChunkSignal = chunk_lexical_match
-CHUNK_BONUSES: tuple[ChunkSignal, ...] = (chunk_named_identifier, chunk_recent_change)
+CHUNK_BONUSES: tuple[ChunkSignal, ...] = (
+    chunk_named_identifier,
+    chunk_recent_change,
+    chunk_reverted,
+)
 
 GRAPH_FILE_LIMIT = 3000  # above this, only the best lexical files and their links form the graph
 GRAPH_TOP_FILES = 300  # ... the best this many
@@ -176,12 +182,14 @@ def rank(
     weights: Weights = WEIGHTS,
     facts: BlobFacts | None = None,
     past: Sequence[PastCommit] = (),
+    reverted: Mapping[str, Sequence[tuple[int, int]]] | None = None,
 ) -> Ranking:
     """Score every candidate file and the chunks of the best ones.
 
     ``recent`` weighs the files the latest commits changed and ``recent_lines`` gives the
     lines they wrote (both empty: no history signal); ``past`` gives earlier commits' subjects
-    and paths (see past.py). ``facts``: the files' blob facts, when the caller read them
+    and paths (see past.py); ``reverted`` the files and lines of the commit the request
+    reverts (reverted.py). ``facts``: the files' blob facts, when the caller read them
     already (``store.facts`` of their keys or more).
     """
     query = widen(analyse_request(request, weights), store.terms_from, weights.related)
@@ -197,7 +205,11 @@ def rank(
     paths = tuple(c.path for c in texts)
     lifts = similar_commit_weights(query.terms, past) if past and weights.past else {}
     releases = release_weights(past) if query.names_version and weights.release else {}
-    evidence = FileEvidence(query, paths, lexical, definers, recent or {}, hinted, lifts, releases)
+    reverted = reverted or {}
+    pointed = dict.fromkeys(reverted, 1.0)
+    evidence = FileEvidence(
+        query, paths, lexical, definers, recent or {}, hinted, lifts, releases, pointed
+    )
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
     _tie_generated(scored, weights)
@@ -206,7 +218,7 @@ def rank(
     # no excerpts either, not even to fill a budget left over.
     best = [f for f in _with_priors(ordered[:CHUNK_FILES], query, weights) if f.prior > 0]
     _load_missing_records(store, best)
-    chunks = _rank_chunks(best, query, idf, named, recent_lines or {}, weights)
+    chunks = _rank_chunks(best, query, idf, named, recent_lines or {}, reverted, weights)
     binary = [c.path for c in files if statuses.get(c.key) == "binary"]
     return Ranking(ordered, chunks, binary)
 
@@ -512,6 +524,7 @@ def _rank_chunks(
     file_idf: Mapping[str, float],
     named: Mapping[str, set[str]],
     recent_lines: Mapping[str, Sequence[tuple[int, int]]],
+    reverted: Mapping[str, Sequence[tuple[int, int]]],
     weights: Weights,
 ) -> list[ChunkScore]:
     """The chunks of these files, best first: their relevance (with their class's or members'
@@ -529,6 +542,7 @@ def _rank_chunks(
             query.words,
             frozenset(named.get(path, set())),
             recent_lines.get(path, ()),
+            reverted.get(path, ()),
         )
         for index, chunk in enumerate(ranked.record.chunks):
             relevance, reasons = _chunk_relevance(chunk, evidence, weights)

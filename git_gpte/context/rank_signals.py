@@ -78,6 +78,8 @@ class FileEvidence:
     past: Mapping[str, float] = field(default_factory=dict)  # path -> lift (past.py)
     # path -> lift by earlier commits naming a version number, when the request names one
     releases: Mapping[str, float] = field(default_factory=dict)
+    # path -> 1.0 for the files of the commit the request reverts (reverted.py)
+    reverted: Mapping[str, float] = field(default_factory=dict)
 
 
 FileSignal = Callable[[FileEvidence, Weights], SignalScores]
@@ -110,6 +112,8 @@ class ChunkEvidence:
     words: Mapping[str, str]  # term -> the request's own word
     named: frozenset[str]  # identifiers the request names that the file defines or uses
     recent_spans: Sequence[tuple[int, int]]  # lines the latest commits wrote in the file
+    # lines of the file the commit the request reverts wrote, or took lines from (reverted.py)
+    reverted_spans: Sequence[tuple[int, int]] = ()
 
 
 ChunkSignal = Callable[[Chunk, ChunkEvidence, Weights], Finding | None]
@@ -430,6 +434,13 @@ def recent_change(evidence: FileEvidence, weights: Weights) -> SignalScores:
     return _history_lift(evidence, evidence.recent, weights.recent, "changed recently")
 
 
+def reverted_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """The request reverts a commit that changed the file (reverted.py): it points at the
+    file as surely as naming it."""
+    reason = "changed by the commit it reverts"
+    return _history_lift(evidence, evidence.reverted, weights.reverted, reason)
+
+
 def similar_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """Earlier commits phrased like the request changed the file (see past.py)."""
     reason = "changed by commits like this request"
@@ -571,6 +582,17 @@ def chunk_named_identifier(
 
 def chunk_recent_change(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
     """The chunk holds lines the latest commits wrote."""
-    if any(start <= chunk.end and chunk.start <= end for start, end in evidence.recent_spans):
+    if _overlaps(chunk, evidence.recent_spans):
         return Finding(weights.chunk_recent, "changed recently")
     return None
+
+
+def chunk_reverted(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
+    """The chunk holds lines the commit the request reverts wrote (or took lines from)."""
+    if _overlaps(chunk, evidence.reverted_spans):
+        return Finding(weights.chunk_reverted, "written by the commit it reverts")
+    return None
+
+
+def _overlaps(chunk: Chunk, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(start <= chunk.end and chunk.start <= end for start, end in spans)

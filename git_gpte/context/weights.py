@@ -50,6 +50,9 @@ class Weights:
     # On 427 tasks of 22 repositories 2 task-budgets gained, none lost (0.5 and 1 alike); on
     # 10 Python projects outside the pool 4 tasks gained at 4k-16k, none lost.
     release: float = 0.5
+    # A request reverting a commit ("This reverts commit 3f9f659.", 'Revert "subject"') points
+    # at the files that commit changed, as naming them does (reverted.py).
+    reverted: float = 1.0
 
     # Priors: a file's score is multiplied by its kind's factor (code: 1). Files that are not
     # source get next to nothing unless the request is about them: on 427 tasks of 22
@@ -123,6 +126,7 @@ class Weights:
     chunk_define: float = 1.0
     chunk_use: float = 1.5
     chunk_recent: float = 1.0  # a chunk holding lines the latest commits wrote
+    chunk_reverted: float = 3.0  # ... lines the commit the request reverts wrote or took out
 
 
 WEIGHTS = Weights()

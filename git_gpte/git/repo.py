@@ -460,6 +460,36 @@ class Repository:
         lines = {p: spans for p, spans in parse_new_lines(diff).items() if p in worked_on}
         return RecentChanges(commits, lines)
 
+    def commit_id(self, rev: str) -> str | None:
+        """The full id of the commit ``rev`` names; None when it names none (an abbreviated
+        id of another repository, say)."""
+        try:
+            found = self._git(
+                "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
+            )
+        except GitCommandError:
+            return None
+        return found or None
+
+    def commit_with_subject(self, commit: str, subject: str, depth: int) -> str | None:
+        """The newest of ``commit`` and the commits before it (at most ``depth``) whose
+        subject is ``subject``; None when none is."""
+        log = self._git("log", f"-n{depth}", "--format=%H%x00%s", commit, "--")
+        for line in log.split("\n"):
+            sha, _, found = line.partition("\0")
+            if found.strip() == subject.strip():
+                return sha
+        return None
+
+    def commit_diff(self, commit: str, context: int) -> str:
+        """What ``commit`` changed against its first parent, ``git diff -U<context>`` (``a/``
+        and ``b/`` prefixes); a root commit is an error (GitCommandError)."""
+        return self._git(
+            "-c", "core.quotePath=false", "diff", f"-U{context}", "--no-color", "--no-ext-diff",
+            "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", f"{commit}^", commit, "--",
+            strip=False,
+        )  # fmt: skip
+
     def past_commits(self, commit: str, depth: int) -> tuple[PastCommit, ...]:
         """The subjects and paths of ``commit`` and the commits before it (merges left out,
         at most ``depth``; see :func:`.history.parse_subjects`). A partial clone gives
