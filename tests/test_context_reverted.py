@@ -35,6 +35,7 @@ def test_the_commits_a_request_reverts_are_named_by_id_or_by_subject() -> None:
     assert reverted_ids(message) == ("db9d4ad8b4cc2aab",)
     assert reverted_subject(message) == "Prefer `.flake8` if present"
     assert reverted_subject('Revert "Revert "Fix routes""') == 'Revert "Fix routes"'
+    assert reverted_subject('Revert "Add hooks" (#4521)\n\nReverts a/b#4519') == "Add hooks"
     assert reverted_ids("Reverts owner/repo#12") == ()
     assert reverted_subject("Reverting the cache is not a revert") is None
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 # "This reverts commit 3f9f65997fb25aff99d39fd4c27d5f14e6427af3." (git revert's own line)
 _REVERTS_COMMIT = re.compile(r"\breverts\s+commit\s+([0-9a-f]{7,40})\b", re.IGNORECASE)
-# 'Revert "Made required_draft4 more robust"' (its first line; the subject of the reverted)
-_REVERT_TITLE = re.compile(r'^\s*Revert\s+"(.+)"\s*$')
+# 'Revert "Made required_draft4 more robust"' (its first line; the subject of the reverted),
+# a squashed pull request's number after it
+_REVERT_TITLE = re.compile(r'^\s*Revert\s+"(.+)"(?:\s*\(#\d+\))?\s*$')
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 MAX_COMMITS = 3  # commits named by one request that are looked at
 MAX_PATHS = 30  # a reverted commit changing more files is too broad to point anywhere
