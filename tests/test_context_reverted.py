@@ -21,6 +21,15 @@ index 1111111..2222222 100644
      data = dump()
 -    check(data)
      write(path, data)
+diff --git a/schema.sql b/schema.sql
+--- a/schema.sql
++++ b/schema.sql
+@@ -4,3 +4,3 @@ create table t (
+ id int,
+--- the name
++++ the name, unique
+ name text
+\\ No newline at end of file
 diff --git a/old.py b/old.py
 deleted file mode 100644
 --- a/old.py
@@ -49,7 +58,9 @@ def test_a_diffs_new_sides_are_read_with_their_context() -> None:
                 ("    found = find(path)", "    found = prefer_local(found)", "    return found"),
             ),
             Hunk(31, ("    data = dump()", "    write(path, data)")),
-        )
+        ),
+        # lines that look like a diff's headers are a hunk's own lines
+        "schema.sql": (Hunk(4, ("id int,", "++ the name, unique", "name text")),),
     }  # a deleted file has no new side
 
 

@@ -20,7 +20,7 @@ _REVERTS_COMMIT = re.compile(r"\breverts\s+commit\s+([0-9a-f]{7,40})\b", re.IGNO
 # 'Revert "Made required_draft4 more robust"' (its first line; the subject of the reverted),
 # a squashed pull request's number after it
 _REVERT_TITLE = re.compile(r'^\s*Revert\s+"(.+)"(?:\s*\(#\d+\))?\s*$')
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 MAX_COMMITS = 3  # commits named by one request that are looked at
 MAX_PATHS = 30  # a reverted commit changing more files is too broad to point anywhere
 
@@ -48,32 +48,31 @@ def reverted_subject(request: str) -> str | None:
 
 def parse_hunks(diff: str) -> dict[str, tuple[Hunk, ...]]:
     """Per path, the new sides of a ``git diff -U1`` (``b/`` prefixes) hunks. A deleted
-    file (no new side) and a quoted path are left out."""
+    file (no new side) and a quoted path are left out. A hunk's lines are counted by its
+    header, so a line it removes or adds that looks like a header (``--- x``) is its own."""
     out: dict[str, list[Hunk]] = {}
     current: str | None = None
-    start = 0
-    lines: list[str] = []
-
-    def close() -> None:
-        if current is not None and lines:
-            out.setdefault(current, []).append(Hunk(start, tuple(lines)))
-
+    hunk: list[str] = []
+    old_left = new_left = start = 0
     for line in diff.split("\n"):
-        if line.startswith(("diff --git ", "+++ ", "--- ")):
-            close()
-            lines = []
-            if line.startswith("diff --git "):
-                current = None
-            elif line.startswith("+++ "):
-                current = line[6:] if line.startswith("+++ b/") else None
+        if old_left > 0 or new_left > 0:
+            sign, text = line[:1], line[1:]
+            old_left -= sign in (" ", "-")
+            new_left -= sign in (" ", "+")
+            if sign in (" ", "+"):
+                hunk.append(text)
+            if old_left <= 0 and new_left <= 0 and current is not None and hunk:
+                out.setdefault(current, []).append(Hunk(start, tuple(hunk)))
             continue
-        match = _HUNK.match(line)
-        if match is not None:
-            close()
-            start, lines = int(match.group(1)), []
-        elif line[:1] in (" ", "+") and current is not None:
-            lines.append(line[1:])
-    close()
+        if line.startswith("diff --git "):
+            current = None
+        elif line.startswith("+++ "):
+            current = line[6:] if line.startswith("+++ b/") else None
+        elif (match := _HUNK.match(line)) is not None:
+            old_left = 1 if match.group(1) is None else int(match.group(1))
+            start = int(match.group(2))
+            new_left = 1 if match.group(3) is None else int(match.group(3))
+            hunk = []
     return {path: tuple(hunks) for path, hunks in out.items()}
 
 
