@@ -76,6 +76,7 @@ from .rank_signals import (
     reverted_commit,
     similar_commit,
     symbol_links,
+    unambiguous_mentions,
 )
 from .related import widen
 from .request import Query, analyse_request
@@ -203,6 +204,9 @@ def rank(
     idf, lexical = bm25_files(query, texts, lengths, postings, hinted)
     definers = _definers(store, query, texts, keys)
     paths = tuple(c.path for c in texts)
+    mentions = unambiguous_mentions(query.path_mentions, paths)
+    if mentions != query.path_mentions:
+        query = replace(query, path_mentions=mentions)
     lifts = similar_commit_weights(query.terms, past) if past and weights.past else {}
     releases = release_weights(past) if query.names_version and weights.release else {}
     reverted = reverted or {}
