@@ -123,3 +123,15 @@ def test_a_commit_id_this_history_lacks_changes_nothing(tmp_path: Path) -> None:
     done = run_gpte("context", "--format", "lines", "--tokens", "1500", request, cwd=repo)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["a.py"]
+
+
+def test_a_sweeping_commit_reverted_points_nowhere(tmp_path: Path) -> None:
+    files = {f"pkg/m{n}.py": _module(f"m{n}", 3) for n in range(31)}
+    repo = make_repo(tmp_path / "r", files)
+    write_files(repo, {path: text + "\n# reformatted\n" for path, text in files.items()})
+    sweeping = commit_all(repo, "Reformat everything")
+    request = f'Revert "Reformat everything"\n\nThis reverts commit {sweeping}.'
+    done = run_gpte("context", "--json", "--tokens", "4000", request, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    reasons = [r for p in json.loads(done.stdout)["picks"] for r in p["reasons"]]
+    assert "changed by the commit it reverts" not in reasons

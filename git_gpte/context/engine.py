@@ -33,6 +33,7 @@ from .past import DEPTH as PAST_DEPTH
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .request import names_version
+from .reverted import MAX_PATHS as MAX_REVERTED_PATHS
 from .reverted import Hunk, parse_hunks, reverted_ids, reverted_spans, reverted_subject
 from .rules import DEFAULT_MAX_FILE_BYTES, narrows, secret_reason_for
 from .store import BlobFacts, DamagedRows, IndexBusy, IndexStore
@@ -122,6 +123,8 @@ def _reverted(
         for sha in (sha for sha in found if sha is not None):
             for path, more in parse_hunks(repo.commit_diff(sha, 1)).items():
                 hunks[path] = hunks.get(path, ()) + more
+        if len(hunks) > MAX_REVERTED_PATHS:
+            return {}  # a sweeping commit points nowhere; its files are not read
         paths = sorted(hunks)
         blobs = dict(
             zip(paths, repo.object_ids([f"{commit}:{path}" for path in paths]), strict=True)

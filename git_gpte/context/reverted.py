@@ -101,6 +101,4 @@ def reverted_spans(
 ) -> dict[str, tuple[tuple[int, int], ...]]:
     """Per path of the reverted commit that is still there (in ``texts``), the lines of it
     the revert changes (possibly none found: the file still changes)."""
-    if len(hunks) > MAX_PATHS:
-        return {}
     return {path: locate(found, texts[path]) for path, found in hunks.items() if path in texts}
