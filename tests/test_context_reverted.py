@@ -135,3 +135,24 @@ def test_a_sweeping_commit_reverted_points_nowhere(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     reasons = [r for p in json.loads(done.stdout)["picks"] for r in p["reasons"]]
     assert "changed by the commit it reverts" not in reasons
+
+
+def test_a_partial_clone_fetches_nothing_for_a_revert(tmp_path: Path) -> None:
+    files = {f"pkg/m{n}.py": _module(f"m{n}", 20) for n in range(3)}
+    root = make_repo(tmp_path / "r", files)
+    write_files(root, {"pkg/m1.py": files["pkg/m1.py"].replace("* 7\n", "* 70\n")})
+    change = commit_all(root, "Scale the seventh step")
+    git(root, "config", "uploadpack.allowFilter", "true")
+    partial = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{root}", str(partial))
+
+    def missing() -> int:
+        listed = git(partial, "rev-list", "--objects", "--missing=print", "--all")
+        return sum(line.startswith("?") for line in listed.splitlines())
+
+    before = missing()
+    assert before > 0  # the first commit's m1.py is not here
+    request = f'Revert "Scale the seventh step"\n\nThis reverts commit {change}.'
+    done = run_gpte("context", "--format", "lines", "--tokens", "1500", request, cwd=partial)
+    assert done.returncode == 0, done.stderr
+    assert missing() == before

@@ -483,7 +483,11 @@ class Repository:
 
     def commit_diff(self, commit: str, context: int) -> str:
         """What ``commit`` changed against its first parent, ``git diff -U<context>`` (``a/``
-        and ``b/`` prefixes); a root commit is an error (GitCommandError)."""
+        and ``b/`` prefixes); a root commit is an error (GitCommandError). A partial clone
+        gives nothing, as for :meth:`recent_changes`: the old blobs would come from its
+        remote, one by one."""
+        if self.is_partial_clone():
+            return ""
         return self._git(
             "-c", "core.quotePath=false", "diff", f"-U{context}", "--no-color", "--no-ext-diff",
             "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", f"{commit}^", commit, "--",
