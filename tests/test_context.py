@@ -1397,3 +1397,46 @@ def test_a_request_naming_a_version_number_finds_where_earlier_releases_were_mad
     assert "changed by earlier releases" in picks[0]["reasons"]
     assert analyse_request("Version 1.2 placeholder").names_version
     assert not analyse_request("Use the version table\n\nsince 1.2").names_version
+
+
+@pytest.mark.parametrize(
+    ("request_text", "release"),
+    [
+        ("Bump dev version and update changelog", True),
+        ("- bump version num", True),
+        ("bump revision number", True),
+        ("bump for development", True),
+        ("Start new development cycle", True),
+        ("Fix internal type annotations and bump mypy version", False),  # a dependency's
+        ("Bump `p-cancelable`", False),
+        ("bump finished and mocha", False),
+    ],
+)
+def test_a_release_said_without_a_number_is_a_release(request_text: str, release: bool) -> None:
+    assert analyse_request(request_text).names_version is release
+
+
+def test_a_bump_without_a_number_finds_where_earlier_releases_were_made(tmp_path: Path) -> None:
+    # Seen on gunicorn ("bump revision number") and packaging ("bump for development"): the
+    # files holding the version, which the request's words do not name.
+    steps = "".join(f"def revision_step_{i}(value):\n    return value + {i}\n\n" for i in range(12))
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/__init__.py": "from .steps import revision_step_0\n\n__version__ = '0.9'\n",
+            "pkg/steps.py": steps,
+        },
+    )
+    for release in ("1.0", "1.1"):
+        init = f"from .steps import revision_step_0\n\n__version__ = '{release}'\n"
+        write_files(repo, {"pkg/__init__.py": init})
+        commit_all(repo, f"Release {release}")
+    for n in range(6):  # the latest commits changed none of them
+        work = {"pkg/cli.py": f"def main():\n    return {n}\n", "pkg/app.py": f"APP = {n}\n"}
+        write_files(repo, work)
+        commit_all(repo, "Work on the command line")
+    done = run_gpte("context", "--json", "--tokens", "4000", "bump revision number", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    picks = json.loads(done.stdout)["picks"]
+    assert picks[0]["path"] == "pkg/__init__.py", [(p["path"], p["score"]) for p in picks]
+    assert "changed by earlier releases" in picks[0]["reasons"]

@@ -54,11 +54,24 @@ _TEST_WORDS = frozenset({"test", "tests", "pytest", "unittest", "spec"})
 _PROSE_WORDS = frozenset({"doc", "docs", "readme", "changelog", "documentation"})
 
 
+# A release or a bump said without a number: "Bump dev version", "bump revision number",
+# "- bump version num", "bump for development", "Start new development cycle" (not "bump mypy
+# version": a dependency's).
+_RELEASE_PHRASE = re.compile(
+    r"^\W*(?:bump(?:ed)?\s+(?:(?:the\s+)?(?:dev(?:elopment)?\s+)?(?:version|revision)\b"
+    r"|for\s+dev(?:elopment)?\b)|start\s+(?:a\s+)?new\s+(?:release|dev(?:elopment)?)\s+cycle\b)",
+    re.IGNORECASE,
+)
+
+
 def names_version(text: str) -> bool:
-    """The text's first line names a version number: a release, a bump, a version's
-    compatibility ("prep for 0.8", "Version 1.3.3 placeholder", "Bump x from 2.1 to 2.2")."""
+    """The text's first line names a version number or a release: a release, a bump, a
+    version's compatibility ("prep for 0.8", "Version 1.3.3 placeholder", "Bump x from 2.1 to
+    2.2", "Bump dev version", "Start new development cycle")."""
     lines = text.strip().splitlines()
-    return bool(lines) and _VERSION.search(lines[0]) is not None
+    if not lines:
+        return False
+    return _VERSION.search(lines[0]) is not None or _RELEASE_PHRASE.match(lines[0]) is not None
 
 
 def _asks(title: set[str], terms: set[str], words: frozenset[str], weights: Weights) -> float:
