@@ -81,6 +81,7 @@ from .rank_signals import (
 from .related import widen
 from .request import Query, analyse_request
 from .store import BlobFacts, IndexStore
+from .typos import asks_for_spelling, with_misspellings
 from .weights import WEIGHTS, Weights
 
 __all__ = [
@@ -199,6 +200,10 @@ def rank(
     lengths, statuses = facts.lengths, facts.statuses
     texts = [c for c in files if c.key in lengths and statuses.get(c.key) != "binary"]
     keys = {c.key for c in texts}
+    if asks_for_spelling(request):
+        query = with_misspellings(
+            query, lambda terms: store.postings(terms, keys), weights.misspelling
+        )
     postings = store.postings(list(query.terms), keys)
     hinted = hinted_paths(texts, query.terms)
     idf, lexical = bm25_files(query, texts, lengths, postings, hinted)

@@ -39,6 +39,9 @@ class Weights:
     # 0.2 covered +1.0 / +0.2 / -0.4 / 0 points at 4k / 8k / 16k / 32k, chosen for every
     # repository left out (Python +1.4 / +0.5 / -1.0 / 0); 0.3, 0.5 and 1 lost more at 16k.
     related: float = 0.2
+    # A request about typos or spelling: the misspellings the files hold (typos.py, codespell's
+    # dictionary) join it as terms of this weight (a first-line word's is 1).
+    misspelling: float = 1.0
     # A request naming a version number ("prep for 0.8", "Release 2.4.2", "This is 4.0-dev")
     # is a release or a bump: the files holding the version (setup.py, __init__.py, docs/conf.py)
     # change. The term "version" joins it at this weight. On 427 tasks of 22 repositories 5
