@@ -54,7 +54,7 @@ def test_candidates_apply_the_selection_rules(tmp_path: Path) -> None:
 
 
 def test_failing_output_places_are_matched_to_tracked_files() -> None:
-    from git_gpte.pipeline.places import output_places
+    from git_gpte.context.places import output_places
 
     output = (
         "Traceback (most recent call last):\n"

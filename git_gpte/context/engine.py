@@ -25,11 +25,12 @@ from .exact import (
     grown,
     o200k_counter,
 )
-from .index import Candidates, ensure_indexed, list_candidates
+from .index import Candidate, Candidates, ensure_indexed, list_candidates
 from .model import ContextSelection, MapEntry, Pick, SymbolLocation
 from .pack import Packing
 from .parse import FileRecord, definition_end
 from .past import DEPTH as PAST_DEPTH
+from .places import output_places
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
 from .request import names_version
@@ -134,6 +135,14 @@ def _reverted(
         return {}
     texts = {path: decode_text(read[blob]) if blob else None for path, blob in blobs.items()}
     return reverted_spans(hunks, {path: text for path, text in texts.items() if text is not None})
+
+
+def _places(request: str, files: Sequence[Candidate]) -> dict[str, tuple[int, ...]]:
+    """Per file, the lines a traceback or an error message in the request names."""
+    places: dict[str, tuple[int, ...]] = {}
+    for path, line in output_places(request, (c.path for c in files)):
+        places[path] = (*places.get(path, ()), line)
+    return places
 
 
 def _no_collector_pauses(work: Callable[P, R]) -> Callable[P, R]:
@@ -282,6 +291,7 @@ def _ranking(
             facts=facts,
             past=past,
             reverted=reverted,
+            places=_places(request, files),
         )
         if narrows(pathspecs):  # the user chose these files: each counts as named
             for file_score in ranking.files:

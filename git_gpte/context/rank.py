@@ -60,6 +60,7 @@ from .rank_signals import (
     chunk_idf,
     chunk_lexical_match,
     chunk_named_identifier,
+    chunk_named_place,
     chunk_recent_change,
     chunk_reverted,
     defined_identifier,
@@ -70,6 +71,7 @@ from .rank_signals import (
     lexical_match,
     mentioned,
     name_match,
+    named_place,
     path_mention,
     recent_change,
     release_history,
@@ -97,13 +99,20 @@ __all__ = [
 FILE_RELEVANCE: FileSignal = lexical_match
 # The lifts by which a request points at a file: it names the file, its module, or a name the
 # file defines (see FileScore.pointed).
-POINTING: tuple[FileSignal, ...] = (path_mention, defined_identifier, name_match, reverted_commit)
+POINTING: tuple[FileSignal, ...] = (
+    path_mention,
+    defined_identifier,
+    name_match,
+    reverted_commit,
+    named_place,
+)
 FILE_LIFTS: tuple[FileSignal, ...] = (*POINTING, recent_change, similar_commit, release_history)
 CHUNK_RELEVANCE: ChunkSignal = chunk_lexical_match
 CHUNK_BONUSES: tuple[ChunkSignal, ...] = (
     chunk_named_identifier,
     chunk_recent_change,
     chunk_reverted,
+    chunk_named_place,
 )
 
 GRAPH_FILE_LIMIT = 3000  # above this, only the best lexical files and their links form the graph
@@ -185,13 +194,15 @@ def rank(
     facts: BlobFacts | None = None,
     past: Sequence[PastCommit] = (),
     reverted: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+    places: Mapping[str, Sequence[int]] | None = None,
 ) -> Ranking:
     """Score every candidate file and the chunks of the best ones.
 
     ``recent`` weighs the files the latest commits changed and ``recent_lines`` gives the
     lines they wrote (both empty: no history signal); ``past`` gives earlier commits' subjects
     and paths (see past.py); ``reverted`` the files and lines of the commit the request
-    reverts (reverted.py). ``facts``: the files' blob facts, when the caller read them
+    reverts (reverted.py); ``places`` the lines a traceback or an error message in the
+    request names (places.py). ``facts``: the files' blob facts, when the caller read them
     already (``store.facts`` of their keys or more).
     """
     query = widen(analyse_request(request, weights), store.terms_from, weights.related)
@@ -214,11 +225,12 @@ def rank(
         query = replace(query, path_mentions=mentions)
     lifts = similar_commit_weights(query.terms, past) if past and weights.past else {}
     releases = release_weights(past) if query.names_version and weights.release else {}
-    reverted = reverted or {}
+    reverted, places = reverted or {}, places or {}
     pointed = dict.fromkeys(reverted, 1.0)
     evidence = FileEvidence(
-        query, paths, lexical, definers, recent or {}, hinted, lifts, releases, pointed
-    )
+        query, paths, lexical, definers, recent or {}, hinted, lifts, releases, pointed,
+        placed=dict.fromkeys(places, 1.0),
+    )  # fmt: skip
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
     _tie_generated(scored, weights)
@@ -227,7 +239,8 @@ def rank(
     # no excerpts either, not even to fill a budget left over.
     best = [f for f in _with_priors(ordered[:CHUNK_FILES], query, weights) if f.prior > 0]
     _load_missing_records(store, best)
-    chunks = _rank_chunks(best, query, idf, named, recent_lines or {}, reverted, weights)
+    spans = _Spans(recent_lines or {}, reverted, places)
+    chunks = _rank_chunks(best, query, idf, named, spans, weights)
     binary = [c.path for c in files if statuses.get(c.key) == "binary"]
     return Ranking(ordered, chunks, binary)
 
@@ -518,6 +531,16 @@ def _load_missing_records(store: IndexStore, files: Sequence[FileScore]) -> None
 
 
 @dataclass(frozen=True)
+class _Spans:
+    """Per file, the lines the chunk bonuses look for: those the latest commits wrote, those
+    the commit the request reverts wrote, and those a traceback in the request names."""
+
+    recent: Mapping[str, Sequence[tuple[int, int]]]
+    reverted: Mapping[str, Sequence[tuple[int, int]]]
+    places: Mapping[str, Sequence[int]]
+
+
+@dataclass(frozen=True)
 class _ChunkRow:
     """A chunk of a ranked file and its relevance so far, with the reasons for it."""
 
@@ -532,8 +555,7 @@ def _rank_chunks(
     query: Query,
     file_idf: Mapping[str, float],
     named: Mapping[str, set[str]],
-    recent_lines: Mapping[str, Sequence[tuple[int, int]]],
-    reverted: Mapping[str, Sequence[tuple[int, int]]],
+    spans: _Spans,
     weights: Weights,
 ) -> list[ChunkScore]:
     """The chunks of these files, best first: their relevance (with their class's or members'
@@ -550,8 +572,9 @@ def _rank_chunks(
             average,
             query.words,
             frozenset(named.get(path, set())),
-            recent_lines.get(path, ()),
-            reverted.get(path, ()),
+            spans.recent.get(path, ()),
+            spans.reverted.get(path, ()),
+            spans.places.get(path, ()),
         )
         for index, chunk in enumerate(ranked.record.chunks):
             relevance, reasons = _chunk_relevance(chunk, evidence, weights)

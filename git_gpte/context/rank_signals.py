@@ -84,6 +84,9 @@ class FileEvidence:
     releases: Mapping[str, float] = field(default_factory=dict)
     # path -> 1.0 for the files of the commit the request reverts (reverted.py)
     reverted: Mapping[str, float] = field(default_factory=dict)
+    # path -> 1.0 for the files a traceback or an error message in the request names at a
+    # line (places.py)
+    placed: Mapping[str, float] = field(default_factory=dict)
 
 
 FileSignal = Callable[[FileEvidence, Weights], SignalScores]
@@ -118,6 +121,8 @@ class ChunkEvidence:
     recent_spans: Sequence[tuple[int, int]]  # lines the latest commits wrote in the file
     # lines of the file the commit the request reverts wrote, or took lines from (reverted.py)
     reverted_spans: Sequence[tuple[int, int]] = ()
+    # lines of the file a traceback or an error message in the request names (places.py)
+    place_lines: Sequence[int] = ()
 
 
 ChunkSignal = Callable[[Chunk, ChunkEvidence, Weights], Finding | None]
@@ -478,6 +483,12 @@ def reverted_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
     return _history_lift(evidence, evidence.reverted, weights.reverted, reason)
 
 
+def named_place(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """A traceback or an error message in the request names a line of the file (``File
+    ".../app.py", line 12``, ``app.js:12:5``): the request points at it."""
+    return _history_lift(evidence, evidence.placed, weights.place, "named at a line")
+
+
 def similar_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """Earlier commits phrased like the request changed the file (see past.py)."""
     reason = "changed by commits like this request"
@@ -628,6 +639,14 @@ def chunk_reverted(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> F
     """The chunk holds lines the commit the request reverts wrote (or took lines from)."""
     if _overlaps(chunk, evidence.reverted_spans):
         return Finding(weights.chunk_reverted, "written by the commit it reverts")
+    return None
+
+
+def chunk_named_place(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
+    """The chunk holds a line a traceback or an error message in the request names."""
+    named = [line for line in evidence.place_lines if chunk.start <= line <= chunk.end]
+    if named:
+        return Finding(weights.chunk_place, f"holds line {min(named)}, named by the request")
     return None
 
 

@@ -56,6 +56,9 @@ class Weights:
     # A request reverting a commit ("This reverts commit 3f9f659.", 'Revert "subject"') points
     # at the files that commit changed, as naming them does (reverted.py).
     reverted: float = 1.0
+    # A traceback or an error message in the request naming a line of the file (places.py)
+    # points at it too (an issue's pasted traceback).
+    place: float = 1.0
 
     # Priors: a file's score is multiplied by its kind's factor (code: 1). Files that are not
     # source get next to nothing unless the request is about them: on 427 tasks of 22
@@ -130,6 +133,7 @@ class Weights:
     chunk_use: float = 1.5
     chunk_recent: float = 1.0  # a chunk holding lines the latest commits wrote
     chunk_reverted: float = 3.0  # ... lines the commit the request reverts wrote or took out
+    chunk_place: float = 3.0  # ... a line a traceback or error message in the request names
 
 
 WEIGHTS = Weights()

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
+from ..context.places import output_places
 from ..errors import EditError, GpteError, UsageError
 from ..git import FileChange, Repository, slugify, unique_branch
 from ..git.branch import require_new_branch
@@ -33,7 +34,6 @@ from .attempt import Message, attempt
 from .commit import CommitSpec, commit
 from .context_choice import ContextChoice, resolve_context
 from .files import CommitFiles
-from .places import output_places
 from .plan import dirty_warning, plan
 
 if TYPE_CHECKING:

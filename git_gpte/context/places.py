@@ -4,7 +4,9 @@ Tracebacks and compiler, linter and test-runner messages name the failing places
 ``File "/tmp/.../wt-1a2b/src/app.py", line 12`` (Python), ``src/app.py:12:5`` (most tools) or
 ``at main (src/app.js:12:5)`` (JavaScript). Those are the strongest hints heal has of what to
 show the model, so each is matched to a tracked file (an absolute path in a temporary worktree
-ends with the tracked path) and shown whatever the ranking says. Pure functions.
+ends with the tracked path) and shown whatever the ranking says; a request that pastes such
+output (an issue's traceback) points at the same places, and the ranking sends them
+(rank_signals.chunk_named_place). Pure functions.
 """
 
 from __future__ import annotations
@@ -23,12 +25,15 @@ _PLACE = re.compile(
 def output_places(output: str, tracked: Iterable[str]) -> list[tuple[str, int]]:
     """The (tracked path, line) pairs ``output`` names, innermost (last) first, at most
     :data:`MAX_PLACES`."""
+    named_places = list(_PLACE.finditer(output))
+    if not named_places:  # most requests: the tracked paths need not be gone through
+        return []
     paths = set(tracked)
     by_name: dict[str, list[str]] = {}
     for known in paths:
         by_name.setdefault(known.rsplit("/", 1)[-1], []).append(known)
     found: list[tuple[str, int]] = []
-    for match in _PLACE.finditer(output):
+    for match in named_places:
         named = match.group("path").replace("\\", "/").lstrip("./")
         line = int(match.group("line"))
         tracked_path = _tracked(named, paths, by_name)
