@@ -6,20 +6,12 @@ import json
 from pathlib import Path
 
 from tests.conftest import run_gpte
+from tests.helpers.context_cli import holds, sent, steps_module
 from tests.helpers.gitrepo import make_repo
 
 
-def _module(name: str, count: int) -> str:
-    return "".join(
-        f"def {name}_step{n}(items, limit):\n"
-        f"    '''Add up the first items of the batch.'''\n"
-        f"    return sum(item.size for item in items[:limit]) * {n}\n\n\n"
-        for n in range(count)
-    )
-
-
 def test_a_traceback_in_the_request_sends_the_lines_it_names(tmp_path: Path) -> None:
-    files = {f"pkg/mod{n}.py": _module(f"mod{n}", 30) for n in range(4)}
+    files = {f"pkg/mod{n}.py": steps_module(f"mod{n}", 30) for n in range(4)}
     repo = make_repo(tmp_path / "r", files)
     line = files["pkg/mod2.py"].splitlines().index("def mod2_step23(items, limit):") + 3
     request = (
@@ -28,15 +20,8 @@ def test_a_traceback_in_the_request_sends_the_lines_it_names(tmp_path: Path) -> 
         f'  File "/home/me/venv/lib/python3.12/site-packages/pkg/mod2.py", line {line}, in x\n'
         "ZeroDivisionError: division by zero\n"
     )
-    done = run_gpte("context", "--format", "lines", "--tokens", "400", request, cwd=repo)
-    assert done.returncode == 0, done.stderr
-    sent = [entry for entry in done.stdout.splitlines() if entry]
-    spans = [
-        tuple(int(n) for n in entry.split(":")[1].split("-"))
-        for entry in sent
-        if entry.startswith("pkg/mod2.py:")
-    ]
-    assert "pkg/mod2.py" in sent or any(s <= line <= e for s, e in spans), sent
+    entries = sent(repo, request, 400)
+    assert holds(entries, "pkg/mod2.py", line), entries
     why = run_gpte("context", "--json", "--tokens", "400", request, cwd=repo)
     picks = {p["path"]: p for p in json.loads(why.stdout)["picks"]}
     reasons = picks["pkg/mod2.py"]["reasons"]
@@ -44,7 +29,7 @@ def test_a_traceback_in_the_request_sends_the_lines_it_names(tmp_path: Path) -> 
 
 
 def test_a_line_number_of_an_untracked_file_changes_nothing(tmp_path: Path) -> None:
-    files = {f"pkg/mod{n}.py": _module(f"mod{n}", 3) for n in range(2)}
+    files = {f"pkg/mod{n}.py": steps_module(f"mod{n}", 3) for n in range(2)}
     repo = make_repo(tmp_path / "r", files)
     plain = run_gpte("context", "--json", "--tokens", "4000", "Crash on empty batch", cwd=repo)
     request = 'Crash on empty batch\n\n  File "/usr/lib/python3.12/json/decoder.py", line 337'

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from git_gpte.context.reverted import Hunk, locate, parse_hunks, reverted_ids, reverted_subject
 from tests.conftest import run_gpte
+from tests.helpers.context_cli import holds, sent
 from tests.helpers.gitrepo import commit_all, git, make_repo, write_files
 
 DIFF = """diff --git a/src/config.py b/src/config.py
@@ -100,17 +101,8 @@ def test_a_revert_sends_the_lines_the_reverted_commit_wrote(tmp_path: Path) -> N
         f'Revert "Prefer the local file when present"\n\nThis reverts commit {reverted[:12]}.',
         'Revert "Prefer the local file when present"',  # GitHub's button: no commit id
     ):
-        done = run_gpte(
-            "context", "--format", "lines", "--tokens", "1500", request, cwd=repo
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        sent = [line for line in done.stdout.splitlines() if line]
-        spans = [
-            tuple(int(n) for n in line.split(":")[1].split("-"))
-            for line in sent
-            if line.startswith("pkg/options/config.py:")
-        ]
-        assert "pkg/options/config.py" in sent or any(s <= added <= e for s, e in spans), sent
+        entries = sent(repo, request, 1500)
+        assert holds(entries, "pkg/options/config.py", added), entries
         why = run_gpte("context", "--json", "--tokens", "1500", request, cwd=repo)
         picks = {p["path"]: p for p in json.loads(why.stdout)["picks"]}
         assert "changed by the commit it reverts" in picks["pkg/options/config.py"]["reasons"]

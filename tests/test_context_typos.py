@@ -12,7 +12,7 @@ from git_gpte.context.typos import (
     misspellings,
     with_misspellings,
 )
-from tests.conftest import run_gpte
+from tests.helpers.context_cli import holds, sent, steps_module
 from tests.helpers.gitrepo import commit_all, make_repo, write_files
 
 
@@ -58,17 +58,8 @@ def test_the_misspellings_held_join_the_request_and_those_it_names_alone() -> No
     assert set(named.terms) - set(listed.terms) == {"availabe"}
 
 
-def _module(name: str, count: int) -> str:
-    return "".join(
-        f"def {name}_step{n}(items, limit):\n"
-        f"    '''Add up the first items of the batch.'''\n"
-        f"    return sum(item.size for item in items[:limit]) * {n}\n\n\n"
-        for n in range(count)
-    )
-
-
 def test_fix_typos_sends_the_lines_holding_a_misspelling(tmp_path: Path) -> None:
-    files = {f"pkg/mod{n}.py": _module(f"mod{n}", 30) for n in range(6)}
+    files = {f"pkg/mod{n}.py": steps_module(f"mod{n}", 30) for n in range(6)}
     repo = make_repo(tmp_path / "r", files)
     text = files["pkg/mod3.py"].replace(
         "def mod3_step17(items, limit):\n",
@@ -77,15 +68,8 @@ def test_fix_typos_sends_the_lines_holding_a_misspelling(tmp_path: Path) -> None
     write_files(repo, {"pkg/mod3.py": text})
     commit_all(repo, "Note the order of the items")
     for n in (0, 1, 2, 4, 5):  # later work elsewhere: the typo is not the latest change
-        write_files(repo, {f"pkg/mod{n}.py": _module(f"mod{n}", 31)})
+        write_files(repo, {f"pkg/mod{n}.py": steps_module(f"mod{n}", 31)})
         commit_all(repo, f"more steps in mod{n}")
     line = text.splitlines().index("    # items we recieve are sorted already") + 1
-    done = run_gpte("context", "--format", "lines", "--tokens", "600", "Fix typos", cwd=repo)
-    assert done.returncode == 0, done.stderr
-    sent = [entry for entry in done.stdout.splitlines() if entry]
-    spans = [
-        tuple(int(n) for n in entry.split(":")[1].split("-"))
-        for entry in sent
-        if entry.startswith("pkg/mod3.py:")
-    ]
-    assert "pkg/mod3.py" in sent or any(s <= line <= e for s, e in spans), sent
+    entries = sent(repo, "Fix typos", 600)
+    assert holds(entries, "pkg/mod3.py", line), entries
