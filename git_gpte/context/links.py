@@ -16,6 +16,7 @@ from array import array
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from .languages import SPECS, Suffixes
@@ -241,18 +242,18 @@ def personalised_pagerank(graph: LinkGraph, seeds: Mapping[str, float]) -> dict[
 
     Written out rather than networkx, whose import costs ~0.17 s per run. A node with no rank
     yet spreads nothing, and the iteration stops once it moves less than PPR_TOLERANCE of the
-    rank (see there): 0.07 CPU s on mypy's 1,916 files and 96,000 links.
+    rank (see there): 0.07 CPU s on mypy's 1,916 files and 96,000 links on one machine,
+    0.10-0.15 s on another.
     """
     total_seed = sum(seeds.values())
     nodes = graph.nodes
     if not nodes or total_seed <= 0:
         return {}
     p = [seeds.get(node, 0.0) / total_seed for node in nodes]
-    starts, targets, steps = graph.starts, graph.targets, graph.steps
-    links = [
-        list(zip(targets[starts[i] : starts[i + 1]], steps[starts[i] : starts[i + 1]], strict=True))
-        for i in range(len(nodes))
-    ]
+    # Each node's (target, step) pairs: sliced from one list of them, half the time of zipping
+    # each node's slices of the arrays (mypy's 96,000 links: 15 ms against 35).
+    pairs = list(zip(graph.targets, graph.steps, strict=True))
+    links = [pairs[start:end] for start, end in pairwise(graph.starts)]
     keep = 1 - PPR_RESTART
     rank = list(p)
     for _ in range(PPR_MAX_ITERATIONS):
