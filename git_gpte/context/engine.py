@@ -291,7 +291,7 @@ def _ranking(
             facts=facts,
             past=past,
             reverted=reverted,
-            places=_places(request, files),
+            places=_places(request, files) if weights.place or weights.chunk_place else {},
         )
         if narrows(pathspecs):  # the user chose these files: each counts as named
             for file_score in ranking.files:

@@ -486,6 +486,8 @@ def reverted_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
 def named_place(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """A traceback or an error message in the request names a line of the file (``File
     ".../app.py", line 12``, ``app.js:12:5``): the request points at it."""
+    if not weights.place:
+        return {}
     return _history_lift(evidence, evidence.placed, weights.place, "named at a line")
 
 
@@ -645,7 +647,7 @@ def chunk_reverted(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> F
 def chunk_named_place(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
     """The chunk holds a line a traceback or an error message in the request names."""
     named = [line for line in evidence.place_lines if chunk.start <= line <= chunk.end]
-    if named:
+    if named and weights.chunk_place:
         return Finding(weights.chunk_place, f"holds line {min(named)}, named by the request")
     return None
 

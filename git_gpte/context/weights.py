@@ -57,7 +57,8 @@ class Weights:
     # at the files that commit changed, as naming them does (reverted.py).
     reverted: float = 1.0
     # A traceback or an error message in the request naming a line of the file (places.py)
-    # points at it too (an issue's pasted traceback).
+    # points at it too (an issue's pasted traceback). 0 here and for chunk_place: not read
+    # (heal and a review pin those lines already, and rank as before).
     place: float = 1.0
 
     # Priors: a file's score is multiplied by its kind's factor (code: 1). Files that are not

@@ -361,8 +361,13 @@ def _select(
     rendered request still exceeds the window it is selected once more with a budget scaled down
     by the overshoot."""
     from ..context import candidates, select
+    from ..context.weights import WEIGHTS
     from ..llm import estimate_tokens
     from ..prompts import load
+
+    # Places pinned (the lines a failing output or a review comment names) are sent whatever
+    # the ranking says: the ranking does not read them in the request again.
+    weights = replace(WEIGHTS, place=0.0, chunk_place=0.0) if choice.pins else WEIGHTS
 
     system = system.rstrip() + "\n\n" + load("context", repo.root).strip() + "\n"
     if choice.rounds:
@@ -392,6 +397,7 @@ def _select(
             pathspecs,
             max_file_bytes=max_file_bytes,
             progress=progress if attempt == 0 else None,
+            weights=weights,
         )
         shown = shown_from_selection(repo, selection, pathspecs)
         if choice.pins:
