@@ -73,6 +73,20 @@ def test_failing_output_places_are_matched_to_tracked_files() -> None:
     ]
 
 
+def test_an_installed_copys_places_are_the_tracked_files_it_copies() -> None:
+    from git_gpte.context.places import output_places
+
+    output = (
+        '  File "/home/u/.venv/lib/python3.12/site-packages/click/core.py", line 1200, in main\n'
+        '  File "/usr/lib/python3.12/json/decoder.py", line 337, in decode\n'
+    )
+    tracked = ["src/click/core.py", "tests/core.py", "docs/json/decoder.py"]
+    # the standard library's json is not the docs' json, though both end in json/decoder.py
+    assert output_places(output, tracked) == [("src/click/core.py", 1200)]
+    # two tracked files it could be: none
+    assert output_places(output, ["src/click/core.py", "lib/click/core.py"]) == []
+
+
 def test_need_blocks_are_read_leniently_and_prose_is_not_a_path() -> None:
     from git_gpte.prompts.context import NeedItem, parse_need
 

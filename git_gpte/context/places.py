@@ -16,6 +16,8 @@ from collections.abc import Iterable
 
 # Places taken from one output: the last ones (the innermost frames of a traceback) count most.
 MAX_PLACES = 8
+# Where an installed copy of a package lives: the rest of its path is the package's own.
+INSTALL_FOLDERS = ("site-packages/", "dist-packages/", "node_modules/")
 
 _PLACE = re.compile(
     r"""(?P<path>[\w.@+~/\\-]*[\w-]\.[A-Za-z][\w]{0,7})["']?(?:,\s*line\s+|:|\()(?P<line>\d+)"""
@@ -45,8 +47,22 @@ def output_places(output: str, tracked: Iterable[str]) -> list[tuple[str, int]]:
 def _tracked(named: str, paths: set[str], by_name: dict[str, list[str]]) -> str | None:
     if named in paths:
         return named
-    matches = [p for p in by_name.get(named.rsplit("/", 1)[-1], []) if named.endswith("/" + p)]
-    if not matches and "/" not in named:
-        only = by_name.get(named, [])
-        return only[0] if len(only) == 1 else None
-    return max(matches, key=len) if matches else None
+    same_name = by_name.get(named.rsplit("/", 1)[-1], [])
+    matches = [p for p in same_name if named.endswith("/" + p)]
+    if matches:
+        return max(matches, key=len)
+    if "/" not in named:
+        return same_name[0] if len(same_name) == 1 else None
+    return _installed(named, same_name)
+
+
+def _installed(named: str, same_name: list[str]) -> str | None:
+    """The tracked file an installed copy's path names: ``.../site-packages/click/core.py``
+    is ``src/click/core.py`` (what follows the last install folder, when one tracked file
+    ends with it)."""
+    marker = max((named.rfind(m) + len(m) for m in INSTALL_FOLDERS if m in named), default=-1)
+    if marker < 0:
+        return None
+    rest = named[marker:]
+    found = [path for path in same_name if path == rest or path.endswith("/" + rest)]
+    return found[0] if len(found) == 1 else None
