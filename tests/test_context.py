@@ -7,7 +7,7 @@ import re
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -1383,18 +1383,15 @@ def test_a_request_naming_a_version_number_finds_where_earlier_releases_were_mad
             "CHANGES.md": "# Changes\n",
         },
     )
-    for release in ("1.0", "1.1"):
-        init = f"from .migrate import upgrade\n\n__version__ = '{release}'\n"
-        write_files(repo, {"pkg/__init__.py": init, "CHANGES.md": f"# Changes\n\n## {release}\n"})
-        commit_all(repo, f"Release {release}")
-    for n in range(6):  # the latest commits changed none of them
-        write_files(repo, {"pkg/cli.py": f"def main():\n    return {n}\n"})
-        commit_all(repo, "Work on the command line")
-    done = run_gpte("context", "--json", "--tokens", "4000", "Version 1.2 placeholder", cwd=repo)
-    assert done.returncode == 0, done.stderr
-    picks = json.loads(done.stdout)["picks"]
-    assert picks[0]["path"] == "pkg/__init__.py", [(p["path"], p["score"]) for p in picks]
-    assert "changed by earlier releases" in picks[0]["reasons"]
+    _releases_then_work(
+        repo,
+        lambda release: {
+            "pkg/__init__.py": f"from .migrate import upgrade\n\n__version__ = '{release}'\n",
+            "CHANGES.md": f"# Changes\n\n## {release}\n",
+        },
+        lambda n: {"pkg/cli.py": f"def main():\n    return {n}\n"},
+    )
+    _assert_release_file_first(repo, "Version 1.2 placeholder")
     assert analyse_request("Version 1.2 placeholder").names_version
     assert not analyse_request("Use the version table\n\nsince 1.2").names_version
 
@@ -1427,15 +1424,33 @@ def test_a_bump_without_a_number_finds_where_earlier_releases_were_made(tmp_path
             "pkg/steps.py": steps,
         },
     )
+    _releases_then_work(
+        repo,
+        lambda release: {
+            "pkg/__init__.py": f"from .steps import revision_step_0\n\n__version__ = '{release}'\n"
+        },
+        lambda n: {"pkg/cli.py": f"def main():\n    return {n}\n", "pkg/app.py": f"APP = {n}\n"},
+    )
+    _assert_release_file_first(repo, "bump revision number")
+
+
+def _releases_then_work(
+    repo: Path,
+    release_files: Callable[[str], dict[str, str | bytes]],
+    work_files: Callable[[int], dict[str, str | bytes]],
+) -> None:
+    """Releases 1.0 and 1.1, then six commits of other work (the latest commits change none
+    of the release's files)."""
     for release in ("1.0", "1.1"):
-        init = f"from .steps import revision_step_0\n\n__version__ = '{release}'\n"
-        write_files(repo, {"pkg/__init__.py": init})
+        write_files(repo, release_files(release))
         commit_all(repo, f"Release {release}")
-    for n in range(6):  # the latest commits changed none of them
-        work = {"pkg/cli.py": f"def main():\n    return {n}\n", "pkg/app.py": f"APP = {n}\n"}
-        write_files(repo, work)
+    for n in range(6):
+        write_files(repo, work_files(n))
         commit_all(repo, "Work on the command line")
-    done = run_gpte("context", "--json", "--tokens", "4000", "bump revision number", cwd=repo)
+
+
+def _assert_release_file_first(repo: Path, request: str) -> None:
+    done = run_gpte("context", "--json", "--tokens", "4000", request, cwd=repo)
     assert done.returncode == 0, done.stderr
     picks = json.loads(done.stdout)["picks"]
     assert picks[0]["path"] == "pkg/__init__.py", [(p["path"], p["score"]) for p in picks]
