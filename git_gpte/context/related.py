@@ -33,7 +33,9 @@ def root(word: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    import snowballstemmer  # type: ignore[import-untyped]  # small, pure Python; loaded on use
+    # Loaded on use. snowballstemmer hands out PyStemmer's compiled stemmer when that is
+    # installed (a dependency): the same stems, without importing every language's stemmer.
+    import snowballstemmer  # type: ignore[import-untyped]
 
     return snowballstemmer.stemmer("english")
 

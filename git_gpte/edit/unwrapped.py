@@ -93,7 +93,7 @@ def _stem(word: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    import snowballstemmer  # type: ignore[import-untyped]  # small, pure Python; loaded on use
+    import snowballstemmer  # type: ignore[import-untyped]  # loaded on use (PyStemmer inside)
 
     return snowballstemmer.stemmer("english")
 
