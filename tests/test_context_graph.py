@@ -60,7 +60,7 @@ def test_pagerank_stops_near_the_fixed_point() -> None:
         exact = _fixed_point(graph, seeds)
         top = max(exact.values())
         assert set(ranks) == set(exact) == {*files, lonely}
-        assert all(abs(ranks[node] - exact[node]) < 1e-5 * top for node in exact)
+        assert all(abs(ranks[node] - exact[node]) < 1e-4 * top for node in exact)
         assert abs(sum(ranks.values()) - 1) < 1e-5
 
 
