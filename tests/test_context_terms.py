@@ -6,8 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from git_gpte.context.terms import query_terms, split_identifier
+from git_gpte.context.rank_signals import name_probes
+from git_gpte.context.terms import identifier_terms, query_terms, split_identifier
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import make_repo
 
@@ -104,3 +107,18 @@ def test_a_request_finds_a_camel_case_file_by_the_words_of_its_name(tmp_path: Pa
     picks = json.loads(done.stdout)["picks"]
     assert picks[0]["path"] == "lib/transformData.js"
     assert any("transform" in reason for reason in picks[0]["reasons"])
+
+
+_WORD_PARTS = ["pars", "ing", "polic", "ies", "es", "ed", "s", "HTTP", "Server", "x", "2", "_", "y"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_WORD_PARTS), min_size=1, max_size=6))
+def test_a_name_holding_no_probe_has_none_of_the_terms(parts: list[str]) -> None:
+    # Chunk names are split only when they hold a probe of a request term (rank_signals.
+    # name_probes): every term an identifier splits into must hold its probe, or its chunk
+    # would lose the bonus of its own name.
+    ident = "".join(parts)
+    terms = identifier_terms(ident)
+    for term, probe in zip(terms, name_probes(terms), strict=True):
+        assert probe in ident.lower(), (ident, term)

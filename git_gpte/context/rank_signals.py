@@ -117,12 +117,22 @@ class ChunkEvidence:
     idf: Mapping[str, float]  # per request term, among the chunks of the best files
     average_length: float  # of those chunks, in terms
     words: Mapping[str, str]  # term -> the request's own word
+    probes: tuple[str, ...]  # name_probes of the request terms (idf's)
     named: frozenset[str]  # identifiers the request names that the file defines or uses
     recent_spans: Sequence[tuple[int, int]]  # lines the latest commits wrote in the file
     # lines of the file the commit the request reverts wrote, or took lines from (reverted.py)
     reverted_spans: Sequence[tuple[int, int]] = ()
     # lines of the file a traceback or an error message in the request names (places.py)
     place_lines: Sequence[int] = ()
+
+
+def name_probes(terms: Collection[str]) -> tuple[str, ...]:
+    """What a lower-cased identifier must hold, for each term, to have the term among its
+    identifier terms (terms.identifier_terms): each of its words, stemmed, is a prefix of the
+    word (``pars`` of ``parsing``) but for a plural's ``y`` (``policy`` of ``policies``), and
+    the whole identifier is the identifier lower-cased. So an identifier holding none of them
+    is not split: most chunk names match no term of the request."""
+    return tuple(term[:-1] if term.endswith("y") else term for term in terms)
 
 
 ChunkSignal = Callable[[Chunk, ChunkEvidence, Weights], Finding | None]
@@ -601,7 +611,9 @@ def symbol_links(evidence: LinkEvidence, weights: Weights) -> SignalScores:
 def chunk_lexical_match(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
     """The chunk's BM25 for the request; the terms of its own name count more."""
     length = sum(chunk.terms.values())
-    name_terms = identifier_terms(chunk.name.rsplit(".", 1)[-1]) if chunk.name else []
+    short = chunk.name.rsplit(".", 1)[-1].lower() if chunk.name else ""
+    named = short and any(probe in short for probe in evidence.probes)
+    name_terms = identifier_terms(chunk.name.rsplit(".", 1)[-1]) if named else []
     total = 0.0
     hits: list[tuple[float, str]] = []
     for term, weight in evidence.idf.items():
