@@ -155,9 +155,8 @@ def main() -> int:
             )
             name = f"git gpte context (warm{f', {n + 1}' if len(requests) > 1 else ''})"
             rows.append((name, warm))
-            spreads[name] = f"{min(r.seconds for r in warm_runs):.2f}-" + (
-                f"{max(r.seconds for r in warm_runs):.2f}"
-            )
+            seconds = [r.seconds for r in warm_runs]
+            spreads[name] = f"{min(seconds):.2f}-{max(seconds):.2f}"
         print(
             f"{'run':<32} {'seconds':>8} {'vs git grep':>12} {'CPU s':>7} {'peak MiB':>9}"
             f" {'warm runs':>10}"

@@ -611,9 +611,10 @@ def symbol_links(evidence: LinkEvidence, weights: Weights) -> SignalScores:
 def chunk_lexical_match(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
     """The chunk's BM25 for the request; the terms of its own name count more."""
     length = sum(chunk.terms.values())
-    short = chunk.name.rsplit(".", 1)[-1].lower() if chunk.name else ""
-    named = short and any(probe in short for probe in evidence.probes)
-    name_terms = identifier_terms(chunk.name.rsplit(".", 1)[-1]) if named else []
+    short = chunk.name.rsplit(".", 1)[-1] if chunk.name else ""
+    lowered = short.lower()
+    named = short and any(probe in lowered for probe in evidence.probes)
+    name_terms = identifier_terms(short) if named else []
     total = 0.0
     hits: list[tuple[float, str]] = []
     for term, weight in evidence.idf.items():
