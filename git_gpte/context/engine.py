@@ -39,6 +39,7 @@ from .reverted import Hunk, parse_hunks, reverted_ids, reverted_spans, reverted_
 from .rules import DEFAULT_MAX_FILE_BYTES, narrows, secret_reason_for
 from .store import BlobFacts, DamagedRows, IndexBusy, IndexStore
 from .tokens import token_mode
+from .versions import VERSION_LINE, about_own_version, holders
 from .weights import WEIGHTS, Weights
 
 T = TypeVar("T")
@@ -135,6 +136,20 @@ def _reverted(
         return {}
     texts = {path: decode_text(read[blob]) if blob else None for path, blob in blobs.items()}
     return reverted_spans(hunks, {path: text for path, text in texts.items() if text is not None})
+
+
+def _versions(
+    repo: Repository, commit: str, request: str, files: Sequence[Candidate], weights: Weights
+) -> dict[str, tuple[int, ...]]:
+    """For a release or a version bump, the files among ``files`` assigning the project's
+    version, and the lines (versions.py); else none (and no git grep)."""
+    if not (weights.version_holder or weights.chunk_version) or not names_version(request):
+        return {}
+    if not about_own_version(request.strip().splitlines()[0]):
+        return {}
+    paths = {c.path for c in files}
+    found = repo.lines_matching(commit, VERSION_LINE)
+    return holders((path, line) for path, line in found if path in paths)
 
 
 def _places(request: str, files: Sequence[Candidate]) -> dict[str, tuple[int, ...]]:
@@ -292,6 +307,7 @@ def _ranking(
             past=past,
             reverted=reverted,
             places=_places(request, files) if weights.place or weights.chunk_place else {},
+            versions=_versions(repo, commit, request, files, weights),
         )
         if narrows(pathspecs):  # the user chose these files: each counts as named
             for file_score in ranking.files:

@@ -87,6 +87,9 @@ class FileEvidence:
     # path -> 1.0 for the files a traceback or an error message in the request names at a
     # line (places.py)
     placed: Mapping[str, float] = field(default_factory=dict)
+    # path -> 1.0 for the files assigning the project's version, when the request is a
+    # release or a bump (versions.py)
+    versioned: Mapping[str, float] = field(default_factory=dict)
 
 
 FileSignal = Callable[[FileEvidence, Weights], SignalScores]
@@ -124,6 +127,8 @@ class ChunkEvidence:
     reverted_spans: Sequence[tuple[int, int]] = ()
     # lines of the file a traceback or an error message in the request names (places.py)
     place_lines: Sequence[int] = ()
+    # lines of the file assigning the project's version, for a release or a bump (versions.py)
+    version_lines: Sequence[int] = ()
 
 
 def name_probes(terms: Collection[str]) -> tuple[str, ...]:
@@ -501,6 +506,11 @@ def named_place(evidence: FileEvidence, weights: Weights) -> SignalScores:
     return _history_lift(evidence, evidence.placed, weights.place, "named at a line")
 
 
+def version_holder(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """A release or a version bump: the file assigns the project's version (versions.py)."""
+    return _history_lift(evidence, evidence.versioned, weights.version_holder, "holds the version")
+
+
 def similar_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
     """Earlier commits phrased like the request changed the file (see past.py)."""
     reason = "changed by commits like this request"
@@ -662,6 +672,14 @@ def chunk_named_place(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -
     named = [line for line in evidence.place_lines if chunk.start <= line <= chunk.end]
     if named and weights.chunk_place:
         return Finding(weights.chunk_place, f"holds line {min(named)}, named by the request")
+    return None
+
+
+def chunk_version(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
+    """The chunk holds the line assigning the project's version, for a release or a bump."""
+    held = [line for line in evidence.version_lines if chunk.start <= line <= chunk.end]
+    if held and weights.chunk_version:
+        return Finding(weights.chunk_version, f"holds the version, line {min(held)}")
     return None
 
 

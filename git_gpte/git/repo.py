@@ -575,6 +575,25 @@ class Repository:
         prefix = rev + ":"
         return [p[len(prefix) :] if p.startswith(prefix) else p for p in out.split("\0") if p]
 
+    def lines_matching(self, rev: str, pattern: str) -> list[tuple[str, int]]:
+        """The (path, line) pairs of the text files at ``rev`` whose lines match the extended
+        regular expression ``pattern`` (``git grep -n -E``); no match: an empty list."""
+        args = ["grep", "-n", "-z", "-I", "-E", "--full-name", "-e", pattern, rev, "--"]
+        try:
+            out = self._git(*args, strip=False)
+        except GitCommandError as exc:
+            if exc.returncode == 1:  # no match
+                return []
+            raise
+        prefix = rev + ":"
+        found = []
+        for row in out.split("\n"):
+            if not row:
+                continue
+            path, line, _ = row.split("\0", 2)
+            found.append((path.removeprefix(prefix), int(line)))
+        return found
+
     def tracked_files(self) -> list[str]:
         """Paths in the index (what ``git ls-files`` shows), NUL-separated on the wire."""
         out = self._git("ls-files", "-z", "--full-name", strip=False)
