@@ -30,6 +30,7 @@ from .model import ContextSelection, MapEntry, Pick, SymbolLocation
 from .pack import Packing
 from .parse import FileRecord, definition_end
 from .past import DEPTH as PAST_DEPTH
+from .past import release_weights
 from .places import output_places
 from .rank import Ranking, rank
 from .recency import DEPTH, file_weights
@@ -37,9 +38,9 @@ from .request import names_version
 from .reverted import MAX_PATHS as MAX_REVERTED_PATHS
 from .reverted import Hunk, parse_hunks, reverted_ids, reverted_spans, reverted_subject
 from .rules import DEFAULT_MAX_FILE_BYTES, narrows, secret_reason_for
+from .stated import Held, asked, stated_lines
 from .store import BlobFacts, DamagedRows, IndexBusy, IndexStore
 from .tokens import token_mode
-from .versions import VERSION_LINE, about_own_version, holders
 from .weights import WEIGHTS, Weights
 
 T = TypeVar("T")
@@ -138,18 +139,32 @@ def _reverted(
     return reverted_spans(hunks, {path: text for path, text in texts.items() if text is not None})
 
 
-def _versions(
-    repo: Repository, commit: str, request: str, files: Sequence[Candidate], weights: Weights
-) -> dict[str, tuple[int, ...]]:
-    """For a release or a version bump, the files among ``files`` assigning the project's
-    version, and the lines (versions.py); else none (and no git grep)."""
-    if not (weights.version_holder or weights.chunk_version) or not names_version(request):
+def _stated(
+    repo: Repository,
+    commit: str,
+    request: str,
+    files: Sequence[Candidate],
+    past: Sequence[PastCommit],
+    weights: Weights,
+) -> dict[str, Held]:
+    """The files among ``files`` stating what the request asks to change (its version, its
+    Python versions, its copyright: stated.py), with the lines; those earlier releases changed
+    first (``past``). For most requests none, and no git grep."""
+    if not (weights.stated or weights.chunk_stated):
         return {}
-    if not about_own_version(request.strip().splitlines()[0]):
-        return {}
+    held: dict[str, Held] = {}
     paths = {c.path for c in files}
-    found = repo.lines_matching(commit, VERSION_LINE)
-    return holders((path, line) for path, line in found if path in paths)
+    releases = release_weights(past)
+    for statement in asked(request):
+        found = [(p, n) for p, n in repo.lines_matching(commit, statement.pattern) if p in paths]
+        kept = stated_lines(found, statement.max_per_file, releases)
+        for path, lines in kept.items():
+            before = held.get(path)
+            if before is None:
+                held[path] = Held(lines, statement.reason)
+            else:
+                held[path] = before._replace(lines=tuple(sorted({*before.lines, *lines})))
+    return held
 
 
 def _places(request: str, files: Sequence[Candidate]) -> dict[str, tuple[int, ...]]:
@@ -307,7 +322,7 @@ def _ranking(
             past=past,
             reverted=reverted,
             places=_places(request, files) if weights.place or weights.chunk_place else {},
-            versions=_versions(repo, commit, request, files, weights),
+            stated=_stated(repo, commit, request, files, past, weights),
         )
         if narrows(pathspecs):  # the user chose these files: each counts as named
             for file_score in ranking.files:

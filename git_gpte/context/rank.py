@@ -47,6 +47,7 @@ from .links import MAX_DEFINERS, PPR_SEEDS, LinkGraph, graph_key, link_graph, li
 from .parse import Chunk, FileRecord
 from .past import release_weights, similar_commit_weights
 from .rank_signals import (
+    NOT_STATED,
     ChunkEvidence,
     ChunkSignal,
     FileEvidence,
@@ -63,7 +64,7 @@ from .rank_signals import (
     chunk_named_place,
     chunk_recent_change,
     chunk_reverted,
-    chunk_version,
+    chunk_stated_line,
     defined_identifier,
     file_prior,
     hinted_paths,
@@ -79,12 +80,13 @@ from .rank_signals import (
     release_history,
     reverted_commit,
     similar_commit,
+    stated_line,
     symbol_links,
     unambiguous_mentions,
-    version_holder,
 )
 from .related import widen
 from .request import Query, analyse_request
+from .stated import Held
 from .store import BlobFacts, IndexStore
 from .typos import asks_for_spelling, with_misspellings
 from .weights import WEIGHTS, Weights
@@ -108,7 +110,7 @@ POINTING: tuple[FileSignal, ...] = (
     name_match,
     reverted_commit,
     named_place,
-    version_holder,
+    stated_line,
 )
 FILE_LIFTS: tuple[FileSignal, ...] = (*POINTING, recent_change, similar_commit, release_history)
 CHUNK_RELEVANCE: ChunkSignal = chunk_lexical_match
@@ -117,7 +119,7 @@ CHUNK_BONUSES: tuple[ChunkSignal, ...] = (
     chunk_recent_change,
     chunk_reverted,
     chunk_named_place,
-    chunk_version,
+    chunk_stated_line,
 )
 
 GRAPH_FILE_LIMIT = 3000  # above this, only the best lexical files and their links form the graph
@@ -200,7 +202,7 @@ def rank(
     past: Sequence[PastCommit] = (),
     reverted: Mapping[str, Sequence[tuple[int, int]]] | None = None,
     places: Mapping[str, Sequence[int]] | None = None,
-    versions: Mapping[str, Sequence[int]] | None = None,
+    stated: Mapping[str, Held] | None = None,
 ) -> Ranking:
     """Score every candidate file and the chunks of the best ones.
 
@@ -208,9 +210,9 @@ def rank(
     lines they wrote (both empty: no history signal); ``past`` gives earlier commits' subjects
     and paths (see past.py); ``reverted`` the files and lines of the commit the request
     reverts (reverted.py); ``places`` the lines a traceback or an error message in the
-    request names (places.py); ``versions`` the lines assigning the project's version, for a
-    release or a bump (versions.py). ``facts``: the files' blob facts, when the caller read them
-    already (``store.facts`` of their keys or more).
+    request names (places.py); ``stated`` the lines stating what the request asks to change
+    (its version, its Python versions, its copyright: stated.py). ``facts``: the files' blob
+    facts, when the caller read them already (``store.facts`` of their keys or more).
     """
     query = widen(analyse_request(request, weights), store.terms_from, weights.related)
     if facts is None:
@@ -232,11 +234,12 @@ def rank(
         query = replace(query, path_mentions=mentions)
     lifts = similar_commit_weights(query.terms, past) if past and weights.past else {}
     releases = release_weights(past) if query.names_version and weights.release else {}
-    reverted, places, versions = reverted or {}, places or {}, versions or {}
+    reverted, places, stated = reverted or {}, places or {}, stated or {}
     pointed = dict.fromkeys(reverted, 1.0)
     evidence = FileEvidence(
         query, paths, lexical, definers, recent or {}, hinted, lifts, releases, pointed,
-        placed=dict.fromkeys(places, 1.0), versioned=dict.fromkeys(versions, 1.0),
+        placed=dict.fromkeys(places, 1.0),
+        stated={path: held.reason for path, held in stated.items()},
     )  # fmt: skip
     scored = _score_files(texts, evidence, weights)
     named = _follow_links(store, scored, query, _defined_names(definers), weights)
@@ -246,7 +249,7 @@ def rank(
     # no excerpts either, not even to fill a budget left over.
     best = [f for f in _with_priors(ordered[:CHUNK_FILES], query, weights) if f.prior > 0]
     _load_missing_records(store, best)
-    spans = _Spans(recent_lines or {}, reverted, places, versions)
+    spans = _Spans(recent_lines or {}, reverted, places, stated)
     chunks = _rank_chunks(best, query, idf, named, spans, weights)
     binary = [c.path for c in files if statuses.get(c.key) == "binary"]
     return Ranking(ordered, chunks, binary)
@@ -541,12 +544,12 @@ def _load_missing_records(store: IndexStore, files: Sequence[FileScore]) -> None
 class _Spans:
     """Per file, the lines the chunk bonuses look for: those the latest commits wrote, those
     the commit the request reverts wrote, those a traceback in the request names, and those
-    assigning the project's version (for a release or a bump)."""
+    stating what the request asks to change."""
 
     recent: Mapping[str, Sequence[tuple[int, int]]]
     reverted: Mapping[str, Sequence[tuple[int, int]]]
     places: Mapping[str, Sequence[int]]
-    versions: Mapping[str, Sequence[int]]
+    stated: Mapping[str, Held]
 
 
 @dataclass(frozen=True)
@@ -586,7 +589,7 @@ def _rank_chunks(
             spans.recent.get(path, ()),
             spans.reverted.get(path, ()),
             spans.places.get(path, ()),
-            spans.versions.get(path, ()),
+            spans.stated.get(path, NOT_STATED),
         )
         for index, chunk in enumerate(ranked.record.chunks):
             relevance, reasons = _chunk_relevance(chunk, evidence, weights)

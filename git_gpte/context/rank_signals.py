@@ -26,6 +26,7 @@ from .links import LinkGraph
 from .parse import Chunk
 from .path_facts import BUILT, CONFIG, DATA, DOCS, PROSE, TEST, PathFacts, path_facts
 from .request import Query
+from .stated import Held
 from .terms import identifier_terms, path_part_terms
 from .weights import Weights
 
@@ -87,9 +88,8 @@ class FileEvidence:
     # path -> 1.0 for the files a traceback or an error message in the request names at a
     # line (places.py)
     placed: Mapping[str, float] = field(default_factory=dict)
-    # path -> 1.0 for the files assigning the project's version, when the request is a
-    # release or a bump (versions.py)
-    versioned: Mapping[str, float] = field(default_factory=dict)
+    # path -> why, for the files stating what the request asks to change (stated.py)
+    stated: Mapping[str, str] = field(default_factory=dict)
 
 
 FileSignal = Callable[[FileEvidence, Weights], SignalScores]
@@ -113,6 +113,9 @@ class LinkEvidence:
     seeds: Collection[str]  # the files the PageRank started from
 
 
+NOT_STATED = Held((), "")
+
+
 @dataclass(frozen=True)
 class ChunkEvidence:
     """What the chunk signals read about the chunks of one file."""
@@ -127,8 +130,8 @@ class ChunkEvidence:
     reverted_spans: Sequence[tuple[int, int]] = ()
     # lines of the file a traceback or an error message in the request names (places.py)
     place_lines: Sequence[int] = ()
-    # lines of the file assigning the project's version, for a release or a bump (versions.py)
-    version_lines: Sequence[int] = ()
+    # lines of the file stating what the request asks to change, and why (stated.py)
+    stated: Held = NOT_STATED
 
 
 def name_probes(terms: Collection[str]) -> tuple[str, ...]:
@@ -506,9 +509,17 @@ def named_place(evidence: FileEvidence, weights: Weights) -> SignalScores:
     return _history_lift(evidence, evidence.placed, weights.place, "named at a line")
 
 
-def version_holder(evidence: FileEvidence, weights: Weights) -> SignalScores:
-    """A release or a version bump: the file assigns the project's version (versions.py)."""
-    return _history_lift(evidence, evidence.versioned, weights.version_holder, "holds the version")
+def stated_line(evidence: FileEvidence, weights: Weights) -> SignalScores:
+    """The file states what the request asks to change: the project's version for a release,
+    its Python versions, its copyright (stated.py)."""
+    if not weights.stated:
+        return {}
+    paths = set(evidence.paths)
+    return {
+        path: [Finding(weights.stated, reason)]
+        for path, reason in evidence.stated.items()
+        if path in paths
+    }
 
 
 def similar_commit(evidence: FileEvidence, weights: Weights) -> SignalScores:
@@ -675,11 +686,11 @@ def chunk_named_place(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -
     return None
 
 
-def chunk_version(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
-    """The chunk holds the line assigning the project's version, for a release or a bump."""
-    held = [line for line in evidence.version_lines if chunk.start <= line <= chunk.end]
-    if held and weights.chunk_version:
-        return Finding(weights.chunk_version, f"holds the version, line {min(held)}")
+def chunk_stated_line(chunk: Chunk, evidence: ChunkEvidence, weights: Weights) -> Finding | None:
+    """The chunk holds a line stating what the request asks to change (stated.py)."""
+    held = [line for line in evidence.stated.lines if chunk.start <= line <= chunk.end]
+    if held and weights.chunk_stated:
+        return Finding(weights.chunk_stated, f"{evidence.stated.reason}, line {min(held)}")
     return None
 
 

@@ -1,0 +1,174 @@
+"""A request of a kind that changes lines it does not quote (a release's version, the Python
+versions supported, the copyright year) points at the lines stating them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from git_gpte.context.stated import about_copyright, about_own_version, about_pythons, stated_lines
+from git_gpte.git import Repository
+from tests.conftest import run_gpte
+from tests.helpers.context_cli import holds, sent
+from tests.helpers.gitrepo import commit_all, make_repo, write_files
+
+# A module saying "version" everywhere, as alembic's migrations do, and bigger than a budget
+# sends whole: the word alone would send it first.
+VERSIONS = "".join(
+    f"def version_step_{i}(version, versions):\n"
+    f"    '''Move the version on to the next of the versions.'''\n"
+    f"    return versions.next_version(version) + {i}\n\n\n"
+    for i in range(60)
+)
+SETUP = (
+    "from setuptools import setup\n\nsetup(\n    name='pkg',\n    python_requires='>=3.8',\n"
+    "    classifiers=[\n        'Programming Language :: Python :: 3.8',\n"
+    "        'Programming Language :: Python :: 3.9',\n    ],\n)\n"
+)
+ABOUT = '"""About the package."""\n\nimport sys\n\n__version__ = "1.4.0"\n'
+
+
+def _project(tmp_path: Path) -> Path:
+    return make_repo(
+        tmp_path / "r",
+        {
+            "pkg/__init__.py": "from .steps import version_step_0\n",
+            "pkg/_about.py": ABOUT,
+            "pkg/steps.py": VERSIONS,
+            "pkg/cli.py": "def main(argv):\n    return len(argv)\n",
+            "uv.lock": "".join(f'[[package]]\nversion = "0.{n}.1"\n\n' for n in range(5)),
+            "setup.py": SETUP,
+            "docs/conf.py": 'project = "pkg"\ncopyright = "2019-2024, The pkg authors"\n',
+        },
+    )
+
+
+@pytest.mark.parametrize("request_text", ["Release 1.5.0", "bump version num", "prep for 1.5"])
+def test_a_release_sends_the_line_assigning_the_version_first(
+    tmp_path: Path, request_text: str
+) -> None:
+    repo = _project(tmp_path)
+    entries = sent(repo, request_text, 300)
+    assert entries and entries[0].split(":")[0] == "pkg/_about.py", entries
+    assert holds(entries, "pkg/_about.py", 5), entries
+    why = run_gpte("context", "--json", "--tokens", "300", request_text, cwd=repo)
+    picks = {p["path"]: p for p in json.loads(why.stdout)["picks"]}
+    assert "holds the version" in picks["pkg/_about.py"]["reasons"]
+    assert "holds the version" not in picks.get("uv.lock", {"reasons": []})["reasons"]
+
+
+def test_another_programs_version_points_at_no_holder(tmp_path: Path) -> None:
+    repo = _project(tmp_path)
+    for request_text in ("Bump ruff from 0.8.6 to 0.9.1", "Add support for Python 3.13"):
+        why = run_gpte("context", "--json", "--tokens", "2000", request_text, cwd=repo)
+        assert why.returncode == 0, why.stderr
+        reasons = [r for p in json.loads(why.stdout)["picks"] for r in p["reasons"]]
+        assert "holds the version" not in reasons, (request_text, reasons)
+
+
+def test_a_change_of_the_pythons_supported_sends_the_classifiers(tmp_path: Path) -> None:
+    repo = _project(tmp_path)
+    entries = sent(repo, "Add support for Python 3.10", 300)
+    assert entries and entries[0].split(":")[0] == "setup.py", entries
+    assert holds(entries, "setup.py", 5) and holds(entries, "setup.py", 8), entries
+
+
+def test_a_new_year_sends_the_copyright_line(tmp_path: Path) -> None:
+    repo = _project(tmp_path)
+    entries = sent(repo, "Happy new year", 300)
+    assert holds(entries, "docs/conf.py", 2), entries
+    why = run_gpte("context", "--json", "--tokens", "300", "Update copyright year", cwd=repo)
+    picks = {p["path"]: p for p in json.loads(why.stdout)["picks"]}
+    assert "states the copyright" in picks["docs/conf.py"]["reasons"]
+
+
+@pytest.mark.parametrize(
+    ("first_line", "pythons", "year"),
+    [
+        ("Drop support for Python 3.5", True, False),
+        ("Another python 3 fix", False, False),
+        ("Remove compat code for Python < 3.7", True, False),
+        ("Require py312", True, False),
+        ("Fix the python parser", False, False),
+        ("Update copyright year", False, True),
+        ("- happy new year", False, True),
+        ("Add a year column", False, False),
+    ],
+)
+def test_which_requests_ask_for_which_lines(first_line: str, pythons: bool, year: bool) -> None:
+    assert about_pythons(first_line) is pythons
+    assert about_copyright(first_line) is year
+
+
+@pytest.mark.parametrize(
+    ("first_line", "own"),
+    [
+        ("Version 0.14.0", True),
+        ("- 1.15.0", True),
+        ("Prep v1.2.1", True),
+        ("Bumped v4.2.1", True),
+        ("Fix the version check", False),  # no version, no release
+        ("Bump flake8-bugbear from 20.1.3 to 20.1.4", False),
+        ("Update pytest requirement from ~=7.1 to ~=8.0", False),
+        ("Add support for Python 3.10", False),
+        ("compatible with node v0.1.95", False),
+        ("Upgrade to TypeScript 3.9", False),
+    ],
+)
+def test_whose_version_a_request_names(first_line: str, own: bool) -> None:
+    assert about_own_version(first_line) is own
+
+
+def test_stating_files_state_few_lines_shallowest_first() -> None:
+    found = [("docs/conf.py", 12), ("docs/conf.py", 14), ("uv.lock", 3), ("uv.lock", 9),
+             ("uv.lock", 15), ("pkg/__init__.py", 4)]  # fmt: skip
+    assert stated_lines(found, 2) == {"docs/conf.py": (12, 14), "pkg/__init__.py": (4,)}
+    many = [(f"packages/p{n}/package.json", 3) for n in range(12)] + [("package.json", 3)]
+    kept = stated_lines(many, 2)
+    assert len(kept) == 8 and "package.json" in kept
+    # Where earlier releases were made: only those, when any states the kind (flask's
+    # examples each have a setup.py with a version of their own).
+    examples = [
+        ("examples/a/setup.py", 11),
+        ("examples/b/setup.py", 11),
+        ("src/pkg/__init__.py", 60),
+    ]
+    assert stated_lines(examples, 2, {"src/pkg/__init__.py", "CHANGES.rst"}) == {
+        "src/pkg/__init__.py": (60,)
+    }
+    assert len(stated_lines(examples, 2, {"CHANGES.rst"})) == 3
+
+
+def test_lines_matching_reads_paths_and_lines_at_a_commit(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "r",
+        {"a b/x.py": "one\nVERSION = '2.0'\n", "y.go": 'const Version = "v1.9.1"\n'},
+    )
+    found = Repository.discover(repo).lines_matching("HEAD", "^(const )?V(ERSION|ersion) = ")
+    assert sorted(found) == [("a b/x.py", 2), ("y.go", 1)]
+    assert Repository.discover(repo).lines_matching("HEAD", "^nothing here$") == []
+
+
+def test_where_earlier_releases_were_made_is_the_projects_version(tmp_path: Path) -> None:
+    example = 'from setuptools import setup\n\nsetup(name="demo", version="1.0.0")\n'
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/__init__.py": '__version__ = "1.0"\n',
+            "examples/one/setup.py": example,
+            "examples/two/setup.py": example,
+        },
+    )
+    for release in ("1.1", "1.2"):
+        write_files(repo, {"pkg/__init__.py": f'__version__ = "{release}"\n'})
+        commit_all(repo, f"Release {release}")
+    write_files(repo, {"pkg/cli.py": "def main():\n    return 0\n"})
+    commit_all(repo, "Add the command line")
+    why = run_gpte("context", "--json", "--tokens", "4000", "Release 1.3", cwd=repo)
+    assert why.returncode == 0, why.stderr
+    stating = [
+        p["path"] for p in json.loads(why.stdout)["picks"] if "holds the version" in p["reasons"]
+    ]
+    assert stating == ["pkg/__init__.py"]
