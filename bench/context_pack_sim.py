@@ -20,6 +20,13 @@ other repositories (as context_pool.py does).
     python bench/context_pack_sim.py --tasks pool.jsonl --rankings DIR run \\
         --variant gap0='{"pack.GAP_LINES": 0}' --variant exp2='{"file_exponent": 2.0}'
 
+``bounds`` says how far a better order of files could go on the same kept rankings: each task
+packed as it is, with the files it changed moved first (scored above the best, in their order:
+a perfect order of files, the chunks ranked as they are), and with only those files (nothing
+else takes budget), by language and by the number of files the task changed.
+
+    python bench/context_pack_sim.py --tasks pool.jsonl --rankings DIR bounds
+
 Rankings are pickles of git-gpte's own objects: read them only with the code that wrote them.
 """
 
@@ -31,7 +38,7 @@ import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields, replace
 from pathlib import Path
@@ -181,6 +188,70 @@ def score_variant(
     return rows
 
 
+def changed_first(ranking: Any, changed: Collection[str], keep_rest: bool) -> Any:
+    """The ranking with the ``changed`` files first, scored above the best in their order, and
+    their chunks scored again; without the other files when not ``keep_rest``. (A changed file
+    the kept ranking holds only by its chunks, one nothing scored, joins the files; one it
+    does not hold at all stays out.)"""
+    from git_gpte.context import rank
+    from git_gpte.context.weights import WEIGHTS
+
+    top = max((f.score for f in ranking.files), default=1.0) or 1.0
+    held = {f.cand.path: f for f in [*ranking.files, *(c.file for c in ranking.chunks)]}
+    lifted = [held[path] for path in dict.fromkeys(held) if path in changed]
+    for n, file_score in enumerate(lifted):
+        file_score.score = top * (2 - n / (len(lifted) + 1))
+    files = [f for f in ranking.files if keep_rest and f.cand.path not in changed]
+    ranking.files = sorted([*lifted, *files], key=lambda f: -f.score)
+    by_path = {c.file.cand.path: c.file for c in ranking.chunks}
+    rows = [
+        rank._ChunkRow(by_path[path], index, relevance, reasons)
+        for path, index, relevance, reasons in ranking.rows
+        if path in by_path and (keep_rest or path in changed)
+    ]
+    ranked = list({id(row.file): row.file for row in rows}.values())
+    ranking.chunks = rank._chunk_scores(rows, ranked, WEIGHTS)
+    return ranking
+
+
+def bounds(tasks: Sequence[Mapping[str, Any]], rankings: Path) -> list[dict[str, Any]]:
+    """One row per task kept and way of packing it: ``as is``, ``changed first``, ``changed
+    only`` (see the module's docstring), covered at each budget."""
+    from git_gpte.context.pack import pack
+
+    ways = {"as is": None, "changed first": True, "changed only": False}
+    rows = []
+    for task in tasks:
+        path = rankings / f"{task['id']}.pkl"
+        if not path.exists():
+            continue
+        kept = path.read_bytes()
+        for name, keep_rest in ways.items():
+            ranking = with_named(pickle.loads(kept), task)
+            if keep_rest is not None:
+                ranking = changed_first(ranking, set(task["gold"]), keep_rest)
+            hits = [int(covered(task, pack(ranking, budget)[0])) for budget in BUDGETS]
+            rows.append({"id": task["id"], "repo": task["repo"], "selector": name,
+                         "language": task.get("language", "python"), "covered": hits,
+                         "files": min(len(task["gold"]), 3)})  # fmt: skip
+    return rows
+
+
+def print_bounds(rows: Sequence[Mapping[str, Any]]) -> None:
+    heads = " / ".join(f"{b // 1024}k" for b in BUDGETS)
+    print(f"| packing, tasks | tasks | covered % {heads} |\n|---|---|---|")
+    for name in ("as is", "changed first", "changed only"):
+        mine = [r for r in rows if r["selector"] == name]
+        for group, languages in [("python", ("python",)), *GROUPS.items()]:
+            some = [r for r in mine if r["language"] in languages]
+            if some:
+                print(_line(f"{name}, {group}", some, BUDGETS))
+        for files, label in ((1, "1 file"), (2, "2 files"), (3, "3 or more files")):
+            some = [r for r in mine if r["files"] == files]
+            if some:
+                print(_line(f"{name}, {label} changed", some, BUDGETS))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", required=True, type=Path)
@@ -191,11 +262,15 @@ def main() -> int:
     keep.add_argument("--locbench", type=Path, default=DEFAULT_LOCBENCH)
     score = sub.add_parser("run", help="score variants on the kept rankings")
     score.add_argument("--variant", action="append", default=[], metavar="NAME=JSON")
+    sub.add_parser("bounds", help="the kept rankings with the changed files first, or alone")
     args = parser.parse_args()
     tasks = [json.loads(line) for line in args.tasks.read_text().splitlines() if line.strip()]
     os.environ.setdefault("GPTE_CONTEXT_TOKENIZER", "o200k")
     if args.command == "capture":
         capture(tasks, args.mirror_root, args.rankings, args.locbench)
+        return 0
+    if args.command == "bounds":
+        print_bounds(bounds(tasks, args.rankings))
         return 0
     variants: dict[str, Mapping[str, float]] = {"gpte": {}}
     for spec in args.variant:
