@@ -141,14 +141,18 @@ def test_stating_files_state_few_lines_shallowest_first() -> None:
     assert len(stated_lines(examples, 2, {"CHANGES.rst"})) == 3
 
 
-def test_lines_matching_reads_paths_and_lines_at_a_commit(tmp_path: Path) -> None:
+def test_lines_holding_reads_paths_lines_and_text_at_a_commit(tmp_path: Path) -> None:
     repo = make_repo(
         tmp_path / "r",
         {"a b/x.py": "one\nVERSION = '2.0'\n", "y.go": 'const Version = "v1.9.1"\n'},
     )
-    found = Repository.discover(repo).lines_matching("HEAD", "^(const )?V(ERSION|ersion) = ")
-    assert sorted(found) == [("a b/x.py", 2), ("y.go", 1)]
-    assert Repository.discover(repo).lines_matching("HEAD", "^nothing here$") == []
+    found = Repository.discover(repo).lines_holding("HEAD", ["VERSION", "Version"])
+    assert sorted(found) == [
+        ("a b/x.py", 2, "VERSION = '2.0'"),
+        ("y.go", 1, 'const Version = "v1.9.1"'),
+    ]
+    assert Repository.discover(repo).lines_holding("HEAD", ["nothing here"]) == []
+    assert Repository.discover(repo).lines_holding("HEAD", []) == []
 
 
 def test_where_earlier_releases_were_made_is_the_projects_version(tmp_path: Path) -> None:

@@ -156,7 +156,8 @@ def _stated(
     paths = {c.path for c in files}
     releases = release_weights(past)
     for statement in asked(request):
-        found = [(p, n) for p, n in repo.lines_matching(commit, statement.pattern) if p in paths]
+        holding = repo.lines_holding(commit, statement.words)
+        found = [(p, n) for p, n, text in holding if p in paths and statement.line.search(text)]
         kept = stated_lines(found, statement.max_per_file, releases)
         for path, lines in kept.items():
             before = held.get(path)

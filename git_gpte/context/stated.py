@@ -8,8 +8,9 @@ version (``__version__ = "0.13.4"`` in ``__init__.py``, ``version="0.7"`` in ``s
 ``setup.py`` or ``pyproject.toml``; "Update copyright year" the copyright lines. None of those
 words finds such a line: "version" is common in code (alembic's migrations are all "versions"),
 and the file stating it is a small ``__init__.py`` or ``setup.py`` that matches little else.
-``git grep`` finds the lines each kind's pattern describes; a file stating more of them than
-the kind allows states other things' (a lock file's versions of other packages). The ranking
+``git grep -F`` finds the lines holding a kind's words, and its pattern keeps those stating it;
+a file stating more of them than the kind allows states other things' (a lock file's versions
+of other packages). The ranking
 lifts the files and the chunks holding the lines (rank_signals.stated_line and
 chunk_stated_line). Pure functions.
 """
@@ -32,7 +33,8 @@ class Statement:
 
     reason: str  # why a file stating it is lifted ("holds the version")
     asks: Callable[[str], bool]  # whether a request's first line asks to change such lines
-    pattern: str  # the lines, as a git grep -E pattern (POSIX classes, no look-around)
+    words: tuple[str, ...]  # what every such line holds, for git grep -F
+    line: re.Pattern[str]  # the lines, among those holding a word
     max_per_file: int  # a file stating more states other things'
 
 
@@ -99,10 +101,10 @@ def about_copyright(first_line: str) -> bool:
 VERSION = Statement(
     reason="holds the version",
     asks=about_own_version,
-    pattern=(
-        "^[[:space:]]*((export[[:space:]]+)?(const|var|let)[[:space:]]+)?"
-        '"?(__version__|__VERSION__|VERSION|[Vv]ersion|release)"?[[:space:]]*(:=|=|:)'
-        "[[:space:]]*[\"'`]v?[0-9]+[.][0-9]+"
+    words=("version", "VERSION", "Version", "release"),
+    line=re.compile(
+        r"""^\s*(?:(?:export\s+)?(?:const|var|let)\s+)?"?(?:__version__|__VERSION__|VERSION"""
+        r"""|[Vv]ersion|release)"?\s*(?::=|=|:)\s*["'`]v?\d+\.\d"""
     ),
     max_per_file=2,  # version and release in a Sphinx conf.py
 )
@@ -111,9 +113,16 @@ VERSION = Statement(
 PYTHONS = Statement(
     reason="states the Python versions",
     asks=about_pythons,
-    pattern=(
-        "Programming Language :: Python :: [0-9]|python_requires|requires-python"
-        "|^[[:space:]]*envlist[[:space:]]*=|python-version"
+    words=(
+        "Programming Language :: Python ::",
+        "python_requires",
+        "requires-python",
+        "envlist",
+        "python-version",
+    ),
+    line=re.compile(
+        r"Programming Language :: Python :: \d|python_requires|requires-python"
+        r"|^\s*envlist\s*=|python-version"
     ),
     max_per_file=20,  # a classifier for each version
 )
@@ -123,7 +132,8 @@ PYTHONS = Statement(
 COPYRIGHT = Statement(
     reason="states the copyright",
     asks=about_copyright,
-    pattern="^[[:space:]]*(_*copyright_*[[:space:]]*[:=]|Copyright).*(19|20)[0-9][0-9]",
+    words=("Copyright", "copyright"),
+    line=re.compile(r"^\s*(?:_*copyright_*\s*[:=]|Copyright).*(?:19|20)\d\d"),
     max_per_file=3,
 )
 STATEMENTS: tuple[Statement, ...] = (VERSION, PYTHONS, COPYRIGHT)

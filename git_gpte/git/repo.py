@@ -575,12 +575,17 @@ class Repository:
         prefix = rev + ":"
         return [p[len(prefix) :] if p.startswith(prefix) else p for p in out.split("\0") if p]
 
-    def lines_matching(self, rev: str, pattern: str) -> list[tuple[str, int]]:
-        """The (path, line) pairs of the text files at ``rev`` whose lines match the extended
-        regular expression ``pattern`` (``git grep -n -E``); no match: an empty list."""
-        args = ["grep", "-n", "-z", "-I", "-E", "--full-name", "-e", pattern, rev, "--"]
+    def lines_holding(self, rev: str, words: Sequence[str]) -> list[tuple[str, int, str]]:
+        """The (path, line number, line) of each line of the text files at ``rev`` holding
+        any of ``words`` (``git grep -n -F``: fixed strings, which git finds several times
+        faster than a regular expression); no words, or no match: an empty list."""
+        if not words:
+            return []
+        args = ["grep", "-n", "-z", "-I", "-F", "--full-name"]
+        for word in words:
+            args += ["-e", word]
         try:
-            out = self._git(*args, strip=False)
+            out = self._git(*args, rev, "--", strip=False)
         except GitCommandError as exc:
             if exc.returncode == 1:  # no match
                 return []
@@ -588,10 +593,9 @@ class Repository:
         prefix = rev + ":"
         found = []
         for row in out.split("\n"):
-            if not row:
-                continue
-            path, line, _ = row.split("\0", 2)
-            found.append((path.removeprefix(prefix), int(line)))
+            if row:
+                path, line, text = row.split("\0", 2)
+                found.append((path.removeprefix(prefix), int(line), text))
         return found
 
     def tracked_files(self) -> list[str]:
