@@ -150,12 +150,13 @@ def _stated(
     """The files among ``files`` stating what the request asks to change (its version, its
     Python versions, its copyright: stated.py), with the lines; those earlier releases changed
     first (``past``). For most requests none, and no git grep."""
-    if not (weights.stated or weights.chunk_stated):
+    statements = asked(request) if weights.stated or weights.chunk_stated else ()
+    if not statements:
         return {}
     held: dict[str, Held] = {}
     paths = {c.path for c in files}
     releases = release_weights(past)
-    for statement in asked(request):
+    for statement in statements:
         holding = repo.lines_holding(commit, statement.words)
         found = [(p, n) for p, n, text in holding if p in paths and statement.line.search(text)]
         kept = stated_lines(found, statement.max_per_file, releases)

@@ -10,9 +10,8 @@ words finds such a line: "version" is common in code (alembic's migrations are a
 and the file stating it is a small ``__init__.py`` or ``setup.py`` that matches little else.
 ``git grep -F`` finds the lines holding a kind's words, and its pattern keeps those stating it;
 a file stating more of them than the kind allows states other things' (a lock file's versions
-of other packages). The ranking
-lifts the files and the chunks holding the lines (rank_signals.stated_line and
-chunk_stated_line). Pure functions.
+of other packages). The ranking lifts the files and the chunks holding the lines
+(rank_signals.stated_line and chunk_stated_line). Pure functions.
 """
 
 from __future__ import annotations
