@@ -144,11 +144,16 @@ def test_stating_files_state_few_lines_shallowest_first() -> None:
 def test_lines_holding_reads_paths_lines_and_text_at_a_commit(tmp_path: Path) -> None:
     repo = make_repo(
         tmp_path / "r",
-        {"a b/x.py": "one\nVERSION = '2.0'\n", "y.go": 'const Version = "v1.9.1"\n'},
+        {
+            "a b/x.py": "one\nVERSION = '2.0'\n",
+            "y.go": 'const Version = "v1.9.1"\n',
+            "odd\nname.py": "VERSION = '3.0'\n",
+        },
     )
     found = Repository.discover(repo).lines_holding("HEAD", ["VERSION", "Version"])
     assert sorted(found) == [
         ("a b/x.py", 2, "VERSION = '2.0'"),
+        ("odd\nname.py", 1, "VERSION = '3.0'"),
         ("y.go", 1, 'const Version = "v1.9.1"'),
     ]
     assert Repository.discover(repo).lines_holding("HEAD", ["nothing here"]) == []

@@ -157,7 +157,10 @@ def _stated(
     paths = {c.path for c in files}
     releases = release_weights(past)
     for statement in statements:
-        holding = repo.lines_holding(commit, statement.words)
+        try:
+            holding = repo.lines_holding(commit, statement.words)
+        except GitCommandError:  # git cannot tell: no such signal
+            return {}
         found = [(p, n) for p, n, text in holding if p in paths and statement.line.search(text)]
         kept = stated_lines(found, statement.max_per_file, releases)
         for path, lines in kept.items():

@@ -578,8 +578,10 @@ class Repository:
     def lines_holding(self, rev: str, words: Sequence[str]) -> list[tuple[str, int, str]]:
         """The (path, line number, line) of each line of the text files at ``rev`` holding
         any of ``words`` (``git grep -n -F``: fixed strings, which git finds several times
-        faster than a regular expression); no words, or no match: an empty list."""
-        if not words:
+        faster than a regular expression); no words, or no match: an empty list. A partial
+        clone gives nothing, as for :meth:`recent_changes`: a blob it lacks would come from its
+        remote, one by one."""
+        if not words or self.is_partial_clone():
             return []
         args = ["grep", "-n", "-z", "-I", "-F", "--full-name"]
         for word in words:
@@ -590,12 +592,14 @@ class Repository:
             if exc.returncode == 1:  # no match
                 return []
             raise
+        # "REV:PATH\0LINE\0TEXT\n" a line: the text holds no newline, a path may.
         prefix = rev + ":"
-        found = []
-        for row in out.split("\n"):
-            if row:
-                path, line, text = row.split("\0", 2)
-                found.append((path.removeprefix(prefix), int(line), text))
+        parts = out.split("\0")
+        path, found = parts[0], []
+        for line, rest in zip(parts[1::2], parts[2::2], strict=False):
+            text, _, following = rest.partition("\n")
+            found.append((path.removeprefix(prefix), int(line), text))
+            path = following
         return found
 
     def tracked_files(self) -> list[str]:
