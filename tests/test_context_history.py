@@ -139,6 +139,9 @@ def test_a_partial_clone_gives_no_history_and_still_selects(tmp_path: Path) -> N
     git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{root}", str(partial))
     repo = Repository.discover(partial)
     assert repo.recent_changes(repo.resolve_commit("HEAD"), 5).commits == ()
+    assert repo.lines_holding(repo.resolve_commit("HEAD"), ["gamma"]) == []
     result = run_gpte("context", "--format", "lines", "--tokens", "700", "gamma rules", cwd=partial)
     assert result.returncode == 0, result.stderr
     assert "pkg/gamma.py" in result.stdout
+    release = run_gpte("context", "--tokens", "700", "Release 2.0", cwd=partial)
+    assert release.returncode == 0, release.stderr
