@@ -153,10 +153,20 @@ def _leave(code: int) -> None:
     os._exit(code)
 
 
+def _request_read_as_option(exc: click.ClickException, args: list[str]) -> str | None:
+    """The argument click read as an unknown option when it holds a space: a request starting
+    with a dash ("- happy new year", as commit subjects from lists are written)."""
+    if not isinstance(exc, click.NoSuchOption):
+        return None
+    for arg in args:
+        if arg.startswith(exc.option_name) and any(ch.isspace() for ch in arg):
+            return arg
+    return None
+
+
 def _run(argv: list[str] | None) -> int:
-    verbose = any(
-        arg in ("-v", "--verbose") for arg in (argv if argv is not None else sys.argv[1:])
-    )
+    args = argv if argv is not None else sys.argv[1:]
+    verbose = any(arg in ("-v", "--verbose") for arg in args)
     code: Any
     try:
         code = cli.main(args=argv, prog_name="git-gpte", standalone_mode=False)
@@ -182,6 +192,12 @@ def _run(argv: list[str] | None) -> int:
         message = " ".join(exc.format_message().split())
         if isinstance(exc, click.UsageError) and exc.ctx is not None:
             where = exc.ctx.command_path.replace("git-gpte", "git gpte", 1)
+            request = _request_read_as_option(exc, args)
+            if request is not None:
+                import shlex
+
+                message = "a request starting with '-' reads as an option; put -- before it: "
+                message += f"{where} -- {shlex.quote(request)}"
             message += f" (see '{where} -h')"
         click.echo(f"git-gpte: error: {message}", err=True)
         return exc.exit_code

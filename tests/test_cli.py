@@ -61,6 +61,8 @@ def test_bad_options_are_one_line_naming_where_help_is(repo: Path) -> None:
         (("improve", "--edit-format", "xml", "x"), "'--edit-format'"),
         (("-C", "no/such/dir", "improve", "x"), "no such directory"),
         (("frobnicate",), "No such command 'frobnicate'"),
+        # A request starting with a dash, as commit subjects from lists are written.
+        (("context", "- new year"), "put -- before it: git gpte context -- '- new year'"),
     ):
         result = run_gpte(*args, cwd=repo)
         assert result.returncode == 2, result.stderr
@@ -68,6 +70,8 @@ def test_bad_options_are_one_line_naming_where_help_is(repo: Path) -> None:
         assert len(lines) == 1 and lines[0].startswith("git-gpte: error: "), result.stderr
         assert words in lines[0] and "-h')" in lines[0]
     assert "(see 'git gpte improve -h')" in run_gpte("improve", "--bogus", cwd=repo).stderr
+    after = run_gpte("context", "--format", "lines", "--", "- happy new year", cwd=repo)
+    assert after.returncode == 0, after.stderr
 
 
 def test_man_page_matches_the_click_help() -> None:
