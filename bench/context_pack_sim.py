@@ -38,7 +38,7 @@ import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields, replace
 from pathlib import Path
@@ -135,15 +135,23 @@ def rescored(ranking: Any, weights: Mapping[str, float]) -> Any:
 
     if not weights:
         return ranking
+    chunks = _chunks_scored(ranking, replace(WEIGHTS, **weights), lambda path: True)
+    return rank.Ranking(files=ranking.files, chunks=chunks, binary=ranking.binary)
+
+
+def _chunks_scored(ranking: Any, weights: Any, keep: Callable[[str], bool]) -> list[Any]:
+    """The kept ranking's chunks of the files ``keep`` takes, scored again from their kept
+    relevance and their files' scores as they are now."""
+    from git_gpte.context import rank
+
     files = {c.file.cand.path: c.file for c in ranking.chunks}
     rows = [
         rank._ChunkRow(files[path], index, relevance, reasons)
         for path, index, relevance, reasons in ranking.rows
-        if path in files
+        if path in files and keep(path)
     ]
     ranked = list({id(row.file): row.file for row in rows}.values())
-    chunks = rank._chunk_scores(rows, ranked, replace(WEIGHTS, **weights))
-    return rank.Ranking(files=ranking.files, chunks=chunks, binary=ranking.binary)
+    return rank._chunk_scores(rows, ranked, weights)
 
 
 @contextmanager
@@ -193,7 +201,6 @@ def changed_first(ranking: Any, changed: Collection[str], keep_rest: bool) -> An
     their chunks scored again; without the other files when not ``keep_rest``. (A changed file
     the kept ranking holds only by its chunks, one nothing scored, joins the files; one it
     does not hold at all stays out.)"""
-    from git_gpte.context import rank
     from git_gpte.context.weights import WEIGHTS
 
     top = max((f.score for f in ranking.files), default=1.0) or 1.0
@@ -203,14 +210,7 @@ def changed_first(ranking: Any, changed: Collection[str], keep_rest: bool) -> An
         file_score.score = top * (2 - n / (len(lifted) + 1))
     files = [f for f in ranking.files if keep_rest and f.cand.path not in changed]
     ranking.files = sorted([*lifted, *files], key=lambda f: -f.score)
-    by_path = {c.file.cand.path: c.file for c in ranking.chunks}
-    rows = [
-        rank._ChunkRow(by_path[path], index, relevance, reasons)
-        for path, index, relevance, reasons in ranking.rows
-        if path in by_path and (keep_rest or path in changed)
-    ]
-    ranked = list({id(row.file): row.file for row in rows}.values())
-    ranking.chunks = rank._chunk_scores(rows, ranked, WEIGHTS)
+    ranking.chunks = _chunks_scored(ranking, WEIGHTS, lambda path: keep_rest or path in changed)
     return ranking
 
 

@@ -560,20 +560,26 @@ class Repository:
     ) -> list[str]:
         """Paths at ``rev`` (within ``pathspecs``) holding any of ``words`` as a whole word
         (``git grep -l -w -F``); no words, or no match: an empty list."""
-        wanted = [w for w in words if w]
-        if not wanted:
-            return []
-        args = ["grep", "-l", "-z", "-w", "-F", "--full-name", "-I"]
-        for word in wanted:
-            args += ["-e", word]
-        try:
-            out = self._git(*args, rev, "--", *pathspecs, strip=False)
-        except GitCommandError as exc:
-            if exc.returncode == 1:  # no match
-                return []
-            raise
+        out = self._grep(["-l", "-w"], [w for w in words if w], rev, pathspecs)
         prefix = rev + ":"
         return [p[len(prefix) :] if p.startswith(prefix) else p for p in out.split("\0") if p]
+
+    def _grep(
+        self, options: Sequence[str], words: Sequence[str], rev: str, pathspecs: Sequence[str]
+    ) -> str:
+        """``git grep -z -F -I --full-name`` for any of ``words`` at ``rev``, NUL-separated as
+        it prints it; no words, or no match: an empty string."""
+        if not words:
+            return ""
+        args = ["grep", *options, "-z", "-F", "-I", "--full-name"]
+        for word in words:
+            args += ["-e", word]
+        try:
+            return self._git(*args, rev, "--", *pathspecs, strip=False)
+        except GitCommandError as exc:
+            if exc.returncode == 1:  # no match
+                return ""
+            raise
 
     def lines_holding(self, rev: str, words: Sequence[str]) -> list[tuple[str, int, str]]:
         """The (path, line number, line) of each line of the text files at ``rev`` holding
@@ -581,17 +587,11 @@ class Repository:
         faster than a regular expression); no words, or no match: an empty list. A partial
         clone gives nothing, as for :meth:`recent_changes`: a blob it lacks would come from its
         remote, one by one."""
-        if not words or self.is_partial_clone():
+        if self.is_partial_clone():
             return []
-        args = ["grep", "-n", "-z", "-I", "-F", "--full-name"]
-        for word in words:
-            args += ["-e", word]
-        try:
-            out = self._git(*args, rev, "--", strip=False)
-        except GitCommandError as exc:
-            if exc.returncode == 1:  # no match
-                return []
-            raise
+        out = self._grep(["-n"], words, rev, ())
+        if not out:
+            return []
         # "REV:PATH\0LINE\0TEXT\n" a line: the text holds no newline, a path may.
         prefix = rev + ":"
         parts = out.split("\0")
