@@ -84,6 +84,45 @@ def test_a_new_year_sends_the_copyright_line(tmp_path: Path) -> None:
     assert "states the copyright" in picks["docs/conf.py"]["reasons"]
 
 
+def test_dropping_a_python_sends_the_code_checking_its_version(tmp_path: Path) -> None:
+    """The compatibility code in the source, not the tests' skips, and not only where the
+    releases were made (they changed setup.py and pkg/compat.py)."""
+    steps = "".join(f"def step_{i}(data):\n    return data[{i}:]\n\n\n" for i in range(40))
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "setup.py": SETUP,
+            "pkg/steps.py": "import sys\n\n\n" + steps
+            + "if sys.version_info < (3, 8):\n    from backports import cached_property\n"
+            + "else:\n    from functools import cached_property\n\n\n" + steps,
+            "pkg/compat.py": "import sys\n\nPY_3_8_PLUS = sys.version_info >= (3, 8)\n",
+            "tests/test_steps.py": "import sys\n\nimport pytest\n\n\n"
+            "@pytest.mark.skipif(sys.version_info < (3, 8), reason='old')\n"
+            "def test_step():\n    assert True\n",
+        },
+    )  # fmt: skip
+    write_files(
+        repo,
+        {
+            "setup.py": SETUP.replace("'pkg'", "'pkg', version='1.1'"),
+            "pkg/compat.py": "import sys\n\nPY_3_8_PLUS = sys.version_info >= (3, 8)\nV = 1.1\n",
+        },
+    )
+    commit_all(repo, "Release 1.1")
+    entries = sent(repo, "Drop support for Python 3.7", 500)
+    line = 3 + 40 * 4 + 1
+    assert holds(entries, "pkg/steps.py", line) and holds(entries, "pkg/compat.py", 3), entries
+    why = run_gpte("context", "--json", "--tokens", "2000", "Drop Python 3.7", cwd=repo)
+    reasons = {p["path"]: p["reasons"] for p in json.loads(why.stdout)["picks"]}
+    assert "checks the Python version" in reasons["pkg/compat.py"]
+    assert "checks the Python version" in reasons["pkg/steps.py"]
+    assert "checks the Python version" not in reasons.get("tests/test_steps.py", [])
+    # Not for a request leaving the Pythons supported alone.
+    why = run_gpte("context", "--json", "--tokens", "2000", "Speed up step_3", cwd=repo)
+    reasons = {p["path"]: p["reasons"] for p in json.loads(why.stdout)["picks"]}
+    assert all("checks the Python version" not in r for r in reasons.values()), reasons
+
+
 @pytest.mark.parametrize(
     ("first_line", "pythons", "year"),
     [

@@ -26,6 +26,7 @@ from .exact import (
     o200k_counter,
 )
 from .index import Candidate, Candidates, ensure_indexed, list_candidates
+from .languages import is_test
 from .model import ContextSelection, MapEntry, Pick, SymbolLocation
 from .pack import Packing
 from .parse import FileRecord, definition_end
@@ -161,8 +162,14 @@ def _stated(
             holding = repo.lines_holding(commit, statement.words)
         except GitCommandError:  # git cannot tell: no such signal
             return {}
-        found = [(p, n) for p, n, text in holding if p in paths and statement.line.search(text)]
-        kept = stated_lines(found, statement.max_per_file, releases)
+        found = [
+            (p, n)
+            for p, n, text in holding
+            if p in paths and statement.line.search(text) and (statement.in_tests or not is_test(p))
+        ]
+        kept = stated_lines(
+            found, statement.max_per_file, releases if statement.released_first else ()
+        )
         for path, lines in kept.items():
             before = held.get(path)
             if before is None:

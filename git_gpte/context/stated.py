@@ -1,11 +1,12 @@
 """Lines a kind of request changes whatever its words: where the project states its version,
-the Python versions it supports, its copyright year.
+the Python versions it supports (and where its code checks them), its copyright year.
 
 "Version 0.14.0", "- bump version num", "prep for 0.8" change the line assigning the project's
 version (``__version__ = "0.13.4"`` in ``__init__.py``, ``version="0.7"`` in ``setup.py``,
 ``release = "1.14.1"`` in ``docs/conf.py``, ``"version":`` in ``package.json``, ``const Version
 = "v1.9.1"`` in Go); "Add support for Python 3.10" the classifiers and ``python_requires`` of
-``setup.py`` or ``pyproject.toml``; "Update copyright year" the copyright lines. None of those
+``setup.py`` or ``pyproject.toml``, and "Drop Python 3.7" the ``sys.version_info`` checks
+around the compatibility code too; "Update copyright year" the copyright lines. None of those
 words finds such a line: "version" is common in code (alembic's migrations are all "versions"),
 and the file stating it is a small ``__init__.py`` or ``setup.py`` that matches little else.
 ``git grep -F`` finds the lines holding a kind's words, and its pattern keeps those stating it;
@@ -35,6 +36,12 @@ class Statement:
     words: tuple[str, ...]  # what every such line holds, for git grep -F
     line: re.Pattern[str]  # the lines, among those holding a word
     max_per_file: int  # a file stating more states other things'
+    # Whether the files earlier releases changed come first (the project's own version among
+    # its examples' own); code checking the Python version is not where releases are made.
+    released_first: bool = True
+    # Whether a test's lines count: a test skipped on an old Python is not the compatibility
+    # code a request dropping that Python removes (and tests would crowd out the source).
+    in_tests: bool = True
 
 
 def stated_lines(
@@ -135,7 +142,20 @@ COPYRIGHT = Statement(
     line=re.compile(r"^\s*(?:_*copyright_*\s*[:=]|Copyright).*(?:19|20)\d\d"),
     max_per_file=3,
 )
-STATEMENTS: tuple[Statement, ...] = (VERSION, PYTHONS, COPYRIGHT)
+# Code checking the running Python's version, which a request adding or dropping a Python
+# changes with the classifiers: ``if sys.version_info >= (3, 7):`` around an import,
+# ``PY_3_8_PLUS = sys.version_info[:2] >= (3, 8)``, ``if PY2:`` (starlette's "Remove compat code
+# for Python < 3.7", attrs's "Drop Python 3.7"). Source only, wherever releases are made.
+VERSION_CHECKS = Statement(
+    reason="checks the Python version",
+    asks=about_pythons,
+    words=("version_info", "PY2", "PY3", "PY_"),
+    line=re.compile(r"\bversion_info\b|\bPY_?[23](?:_?\d+)*(?:_?PLUS)?\b"),
+    max_per_file=30,  # a compatibility module's
+    released_first=False,
+    in_tests=False,
+)
+STATEMENTS: tuple[Statement, ...] = (VERSION, PYTHONS, VERSION_CHECKS, COPYRIGHT)
 
 
 def asked(request: str) -> tuple[Statement, ...]:
