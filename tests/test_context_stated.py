@@ -196,6 +196,15 @@ def test_lines_holding_reads_paths_lines_and_text_at_a_commit(tmp_path: Path) ->
         ("y.go", 1, 'const Version = "v1.9.1"'),
     ]
     assert Repository.discover(repo).lines_holding("HEAD", ["nothing here"]) == []
+    # git takes a file for text by its first 8,000 bytes: a NUL further on comes inside a line.
+    logo = b"%PDF-1.5\n" + b"<< /Creator (a tool) >>\n" * 400 + b"/Version \x00\xf7 9\rend\n"
+    (repo / "logo.ai").write_bytes(logo)
+    commit_all(repo, "Add the logo")
+    found = Repository.discover(repo).lines_holding("HEAD", ["Version"])
+    assert ("y.go", 1, 'const Version = "v1.9.1"') in found
+    assert [(p, n) for p, n, _ in found if p == "logo.ai"] == [("logo.ai", 402)]
+    why = run_gpte("context", "--json", "--tokens", "2000", "Release 3.1", cwd=repo)
+    assert why.returncode == 0, why.stderr
     assert Repository.discover(repo).lines_holding("HEAD", []) == []
 
 

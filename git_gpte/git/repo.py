@@ -592,15 +592,7 @@ class Repository:
         out = self._grep(["-n"], words, rev, ())
         if not out:
             return []
-        # "REV:PATH\0LINE\0TEXT\n" a line: the text holds no newline, a path may.
-        prefix = rev + ":"
-        parts = out.split("\0")
-        path, found = parts[0], []
-        for line, rest in zip(parts[1::2], parts[2::2], strict=False):
-            text, _, following = rest.partition("\n")
-            found.append((path.removeprefix(prefix), int(line), text))
-            path = following
-        return found
+        return _grep_lines(out, rev + ":")
 
     def tracked_files(self) -> list[str]:
         """Paths in the index (what ``git ls-files`` shows), NUL-separated on the wire."""
@@ -691,3 +683,25 @@ class Repository:
                 paths.add(next(records, ""))
         paths.discard("")
         return paths
+
+
+def _grep_lines(out: str, prefix: str) -> list[tuple[str, int, str]]:
+    """``git grep -z -n``'s "REV:PATH\0LINE\0TEXT\n" records read in order: a path may hold a
+    newline, and a line's text a NUL (git takes a file for text by its first 8,000 bytes: a
+    logo's PDF stream further on holds both "Version" and NULs), so each field ends at the
+    first separator of its own kind."""
+    found: list[tuple[str, int, str]] = []
+    at = 0
+    while at < len(out):
+        path_end = out.find("\0", at)
+        number_end = out.find("\0", path_end + 1) if path_end >= 0 else -1
+        if number_end < 0:
+            break
+        text_end = out.find("\n", number_end + 1)
+        text_end = len(out) if text_end < 0 else text_end
+        number = out[path_end + 1 : number_end]
+        if number.isascii() and number.isdigit():
+            text = out[number_end + 1 : text_end]
+            found.append((out[at:path_end].removeprefix(prefix), int(number), text))
+        at = text_end + 1
+    return found
