@@ -1,4 +1,4 @@
-"""A chunk order learned on the pool, judged leave one repository out.
+"""A chunk order or a file order learned on the pool, judged leave one repository out.
 
 The hand weights of the chunks' scores are on a plateau (docs/context.md: each within a point),
 while the changed chunks of nearly every missed task would have fit the budget: what misses them
@@ -8,6 +8,13 @@ repositories only, orders that repository's chunks by it, packs them at 4k / 8k 
 scores locbench's coverage beside the ranking as it is.
 
     python bench/context_learn.py --tasks pool.jsonl --rankings DIR [--features a,b,...]
+
+``--order files`` learns "this file is changed" instead, on features of each ranking's best
+``TOP_FILES`` files, and mixes it into their scores (``--mix``: 1 is the model's order alone)
+before the chunks are scored again and packed. ``--fit-on self`` fits on every task scored,
+the one scored included: not a result but a ceiling, what the best linear combination of the
+ranking's own measures could do on that very set (docs/context.md: on the Python and Go/JS/TS
+projects outside the pool, a point or two).
 
 Needs numpy (a bench requirement, not the package's). Prints the table and the weights fitted
 on the whole pool (what the ranking would carry). Measured on the pool, the learned order lost
@@ -22,6 +29,7 @@ import json
 import math
 import os
 import pickle
+import posixpath
 import sys
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -34,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 from context import BUDGETS  # noqa: E402
-from context_pack_sim import covered, with_named  # noqa: E402
+from context_pack_sim import _chunks_scored, covered, with_named  # noqa: E402
 from context_pool import GROUPS, _line  # noqa: E402
 
 FEATURES = (
@@ -89,6 +97,79 @@ def features(ranking: Any, query_terms: Sequence[str]) -> tuple[list[Any], np.nd
     return chunks, np.asarray(out, dtype=float)
 
 
+FILE_FEATURES = (
+    "score", "log_score", "lexical", "ppr", "prior", "rank", "best_chunk", "top_chunks",
+    "matching", "recent", "released", "named", "pointed", "matched", "size", "depth",
+    "best_folder", "package", "uses", "linked", "defines",
+)  # fmt: skip
+TOP_FILES = 40  # the files of a ranking the file order reorders
+
+
+def file_features(ranking: Any) -> tuple[list[Any], np.ndarray]:
+    """The best TOP_FILES files of a ranking and one row of features each (FILE_FEATURES'
+    order): their measures over the best file's, their chunks' relevance, their reasons."""
+    files = ranking.files[:TOP_FILES]
+    if not files:
+        return [], np.zeros((0, len(FILE_FEATURES)))
+    best: dict[str, float] = defaultdict(float)
+    relevances: dict[str, list[float]] = defaultdict(list)
+    for path, _, relevance, _ in ranking.rows:
+        best[path] = max(best[path], relevance)
+        relevances[path].append(relevance)
+    top_score = files[0].score or 1.0
+    top_lex = max(f.lexical for f in files) or 1.0
+    top_ppr = max(f.ppr for f in files) or 1.0
+    top_rel = max(best.values(), default=1.0) or 1.0
+    top_matched = max(len(f.matched) for f in files) or 1
+    folder = posixpath.dirname(files[0].cand.path)
+    out = []
+    for n, f in enumerate(files):
+        path, reasons = f.cand.path, " | ".join(f.reasons)
+        rels = sorted(relevances[path], reverse=True)
+        out.append([
+            f.score / top_score,
+            math.log(f.score / top_score + 1e-3),
+            f.lexical / top_lex,
+            f.ppr / top_ppr,
+            math.log(f.prior + 1e-3),
+            1 / (1 + n),
+            best[path] / top_rel,
+            sum(rels[:3]) / 3 / top_rel,
+            sum(1 for r in rels if r > 0) / max(len(rels), 1),
+            float("changed recently" in reasons),
+            float("earlier releases" in reasons),
+            float(f.named),
+            float(f.pointed),
+            len(f.matched) / top_matched,
+            math.log1p(f.cand.size) / 10,
+            path.count("/") / 5,
+            float(posixpath.dirname(path) == folder),
+            float(posixpath.basename(path).split(".")[0] in ("__init__", "index", "mod")),
+            float("uses " in reasons),
+            float("linked" in reasons),
+            float("defines" in reasons),
+        ])  # fmt: skip
+    return files, np.asarray(out, dtype=float)
+
+
+def file_labels(task: Mapping[str, Any], files: Sequence[Any]) -> np.ndarray:
+    """1 for a file the commit changed."""
+    return np.asarray([float(f.cand.path in task["gold"]) for f in files])
+
+
+def files_reordered(ranking: Any, files: list[Any], p: np.ndarray, mix: float) -> Any:
+    """The ranking with its best files scored ``mix`` by ``p`` (the rest by their score),
+    put in that order, and its chunks scored again from their files' new scores."""
+    from git_gpte.context.weights import WEIGHTS
+
+    top, best_p = ranking.files[0].score, float(p.max()) or 1.0
+    for f, chance in zip(files, p, strict=True):
+        f.score = top * ((1 - mix) * f.score / top + mix * float(chance) / best_p)
+    ranking.files = sorted(ranking.files, key=lambda f: -f.score)
+    ranking.chunks = _chunks_scored(ranking, WEIGHTS, lambda path: True)
+    return ranking
+
+
 def labels(task: Mapping[str, Any], chunks: Sequence[Any]) -> np.ndarray:
     """1 for a chunk holding a line the commit changed."""
     gold = task["gold_lines"]
@@ -118,8 +199,9 @@ def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1e-3) -> np.nda
 Example = tuple[dict[str, Any], Any, list[Any], np.ndarray, np.ndarray]
 
 
-def load(tasks: Path, rankings: Path, chosen: Sequence[int]) -> list[Example]:
-    """(task, ranking, its chunks, their features, their labels) of every task kept."""
+def load(tasks: Path, rankings: Path, chosen: Sequence[int], files: bool = False) -> list[Example]:
+    """(task, ranking, its chunks or best files, their features, their labels) of every task
+    kept."""
     from git_gpte.context.request import analyse_request
 
     data = []
@@ -131,9 +213,13 @@ def load(tasks: Path, rankings: Path, chosen: Sequence[int]) -> list[Example]:
         if not path.exists():
             continue
         ranking = with_named(pickle.loads(path.read_bytes()), task)
-        chunks, x = features(ranking, analyse_request(task["query"]).terms)
-        data.append((task, ranking, chunks, x[:, list(chosen)] if len(x) else x,
-                     labels(task, chunks)))  # fmt: skip
+        if files:
+            items, x = file_features(ranking)
+            y = file_labels(task, items)
+        else:
+            items, x = features(ranking, analyse_request(task["query"]).terms)
+            y = labels(task, items)
+        data.append((task, ranking, items, x[:, list(chosen)] if len(x) else x, y))
     return data
 
 
@@ -182,20 +268,31 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", required=True, type=Path)
     parser.add_argument("--rankings", required=True, type=Path)
-    parser.add_argument("--features", default=",".join(FEATURES))
+    parser.add_argument("--order", choices=("chunks", "files"), default="chunks")
+    parser.add_argument("--features", help="a subset of the order's features (default: all)")
+    parser.add_argument(
+        "--fit-on",
+        choices=("others", "self"),
+        default="others",
+        help="the other repositories (a result), or every task (a ceiling)",
+    )
+    parser.add_argument("--mix", type=float, default=1.0,
+                        help="files: the model's share of a file's score")  # fmt: skip
     parser.add_argument("--size-power", type=float, default=0.0,
                         help="order by p / tokens ** this (0: by p)")  # fmt: skip
     parser.add_argument("--pairwise", action="store_true")
     parser.add_argument("--pair-limit", type=int, default=300)
     args = parser.parse_args()
-    names = args.features.split(",")
-    unknown = [name for name in names if name not in FEATURES]
+    by_files = args.order == "files"
+    known = FILE_FEATURES if by_files else FEATURES
+    names = args.features.split(",") if args.features else list(known)
+    unknown = [name for name in names if name not in known]
     if unknown:
-        parser.error(f"unknown features {', '.join(unknown)} (known: {', '.join(FEATURES)})")
+        parser.error(f"unknown features {', '.join(unknown)} (known: {', '.join(known)})")
     os.environ.setdefault("GPTE_CONTEXT_TOKENIZER", "o200k")
     from git_gpte.context.pack import pack
 
-    data = load(args.tasks, args.rankings, [FEATURES.index(name) for name in names])
+    data = load(args.tasks, args.rankings, [known.index(name) for name in names], by_files)
 
     def fitted(examples: Sequence[Example]) -> np.ndarray:
         if args.pairwise:
@@ -204,12 +301,15 @@ def main() -> int:
 
     results = []
     for repo in sorted({task["repo"] for task, *_ in data}):
-        beta = fitted([example for example in data if example[0]["repo"] != repo])
+        beta = fitted([e for e in data if args.fit_on == "self" or e[0]["repo"] != repo])
         for task, ranking, chunks, x, _ in (e for e in data if e[0]["repo"] == repo):
             row = {"id": task["id"], "repo": repo, "language": task["language"]}
             base = [int(covered(task, pack(ranking, b)[0])) for b in BUDGETS]
             results.append({**row, "selector": "gpte", "covered": base})
-            if len(x):
+            if len(x) and by_files:
+                p = 1 / (1 + np.exp(-(x @ beta[:-1] + beta[-1])))
+                ranking = files_reordered(ranking, chunks, p, args.mix)
+            elif len(x):
                 p = 1 / (1 + np.exp(-(x @ beta[:-1] + beta[-1])))
                 if args.size_power:
                     sizes = np.array([c.file.record.chunks[c.index].pieces or 1 for c in chunks])

@@ -38,3 +38,36 @@ def test_each_repository_is_ordered_by_a_fit_on_the_others(tmp_path: Path) -> No
     assert "| learned, python | 2 | 100.0 / 100.0 / 100.0 / 100.0 |" in shown
     fitted = shown.split("fitted on the whole pool: ", 1)[1]
     assert [part.split()[0] for part in fitted.split(", ")] == ["score", "rel", "header", "bias"]
+
+
+def test_a_file_order_is_learned_and_a_ceiling_fitted_on_every_task(tmp_path: Path) -> None:
+    tasks, mirrors = one_task_pool(tmp_path)
+    kept = tmp_path / "rankings"
+    common = ["--tasks", str(tasks), "--rankings", str(kept)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench/context_pack_sim.py"), *common, "capture",
+         "--mirror-root", str(mirrors), "--locbench", str(SHARED / "locbench")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    # One repository: left out, nothing would be left to learn from; fitted on itself, the
+    # order is the ceiling's.
+    shown = subprocess.run(
+        [sys.executable, str(ROOT / "bench/context_learn.py"), *common, "--order", "files",
+         "--fit-on", "self", "--features", "score,rank,best_chunk", "--mix", "0.5"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "| gpte, python | 1 | 100.0 / 100.0 / 100.0 / 100.0 |" in shown
+    assert "| learned, python | 1 | 100.0 / 100.0 / 100.0 / 100.0 |" in shown
+    fitted = shown.split("fitted on the whole pool: ", 1)[1]
+    assert [part.split()[0] for part in fitted.split(", ")] == [
+        "score",
+        "rank",
+        "best_chunk",
+        "bias",
+    ]
+    wrong = subprocess.run(
+        [sys.executable, str(ROOT / "bench/context_learn.py"), *common, "--order", "files",
+         "--features", "header"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert wrong.returncode == 2 and "unknown features header" in wrong.stderr
