@@ -14,6 +14,17 @@ from tests.helpers.pool_task import one_task_pool
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _captured(tasks: Path, mirrors: Path, kept: Path) -> list[str]:
+    """The tasks ranked once and kept (context_pack_sim.py capture); the arguments naming them."""
+    common = ["--tasks", str(tasks), "--rankings", str(kept)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench/context_pack_sim.py"), *common, "capture",
+         "--mirror-root", str(mirrors), "--locbench", str(SHARED / "locbench")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return common
+
+
 def test_each_repository_is_ordered_by_a_fit_on_the_others(tmp_path: Path) -> None:
     tasks, mirrors = one_task_pool(tmp_path)
     # The same project under a second name: two repositories, so each has one to learn from.
@@ -22,13 +33,7 @@ def test_each_repository_is_ordered_by_a_fit_on_the_others(tmp_path: Path) -> No
     task = json.loads(tasks.read_text())
     other = {**task, "id": "other-1", "repo": "acme/other"}
     tasks.write_text(json.dumps(task) + "\n" + json.dumps(other) + "\n")
-    kept = tmp_path / "rankings"
-    common = ["--tasks", str(tasks), "--rankings", str(kept)]
-    subprocess.run(
-        [sys.executable, str(ROOT / "bench/context_pack_sim.py"), *common, "capture",
-         "--mirror-root", str(mirrors), "--locbench", str(SHARED / "locbench")],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    common = _captured(tasks, mirrors, tmp_path / "rankings")
     shown = subprocess.run(
         [sys.executable, str(ROOT / "bench/context_learn.py"), *common,
          "--features", "score,rel,header"],
@@ -42,13 +47,7 @@ def test_each_repository_is_ordered_by_a_fit_on_the_others(tmp_path: Path) -> No
 
 def test_a_file_order_is_learned_and_a_ceiling_fitted_on_every_task(tmp_path: Path) -> None:
     tasks, mirrors = one_task_pool(tmp_path)
-    kept = tmp_path / "rankings"
-    common = ["--tasks", str(tasks), "--rankings", str(kept)]
-    subprocess.run(
-        [sys.executable, str(ROOT / "bench/context_pack_sim.py"), *common, "capture",
-         "--mirror-root", str(mirrors), "--locbench", str(SHARED / "locbench")],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    common = _captured(tasks, mirrors, tmp_path / "rankings")
     # One repository: left out, nothing would be left to learn from; fitted on itself, the
     # order is the ceiling's.
     shown = subprocess.run(
