@@ -686,10 +686,10 @@ class Repository:
 
 
 def _grep_lines(out: str, prefix: str) -> list[tuple[str, int, str]]:
-    """``git grep -z -n``'s "REV:PATH\0LINE\0TEXT\n" records read in order: a path may hold a
-    newline, and a line's text a NUL (git takes a file for text by its first 8,000 bytes: a
-    logo's PDF stream further on holds both "Version" and NULs), so each field ends at the
-    first separator of its own kind."""
+    """``git grep -z -n``'s records read in order: REV:PATH, a NUL, the line's number, a NUL,
+    its text and a newline. A path may hold a newline, and a line's text a NUL (git takes a
+    file for text by its first 8,000 bytes: a logo's PDF stream further on holds both
+    "Version" and NULs), so each field ends at the first separator of its own kind."""
     found: list[tuple[str, int, str]] = []
     at = 0
     while at < len(out):
