@@ -1455,3 +1455,31 @@ def _assert_release_file_first(repo: Path, request: str) -> None:
     picks = json.loads(done.stdout)["picks"]
     assert picks[0]["path"] == "pkg/__init__.py", [(p["path"], p["score"]) for p in picks]
     assert "changed by earlier releases" in picks[0]["reasons"]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "x" * 400_000,  # one word
+        "a." * 200_000,  # a dotted name of 200,000 parts
+        "a-" * 200_000,  # a run a link's scheme was looked for in
+        " ".join(f"shop/f{i}.py" for i in range(40_000)),  # a pasted listing of paths
+    ],
+)
+def test_a_huge_request_selects_in_linear_time(tmp_path: Path, request_text: str) -> None:
+    """A log or a minified file pasted as the request: each pattern looked for in it starts
+    only where a run of its characters starts, and the paths it names are capped, so the
+    selection is made (what took minutes for these now takes a second)."""
+    repo = _repo(tmp_path, PY_FILES)
+    prompt = tmp_path / "request.txt"
+    prompt.write_text(request_text + "\nthe change goes in shop/shipping.py")
+    res = run_gpte("context", "--format", "lines", "--tokens", "2000", "-f", str(prompt),
+                   cwd=repo.root)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split()
+
+
+def test_a_request_names_at_most_so_many_paths() -> None:
+    names = [f"pkg/mod{i}.py" for i in range(100)]
+    query = analyse_request(" ".join(names) + " " + "a." * 300 + "b")
+    assert query.path_mentions == tuple(names[:64])

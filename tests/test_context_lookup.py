@@ -71,6 +71,11 @@ def test_failing_output_places_are_matched_to_tracked_files() -> None:
         ("src/lib/util.py", 40),
         ("src/app.py", 12),
     ]
+    # A program printing one long line (minified output, a progress bar's carriage returns)
+    # before the traceback: each place is looked for only where a run of path characters
+    # starts (tried at every character, 200,000 of them took minutes).
+    noisy = "a." * 100_000 + "\n" + "x-" * 100_000 + "\n" + output
+    assert output_places(noisy, tracked) == output_places(output, tracked)
 
 
 def test_an_installed_copys_places_are_the_tracked_files_it_copies() -> None:

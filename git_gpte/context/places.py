@@ -19,8 +19,12 @@ MAX_PLACES = 8
 # Where an installed copy of a package lives: the rest of its path is the package's own.
 INSTALL_FOLDERS = ("site-packages/", "dist-packages/", "node_modules/")
 
+# A path starts where a run of path characters starts (a match starting inside the run would
+# start at its beginning anyway): tried at every character, a long line of output without a
+# place took time growing with its square (100,000 characters: minutes).
 _PLACE = re.compile(
-    r"""(?P<path>[\w.@+~/\\-]*[\w-]\.[A-Za-z][\w]{0,7})["']?(?:,\s*line\s+|:|\()(?P<line>\d+)"""
+    r"""(?<![\w.@+~/\\-])(?P<path>[\w.@+~/\\-]*[\w-]\.[A-Za-z][\w]{0,7})["']?"""
+    r"""(?:,\s*line\s+|:|\()(?P<line>\d+)"""
 )
 
 

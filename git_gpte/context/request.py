@@ -9,11 +9,21 @@ from dataclasses import dataclass, field
 from .terms import STOPWORDS, query_terms, request_words
 from .weights import WEIGHTS, Weights
 
-_PATHLIKE = re.compile(r"[\w./\\-]*\w\.\w{1,5}\b|[\w-]+(?:/[\w.-]+)+")
+# Each alternative starts only where a run of its characters starts: tried inside the run too,
+# a 100,000-character word pasted as a request took minutes (each start scanned to its end).
+_PATHLIKE = re.compile(r"(?<![\w./\\-])[\w./\\-]*\w\.\w{1,5}\b|(?<![\w-])[\w-]+(?:/[\w.-]+)+")
+# A request naming more files than this (a pasted listing, a log) names its first ones: each
+# is tried against every path (50,000 names took 12 s on a repository of 60 files), and a path
+# or module name longer than MAX_MENTION_CHARS is no file's (its dotted parts are each tried as
+# a module: a 20,000-character "a.a.a..." took minutes).
+MAX_MENTIONS = 64
+MAX_MENTION_CHARS = 256
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _CODEISH = re.compile(r"[a-z][A-Z]|_|\d|^[A-Z][a-z]+[A-Z]")
 _BACKTICK = re.compile(r"`([^`]+)`")
-_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>`'\")\]]+", re.IGNORECASE)
+# A scheme is short: unbounded, each word of a long run ("a-a-a-...") was a start scanned to
+# the run's end for a "://".
+_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]{0,31}://|www\.)[^\s<>`'\")\]]+", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\()?")
 
 
@@ -135,4 +145,5 @@ def _path_mentions(request: str) -> tuple[str, ...]:
     paths += [m.group(0) for m in _DOTTED.finditer(linkless)]
     quoted = {m.group(1).strip("()") for m in _BACKTICK.finditer(request)}
     paths += [q + "." for q in quoted if re.fullmatch(r"[A-Za-z_]\w*", q)]
-    return tuple(dict.fromkeys(p for p in paths if len(p) >= 4))
+    named = dict.fromkeys(p for p in paths if 4 <= len(p) <= MAX_MENTION_CHARS)
+    return tuple(named)[:MAX_MENTIONS]
