@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 _DEF = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 # "# ... existing code ...", "# rest of the class unchanged": the block is not the definition.
+# From the line's first "#" (a later one would find nothing more): tried from every "#", a
+# line of them took time growing with its square.
 _ELISION = re.compile(
-    r"#.*(?:\.\.\.|…|\b(?:rest of|existing|remains? (?:the same|unchanged)|unchanged)\b)",
+    r"^[^#]*#.*(?:\.\.\.|…|\b(?:rest of|existing|remains? (?:the same|unchanged)|unchanged)\b)",
     re.IGNORECASE,
 )
 

@@ -469,7 +469,9 @@ _RENAME_ONLY = frozenset((
     "modules", "file", "files", "project", "code", "imports", "import", "exports", "__all__",
     "tests", "test",
 ))  # fmt: skip
-_PATH = re.compile(r"`?[\w.-]*(?:/[\w.-]+)+`?|`?[\w-]+\.py`?")
+# Each alternative starts where a run of its characters starts: tried inside the run too, a
+# long run in the request ("a-a-a-...") took time growing with its square.
+_PATH = re.compile(r"`?(?<![\w.-])[\w.-]*(?:/[\w.-]+)+`?|`?(?<![\w-])[\w-]+\.py`?")
 
 
 def plain_rename(instruction: str) -> tuple[str, str] | None:

@@ -119,7 +119,9 @@ class HealResult(Spent):
 
 
 # ---------------------------------------------------------------------------- same failure
-_WORKTREE = re.compile(r"[^\s\"'(]*gpte-run-[^/\s]*/wt-[0-9a-f]{4,40}")
+# From where a run of path characters starts (a program's long line without the worktree in it
+# was scanned from each of its characters, in time growing with its square).
+_WORKTREE = re.compile(r"(?<![^\s\"'(])[^\s\"'(]*gpte-run-[^/\s]*/wt-[0-9a-f]{4,40}")
 _HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b")
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|us|µs|s|sec|secs|seconds)\b")
