@@ -26,7 +26,6 @@ from .exact import (
     o200k_counter,
 )
 from .index import Candidate, Candidates, ensure_indexed, list_candidates
-from .languages import is_test
 from .model import ContextSelection, MapEntry, Pick, SymbolLocation
 from .pack import Packing
 from .parse import FileRecord, definition_end
@@ -157,16 +156,14 @@ def _stated(
     held: dict[str, Held] = {}
     paths = {c.path for c in files}
     releases = release_weights(past)
+    # One git grep for every kind asked: each walks the whole tree (0.08 s on mypy's).
+    words = tuple(dict.fromkeys(word for statement in statements for word in statement.words))
+    try:
+        holding = [(p, n, text) for p, n, text in repo.lines_holding(commit, words) if p in paths]
+    except GitCommandError:  # git cannot tell: no such signal
+        return {}
     for statement in statements:
-        try:
-            holding = repo.lines_holding(commit, statement.words)
-        except GitCommandError:  # git cannot tell: no such signal
-            return {}
-        found = [
-            (p, n)
-            for p, n, text in holding
-            if p in paths and statement.line.search(text) and (statement.in_tests or not is_test(p))
-        ]
+        found = [(p, n) for p, n, text in holding if statement.states(p, text)]
         kept = stated_lines(
             found, statement.max_per_file, releases if statement.released_first else ()
         )

@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .languages import is_test
 from .request import names_version
 
 MAX_FILES = 8  # the shallowest files stating a kind: a monorepo's packages each state one
@@ -42,6 +43,15 @@ class Statement:
     # Whether a test's lines count: a test skipped on an old Python is not the compatibility
     # code a request dropping that Python removes (and tests would crowd out the source).
     in_tests: bool = True
+
+    def states(self, path: str, text: str) -> bool:
+        """Whether ``text``, a line of ``path``, is such a line (git grep found it holding a
+        word of this kind or of another asked with it)."""
+        return (
+            any(word in text for word in self.words)
+            and self.line.search(text) is not None
+            and (self.in_tests or not is_test(path))
+        )
 
 
 def stated_lines(
