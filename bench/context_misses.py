@@ -84,6 +84,7 @@ def where(task: Mapping[str, Any], repo_dir: str, budget: int) -> list[dict[str,
             spans = [(r.start, r.end) for r in pick.ranges]
             unsent = [r for r in ranges if not any(s <= r[0] and r[1] <= e for s, e in spans)]
             found["how"] = "partial" if unsent else "in"
+            found["unsent"] = unsent
             found["distance"] = [
                 min(min(abs(a - e), abs(s - b)) for s, e in spans) for a, b in unsent
             ]
