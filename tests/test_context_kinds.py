@@ -109,6 +109,36 @@ def test_a_documentation_trees_own_code_is_sent_before_prose(tmp_path: Path) -> 
     assert "docs/index.rst" not in picks[: picks.index("docs/conf.py")]
 
 
+def test_a_tools_configuration_written_as_code_is_sent_before_data_configuration(
+    tmp_path: Path,
+) -> None:
+    # Seen on immer: "fix: release and publish from 'main' rather than 'master' branch" changed
+    # website/docusaurus.config.js, the one file naming the branch it deploys; ranked as
+    # configuration (0.05) it came after every source file and was never sent at 4k. A tool's
+    # configuration written as JavaScript is code; one written as JSON is still configuration.
+    handlers = "".join(
+        f"export function handle{n}(event) {{\n  // release the event {n}\n  return event;\n}}\n\n"
+        for n in range(40)
+    )
+    branch = "  deploymentBranch: 'master',\n  publishBranch: 'master',\n"
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            **{f"src/mod{n}.js": handlers for n in range(6)},
+            "website/docusaurus.config.js": f"module.exports = {{\n{branch}}};\n",
+            "website/deploy.json": '{"deploymentBranch": "master", "publishBranch": "master"}\n',
+        },
+    )
+    done = run_gpte(
+        "context", "--json", "--tokens", "2000",
+        "fix: release and publish from 'main' rather than 'master' branch", cwd=repo,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    picks = [p["path"] for p in json.loads(done.stdout)["picks"]]
+    assert "website/docusaurus.config.js" in picks
+    assert "website/deploy.json" not in picks[: picks.index("website/docusaurus.config.js")]
+
+
 def test_build_scripts_are_source_and_dist_is_build_output(tmp_path: Path) -> None:
     # fastify's build/build-validation.js writes lib/configValidator.js; hono's build/build.ts
     # bundles the package: build/ holds the scripts, dist/ what they make.

@@ -573,6 +573,11 @@ def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | Non
         # A documentation tree's own code (Sphinx's conf.py, the examples its pages include):
         # as much as the request asks for docs, and never less than docs_code.
         return max(weights.docs_code, _asked(weights.config, 1.0, query.wants_prose))
+    if kinds & CONFIG and facts.language is not None:
+        # A tool's configuration written as code (``vite.config.ts``, ``eslint.config.js``).
+        return max(
+            weights.config_code, _asked(weights.config, weights.config_asked, query.wants_config)
+        )
     if kinds & CONFIG or (kinds & DOCS and not query.wants_prose):
         return _asked(weights.config, weights.config_asked, query.wants_config)
     if kinds & DOCS and query.wants_prose < 1.0:
