@@ -53,8 +53,8 @@ VITE = (
 )
 
 
-def _scores(repo: Path, request: str) -> dict[str, float]:
-    done = run_gpte("context", "--json", "--tokens", "8000", request, cwd=repo)
+def _scores(repo: Path, request: str, tokens: int = 8000) -> dict[str, float]:
+    done = run_gpte("context", "--json", "--tokens", str(tokens), request, cwd=repo)
     assert done.returncode == 0, done.stderr
     return {p["path"]: p["score"] for p in json.loads(done.stdout)["picks"]}
 
@@ -137,6 +137,32 @@ def test_a_tools_configuration_written_as_code_is_sent_before_data_configuration
     picks = [p["path"] for p in json.loads(done.stdout)["picks"]]
     assert "website/docusaurus.config.js" in picks
     assert "website/deploy.json" not in picks[: picks.index("website/docusaurus.config.js")]
+
+
+def test_a_documentation_sites_code_in_a_dot_folder_ranks_as_docs_code_for_a_docs_request(
+    tmp_path: Path,
+) -> None:
+    # Seen on pinia: "docs: Add links for Mastering Pinia and Vue Certificate" changed
+    # packages/docs/.vitepress/theme/index.ts; in a dot folder it ranked as configuration
+    # (three tenths) although the request asked for docs, below the store's source.
+    store = "".join(
+        f"export function useStore{n}(pinia) {{\n  // add the links of store {n} of pinia\n"
+        f"  return pinia.use({n});\n}}\n\n"
+        for n in range(40)
+    )
+    theme = (
+        "export default {\n  links: [\n    { text: 'Mastering Pinia', link: '/mastering' },\n"
+        "  ],\n};\n"
+    )
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            **{f"src/store{n}.ts": store for n in range(6)},
+            "packages/docs/.vitepress/theme/index.ts": theme,
+        },
+    )
+    scores = _scores(repo, "docs: Add links for Mastering Pinia and Vue Certificate", 2000)
+    assert scores["packages/docs/.vitepress/theme/index.ts"] > scores["src/store0.ts"], scores
 
 
 def test_build_scripts_are_source_and_dist_is_build_output(tmp_path: Path) -> None:

@@ -569,9 +569,10 @@ def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | Non
             return _asked(weights.test, weights.test_asked, query.wants_tests)
     if kinds & PROSE:
         return _asked(weights.prose, weights.prose_asked, query.wants_prose)
-    if kinds & DOCS and not kinds & CONFIG and facts.language is not None:
-        # A documentation tree's own code (Sphinx's conf.py, the examples its pages include):
-        # as much as the request asks for docs, and never less than docs_code.
+    if kinds & DOCS and facts.language is not None:
+        # A documentation tree's own code (Sphinx's conf.py, the examples its pages include,
+        # VitePress' ``docs/.vitepress/config.ts`` and theme): as much as the request asks for
+        # docs, and never less than docs_code.
         return max(weights.docs_code, _asked(weights.config, 1.0, query.wants_prose))
     if kinds & CONFIG and facts.language is not None:
         # A tool's configuration written as code (``vite.config.ts``, ``eslint.config.js``).
