@@ -59,6 +59,25 @@ def test_a_release_sends_the_line_assigning_the_version_first(
     assert "holds the version" not in picks.get("uv.lock", {"reasons": []})["reasons"]
 
 
+def test_a_release_sends_the_docs_code_stating_the_last_version(tmp_path: Path) -> None:
+    # Seen on alembic: "- 1.15.0" changed Sphinx's ``release = "1.14.1"`` in docs/build/conf.py
+    # (the package's __version__ said 1.15.0 already); counted as a docs tree's code, three
+    # tenths, it came after every excerpt of the modules saying "version" and was not sent.
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/__init__.py": '"""The package."""\n\n__version__ = "1.5.0"\n',
+            "pkg/steps.py": VERSIONS,
+            "docs/conf.py": 'project = "pkg"\n'
+            + "".join(f'html_option_{n} = "the theme setting {n}"\n' for n in range(120))
+            + 'release = "1.4.0"\n'
+            + "".join(f'latex_option_{n} = "the paper setting {n}"\n' for n in range(120)),
+        },
+    )
+    entries = sent(repo, "Version 1.5.0", 1000)
+    assert holds(entries, "docs/conf.py", 122), entries
+
+
 def test_another_programs_version_points_at_no_holder(tmp_path: Path) -> None:
     repo = _project(tmp_path)
     for request_text in ("Bump ruff from 0.8.6 to 0.9.1", "Add support for Python 3.13"):

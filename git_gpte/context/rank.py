@@ -46,6 +46,7 @@ from .link_facts import LinkFacts
 from .links import MAX_DEFINERS, PPR_SEEDS, LinkGraph, graph_key, link_graph, link_shares
 from .parse import Chunk, FileRecord
 from .past import release_weights, similar_commit_weights
+from .path_facts import DOCS
 from .rank_signals import (
     NOT_STATED,
     ChunkEvidence,
@@ -331,7 +332,7 @@ def _found_file(
         None,
         lexical=match.score,
         matched=match.terms,
-        prior=file_prior(path, evidence.query, weights, candidate.facts) if needed else 1.0,
+        prior=_found_prior(candidate, evidence, weights) if needed else 1.0,
         prior_known=needed,
         named=bool(mentions) and mentioned(path, mentions) is not None,
         pointed=any(path in found for found in lifts[: len(POINTING)]),
@@ -340,6 +341,19 @@ def _found_file(
     if own or lifted:
         file_score.reasons = tuple(f.reason for f in (*own, *lifted) if f.reason)
     return file_score
+
+
+def _found_prior(candidate: Candidate, evidence: FileEvidence, weights: Weights) -> float:
+    """The file's prior, or code's when it is a docs tree's code stating what the request asks
+    to change (stated.py): a release's ``release = "1.14.1"`` in Sphinx's ``conf.py`` is the
+    line to change, whatever docs count otherwise. Not other kinds (a LICENSE, a
+    ``pyproject.toml``, a test): a request taken for a release or a new year that is not
+    one ("Bump pflag to 1.0.8", "Add a blank line between copyright and license") lifted
+    them over the source it changed."""
+    facts = candidate.facts
+    if facts.language is not None and facts.kinds & DOCS and candidate.path in evidence.stated:
+        return 1.0
+    return file_prior(candidate.path, evidence.query, weights, facts)
 
 
 def _matching_file(
