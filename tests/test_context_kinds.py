@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from git_gpte.context.languages import is_config, is_prose
+from git_gpte.context.languages import is_config, is_docs, is_prose
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import make_repo
 
@@ -37,6 +37,34 @@ def test_configuration_by_convention(path: str) -> None:
 )
 def test_code_named_config_in_the_source_tree_is_code(path: str) -> None:
     assert not is_config(path)
+
+
+@pytest.mark.parametrize("path", ["internal/readme/readme.go", "cobra/cmd/license_mit.go"])
+def test_code_named_as_prose_is_a_docs_trees_code(path: str) -> None:
+    # zap's readme.go writes its README; cobra's license_*.go hold license templates.
+    assert not is_prose(path) and is_docs(path)
+
+
+@pytest.mark.parametrize("path", ["README", "LICENSE", "CHANGES.rst", "HISTORY.md", "AUTHORS"])
+def test_prose_named_files_in_no_language_are_prose(path: str) -> None:
+    assert is_prose(path) and not is_docs(path)
+
+
+def test_a_program_writing_the_readme_ranks_above_the_readme(tmp_path: Path) -> None:
+    # Seen on zap: "Make benchmarks more rigorous" changed internal/readme/readme.go, the
+    # program that writes the README's benchmark tables; named as prose, it counted a
+    # twentieth of code and was never sent.
+    text = "benchmarks of the logger, rigorous timings\n"
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "internal/readme/readme.go": f"package main\n\n// {text}func main() {{}}\n",
+            "README.md": f"# Logger\n\n{text}",
+            "logger.go": "package zap\n\nfunc New() {}\n",
+        },
+    )
+    scores = _scores(repo, "Make benchmarks more rigorous")
+    assert scores["internal/readme/readme.go"] > 3 * scores["README.md"], scores
 
 
 def test_markdown_dialects_are_prose() -> None:

@@ -287,12 +287,22 @@ def language_of(path: str) -> str | None:
     return EXTENSIONS.get(ext)
 
 
+# Names of a project's prose (README, LICENSE, CHANGES.rst, HISTORY.md, AUTHORS).
+_PROSE_NAMES = (
+    "changes", "changelog", "history", "news", "authors", "license", "readme", "contributing"
+)  # fmt: skip
+
+
+def _prose_named(path: str) -> bool:
+    return posixpath.basename(path).lower().startswith(_PROSE_NAMES)
+
+
 def is_prose(path: str) -> bool:
-    name = posixpath.basename(path).lower()
-    ext = posixpath.splitext(name)[1]
-    return ext in PROSE_EXTENSIONS or name.startswith(
-        ("changes", "changelog", "history", "news", "authors", "license", "readme", "contributing")
-    )
+    """Prose by extension, or by a prose name on a file in no programming language: zap's
+    ``internal/readme/readme.go`` writes the README and cobra's ``license_gpl_2.go`` holds a
+    template, code about prose (see :func:`is_docs`)."""
+    ext = posixpath.splitext(path.lower())[1]
+    return ext in PROSE_EXTENSIONS or (_prose_named(path) and language_of(path) is None)
 
 
 CONFIG_EXTENSIONS = frozenset(
@@ -332,8 +342,10 @@ FILE_EXTENSIONS = frozenset(EXTENSIONS) | PROSE_EXTENSIONS | CONFIG_EXTENSIONS
 
 
 def is_docs(path: str) -> bool:
-    """Files of a documentation tree (Sphinx's conf.py, doc build scripts)."""
-    return any(p in ("doc", "docs", "documentation") for p in path.lower().split("/")[:-1])
+    """Files of a documentation tree (Sphinx's conf.py, doc build scripts), and code named as
+    prose (``readme.go``, ``license_mit.go``): code, but about the project's prose."""
+    in_tree = any(p in ("doc", "docs", "documentation") for p in path.lower().split("/")[:-1])
+    return in_tree or (_prose_named(path) and language_of(path) is not None)
 
 
 VENDOR_DIRS = frozenset(
