@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,10 +82,19 @@ VITE = (
 )
 
 
-def _scores(repo: Path, request: str, tokens: int = 8000) -> dict[str, float]:
+def _picks(repo: Path, request: str, tokens: int = 8000) -> list[dict[str, Any]]:
     done = run_gpte("context", "--json", "--tokens", str(tokens), request, cwd=repo)
     assert done.returncode == 0, done.stderr
-    return {p["path"]: p["score"] for p in json.loads(done.stdout)["picks"]}
+    picks: list[dict[str, Any]] = json.loads(done.stdout)["picks"]
+    return picks
+
+
+def _scores(repo: Path, request: str, tokens: int = 8000) -> dict[str, float]:
+    return {p["path"]: p["score"] for p in _picks(repo, request, tokens)}
+
+
+def _sent(repo: Path, request: str, tokens: int) -> list[str]:
+    return [p["path"] for p in _picks(repo, request, tokens)]
 
 
 def test_a_tools_configuration_ranks_below_code_unless_asked_for(tmp_path: Path) -> None:
@@ -103,9 +113,7 @@ def test_source_comes_before_prose_when_the_request_matches_nothing(tmp_path: Pa
     files = {f"docs/notes_{n:02}.md": f"Release notes, part {n}.\n" for n in range(45)}
     files["setup.py"] = "from setuptools import setup\n\nsetup(name='demo', version='0.1')\n"
     repo = make_repo(tmp_path / "r", files)
-    done = run_gpte("context", "--json", "--tokens", "32000", "Formatting.", cwd=repo)
-    assert done.returncode == 0, done.stderr
-    picks = [p["path"] for p in json.loads(done.stdout)["picks"]]
+    picks = _sent(repo, "Formatting.", 32000)
     assert picks[0] == "setup.py"
 
 
@@ -127,12 +135,7 @@ def test_a_documentation_trees_own_code_is_sent_before_prose(tmp_path: Path) -> 
             "docs/index.rst": "Problems\n========\n\nThe intersphinx problems, the token.\n",
         },
     )
-    done = run_gpte(
-        "context", "--json", "--tokens", "2000", "Clarify token problems in intersphinx",
-        cwd=repo,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    picks = [p["path"] for p in json.loads(done.stdout)["picks"]]
+    picks = _sent(repo, "Clarify token problems in intersphinx", 2000)
     assert "docs/conf.py" in picks
     assert "docs/index.rst" not in picks[: picks.index("docs/conf.py")]
 
@@ -157,12 +160,7 @@ def test_a_tools_configuration_written_as_code_is_sent_before_data_configuration
             "website/deploy.json": '{"deploymentBranch": "master", "publishBranch": "master"}\n',
         },
     )
-    done = run_gpte(
-        "context", "--json", "--tokens", "2000",
-        "fix: release and publish from 'main' rather than 'master' branch", cwd=repo,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    picks = [p["path"] for p in json.loads(done.stdout)["picks"]]
+    picks = _sent(repo, "fix: release and publish from 'main' rather than 'master' branch", 2000)
     assert "website/docusaurus.config.js" in picks
     assert "website/deploy.json" not in picks[: picks.index("website/docusaurus.config.js")]
 
