@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from git_gpte.context.languages import is_config, is_docs, is_prose
+from git_gpte.context.languages import in_docs_tree, is_config, is_docs, is_prose
 from tests.conftest import run_gpte
 from tests.helpers.gitrepo import make_repo
 
@@ -42,8 +42,9 @@ def test_code_named_config_in_the_source_tree_is_code(path: str) -> None:
 
 @pytest.mark.parametrize("path", ["internal/readme/readme.go", "cobra/cmd/license_mit.go"])
 def test_code_named_as_prose_is_a_docs_trees_code(path: str) -> None:
-    # zap's readme.go writes its README; cobra's license_*.go hold license templates.
-    assert not is_prose(path) and is_docs(path)
+    # zap's readme.go writes its README; cobra's license_*.go hold license templates. Not in a
+    # docs tree: a license template stating a copyright is not Sphinx's conf.py stating one.
+    assert not is_prose(path) and is_docs(path) and not in_docs_tree(path)
 
 
 @pytest.mark.parametrize("path", ["README", "LICENSE", "CHANGES.rst", "HISTORY.md", "AUTHORS"])

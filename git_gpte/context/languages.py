@@ -341,11 +341,15 @@ def is_config(path: str) -> bool:
 FILE_EXTENSIONS = frozenset(EXTENSIONS) | PROSE_EXTENSIONS | CONFIG_EXTENSIONS
 
 
+def in_docs_tree(path: str) -> bool:
+    """A file of a documentation tree (Sphinx's conf.py, doc build scripts)."""
+    return any(p in ("doc", "docs", "documentation") for p in path.lower().split("/")[:-1])
+
+
 def is_docs(path: str) -> bool:
-    """Files of a documentation tree (Sphinx's conf.py, doc build scripts), and code named as
-    prose (``readme.go``, ``license_mit.go``): code, but about the project's prose."""
-    in_tree = any(p in ("doc", "docs", "documentation") for p in path.lower().split("/")[:-1])
-    return in_tree or (_prose_named(path) and language_of(path) is not None)
+    """Files of a documentation tree, and code named as prose (``readme.go``,
+    ``license_mit.go``): code, but about the project's prose."""
+    return in_docs_tree(path) or (_prose_named(path) and language_of(path) is not None)
 
 
 VENDOR_DIRS = frozenset(

@@ -42,11 +42,11 @@ from operator import attrgetter
 from ..git.history import PastCommit
 from .generated import generators, tied
 from .index import Candidate
+from .languages import in_docs_tree
 from .link_facts import LinkFacts
 from .links import MAX_DEFINERS, PPR_SEEDS, LinkGraph, graph_key, link_graph, link_shares
 from .parse import Chunk, FileRecord
 from .past import release_weights, similar_commit_weights
-from .path_facts import DOCS
 from .rank_signals import (
     NOT_STATED,
     ChunkEvidence,
@@ -349,9 +349,10 @@ def _found_prior(candidate: Candidate, evidence: FileEvidence, weights: Weights)
     line to change, whatever docs count otherwise. Not other kinds (a LICENSE, a
     ``pyproject.toml``, a test): a request taken for a release or a new year that is not
     one ("Bump pflag to 1.0.8", "Add a blank line between copyright and license") lifted
-    them over the source it changed."""
+    them, and cobra's ``license_*.go`` templates, over the source it changed."""
     facts = candidate.facts
-    if facts.language is not None and facts.kinds & DOCS and candidate.path in evidence.stated:
+    path = candidate.path
+    if path in evidence.stated and facts.language is not None and in_docs_tree(path):
         return 1.0
     return file_prior(candidate.path, evidence.query, weights, facts)
 
