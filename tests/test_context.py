@@ -1407,15 +1407,31 @@ def test_a_request_naming_a_version_number_finds_where_earlier_releases_were_mad
         ("Fix internal type annotations and bump mypy version", False),  # a dependency's
         ("Bump `p-cancelable`", False),
         ("bump finished and mocha", False),
+        # Anywhere in the line, a change of the version or a release's preparation.
+        ("Blacken and update version time", True),
+        ("fix: updated version in the fastify.js", True),
+        ("version bump for pypi release", True),
+        ("Prep for release", True),
+        ("bumping for release", True),
+        ("Increment version to 1.9.10.dev0", True),  # PEP 440's dot before "dev"
+        ("Update go version, add tools for verification", False),  # a runtime's
+        ("update version of ruff", False),
+        ("Replace acquire()/release() calls with context manager", False),
     ],
 )
 def test_a_release_said_without_a_number_is_a_release(request_text: str, release: bool) -> None:
     assert analyse_request(request_text).names_version is release
 
 
-def test_a_bump_without_a_number_finds_where_earlier_releases_were_made(tmp_path: Path) -> None:
-    # Seen on gunicorn ("bump revision number") and packaging ("bump for development"): the
-    # files holding the version, which the request's words do not name.
+@pytest.mark.parametrize(
+    "request_text", ["bump revision number", "Blacken and update version time", "Prep for release"]
+)
+def test_a_bump_without_a_number_finds_where_earlier_releases_were_made(
+    tmp_path: Path, request_text: str
+) -> None:
+    # Seen on gunicorn ("bump revision number"), packaging ("bump for development") and
+    # pyparsing ("Prep for release"): the files holding the version, which the request's
+    # words do not name.
     steps = "".join(f"def revision_step_{i}(value):\n    return value + {i}\n\n" for i in range(12))
     repo = make_repo(
         tmp_path / "r",
@@ -1431,7 +1447,7 @@ def test_a_bump_without_a_number_finds_where_earlier_releases_were_made(tmp_path
         },
         lambda n: {"pkg/cli.py": f"def main():\n    return {n}\n", "pkg/app.py": f"APP = {n}\n"},
     )
-    _assert_release_file_first(repo, "bump revision number")
+    _assert_release_file_first(repo, request_text)
 
 
 def _releases_then_work(

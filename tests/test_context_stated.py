@@ -248,3 +248,35 @@ def test_where_earlier_releases_were_made_is_the_projects_version(tmp_path: Path
         p["path"] for p in json.loads(why.stdout)["picks"] if "holds the version" in p["reasons"]
     ]
     assert stating == ["pkg/__init__.py"]
+
+
+def test_a_version_stated_as_numbers_is_the_projects_not_the_examples(tmp_path: Path) -> None:
+    # Seen on pyparsing: its version is ``version_info(3, 1, 1, "final", 1)``; only the
+    # examples' own ``__version__ = "1.0"`` looked like a version, and "Prep for release"
+    # lifted them.
+    def init(minor: int) -> str:
+        return (
+            "from typing import NamedTuple\n\n\nclass version_info(NamedTuple):\n"
+            "    major: int\n    minor: int\n\n\n"
+            f"__version_info__ = version_info(3, {minor})\n"
+        )
+
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/__init__.py": init(0),
+            "examples/parse_demo.py": '__version__ = "1.0"\n\nprint("demo")\n',
+            "examples/tree_demo.py": '__version__ = "1.2"\n\nprint("tree")\n',
+        },
+    )
+    for minor in (1, 2):
+        write_files(repo, {"pkg/__init__.py": init(minor)})
+        commit_all(repo, f"Release 3.{minor}")
+    write_files(repo, {"pkg/cli.py": "def main():\n    return 0\n"})
+    commit_all(repo, "Add the command line")
+    why = run_gpte("context", "--json", "--tokens", "4000", "Prep for release", cwd=repo)
+    assert why.returncode == 0, why.stderr
+    stating = [
+        p["path"] for p in json.loads(why.stdout)["picks"] if "holds the version" in p["reasons"]
+    ]
+    assert stating == ["pkg/__init__.py"]

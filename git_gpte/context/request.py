@@ -57,7 +57,10 @@ _CONFIG_WORDS = frozenset(
 )  # fmt: skip
 
 # A version number ("prep for 0.8", "Release 2.4.2", "This is 4.0-dev").
-_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:-?dev\d*|a\d+|b\d+|rc\d+)?(?![\w.])")
+# Its pre-release or development suffix may follow a dot or a dash (PEP 440's "1.9.10.dev0").
+_VERSION = re.compile(
+    r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:[.-]?(?:dev|post)\d*|\.?(?:a|b|rc)\d+)?(?![\w.])"
+)
 
 # Words of a request about tests, and about documentation.
 _TEST_WORDS = frozenset({"test", "tests", "pytest", "unittest", "spec"})
@@ -65,11 +68,22 @@ _PROSE_WORDS = frozenset({"doc", "docs", "readme", "changelog", "documentation"}
 
 
 # A release or a bump said without a number: "Bump dev version", "bump revision number",
-# "- bump version num", "bump for development", "Start new development cycle" (not "bump mypy
-# version": a dependency's).
+# "- bump version num", "bump for development", "Start new development cycle" at the start of
+# the line (not "bump mypy version": a dependency's); anywhere in it, a change of the version
+# or a release's preparation: "Blacken and update version time", "fix: updated version in
+# the fastify.js", "version bump for pypi release", "Prep for release", "bumping for release"
+# (not "Update go version" or "update version of ruff": another program's).
 _RELEASE_PHRASE = re.compile(
     r"^\W*(?:bump(?:ed)?\s+(?:(?:the\s+)?(?:dev(?:elopment)?\s+)?(?:version|revision)\b"
     r"|for\s+dev(?:elopment)?\b)|start\s+(?:a\s+)?new\s+(?:release|dev(?:elopment)?)\s+cycle\b)",
+    re.IGNORECASE,
+)
+_RELEASE_WORDS = re.compile(
+    r"\b(?:(?:bump|update|increment|increase|set)(?:s|d|ed|ing)?\s+(?:the\s+)?"
+    r"(?:docs?\s+|dev(?:elopment)?\s+|package\s+)?version\b(?!\s+of\b)"
+    r"|version\s+bump"
+    r"|(?:prep(?:are[ds]?|aring)?|bump(?:ed|ing)?)\s+for\s+(?:the\s+|a\s+)?(?:next\s+|new\s+)?"
+    r"release\b)",
     re.IGNORECASE,
 )
 
@@ -81,7 +95,11 @@ def names_version(text: str) -> bool:
     lines = text.strip().splitlines()
     if not lines:
         return False
-    return _VERSION.search(lines[0]) is not None or _RELEASE_PHRASE.match(lines[0]) is not None
+    return (
+        _VERSION.search(lines[0]) is not None
+        or _RELEASE_PHRASE.match(lines[0]) is not None
+        or _RELEASE_WORDS.search(lines[0]) is not None
+    )
 
 
 def _asks(title: set[str], terms: set[str], words: frozenset[str], weights: Weights) -> float:

@@ -113,7 +113,10 @@ def about_copyright(first_line: str) -> bool:
 # An assignment of a version string at the start of a line: Python's __version__ / VERSION /
 # version= / release =, JSON's "version":, Go's const Version =, JavaScript's export const
 # VERSION =. The value starts with a digit after an optional v, quoted: a bare number is
-# seldom the project's version (``version: 2`` of a CI configuration's schema).
+# seldom the project's version (``version: 2`` of a CI configuration's schema). Or Python's
+# version as a tuple of numbers (``VERSION = (4, 2, 0, "final", 0)``, ``__version_info__ =
+# version_info(3, 1, 1, "final", 1)``): without it, only the examples' own ``__version__ =
+# "1.0"`` stated a version in pyparsing.
 VERSION = Statement(
     reason="holds the version",
     asks=about_own_version,
@@ -121,6 +124,7 @@ VERSION = Statement(
     line=re.compile(
         r"""^\s*(?:(?:export\s+)?(?:const|var|let)\s+)?"?(?:__version__|__VERSION__|VERSION"""
         r"""|[Vv]ersion|release)"?\s*(?::=|=|:)\s*["'`]v?\d+\.\d"""
+        r"""|^(?:__version__|__version_info__|VERSION)\s*=\s*\w*\(\s*\d+\s*,\s*\d"""
     ),
     max_per_file=2,  # version and release in a Sphinx conf.py
 )
