@@ -166,6 +166,32 @@ def test_a_tools_configuration_written_as_code_is_sent_before_data_configuration
     assert "website/deploy.json" not in picks[: picks.index("website/docusaurus.config.js")]
 
 
+def test_a_tools_configuration_written_as_code_the_request_names_ranks_above_weaker_source(
+    tmp_path: Path,
+) -> None:
+    # Seen on uuid: "test: increase wdio timout" changed wdio.conf.js. At three tenths of code
+    # it came below a module that says "timeout" in passing.
+    def functions(prefix: str, comment: str, count: int) -> str:
+        return "".join(
+            f"export function {prefix}{k}(task) {{\n  // {comment}\n  return task;\n}}\n\n"
+            for k in range(count)
+        )
+
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "src/runner.js": functions("retry", "increase the timeout of the task", 6),
+            "src/queue.js": functions("queue", "a task waits for its timeout", 8)
+            + functions("plain", "nothing to see", 6),
+            **{f"src/mod{n}.js": functions(f"other{n}_", "add one", 10) for n in range(4)},
+            "wdio.conf.js": "exports.config = {\n  specs: ['./test/browser/**/*.js'],\n"
+            "  waitforTimeout: 10000,\n  mochaOpts: { timeout: 60000 },\n};\n",
+        },
+    )
+    scores = _scores(repo, "Increase the wdio timeout", 4000)
+    assert scores["src/runner.js"] > scores["wdio.conf.js"] > scores["src/queue.js"], scores
+
+
 def test_a_documentation_sites_code_in_a_dot_folder_ranks_as_docs_code_for_a_docs_request(
     tmp_path: Path,
 ) -> None:
