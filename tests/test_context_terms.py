@@ -122,3 +122,44 @@ def test_a_name_holding_no_probe_has_none_of_the_terms(parts: list[str]) -> None
     terms = identifier_terms(ident)
     for term, probe in zip(terms, name_probes(terms), strict=True):
         assert probe in ident.lower(), (ident, term)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "joined", "absent"),
+    [
+        ("Tighten E.164 regex", "e164", ()),
+        ("Fixing response with utf-8 BOM", "utf8", ()),
+        ("Parse ISO-8601 dates.", "iso8601", ()),
+        ("fix russian E.164.", "e164", ()),
+        # A version's parts, a path's or an address's are not a name and a number.
+        ("chore(release): v1.7.0-beta.2", None, ("beta2",)),
+        ("see https://example.com/issues/254", None, ("issues254", "issue254")),
+    ],
+)
+def test_a_name_and_a_number_written_apart_are_also_one_term(
+    request_text: str, joined: str | None, absent: tuple[str, ...]
+) -> None:
+    terms = query_terms(request_text)
+    assert joined is None or joined in terms, terms
+    assert not set(absent) & set(terms), terms
+
+
+def test_a_request_naming_e_164_finds_the_e164_pattern(tmp_path: Path) -> None:
+    # Seen on zod: "Tighten E.164 regex in regexes.ts to require a non-zero leading digit"
+    # changed ``export const e164 = ...``, the 49th chunk of the file it named: "E.164" gave no
+    # term at all ("E" is one letter, "164" a number).
+    patterns = [
+        f"/** Matches a format of kind {n}. */\nexport const kind{n} = /^[a-z]{{{n}}}$/;\n"
+        for n in range(1, 60)
+    ]
+    e164 = "/** Phone numbers. */\nexport const e164 = /^\\+(?:[0-9]){6,14}[0-9]$/;\n"
+    patterns.insert(30, e164)
+    repo = make_repo(tmp_path / "r", {"src/regexes.ts": "\n".join(patterns)})
+    done = run_gpte(
+        "context", "--format", "lines", "--tokens", "400", "Tighten E.164 regex", cwd=repo
+    )
+    assert done.returncode == 0, done.stderr
+    text = (repo / "src/regexes.ts").read_text()
+    line = text.splitlines().index("export const e164 = /^\\+(?:[0-9]){6,14}[0-9]$/;") + 1
+    spans = [e.split(":")[1].split("-") for e in done.stdout.split() if ":" in e]
+    assert any(int(a) <= line <= int(b) for a, b in spans), (line, done.stdout)

@@ -114,11 +114,19 @@ def identifiers(text: str) -> set[str]:
     return set(_IDENT3.findall(text))
 
 
+# A name and a number written apart in prose and together in code: "E.164" is ``e164``,
+# "UTF-8" ``utf8``, "ISO-8601" ``iso8601``.
+_NAME_NUMBER = re.compile(r"(?<![\w./-])([A-Za-z]{1,8})[.-](\d{1,5})(?![\w]|[./-]\w)")
+
+
 def query_terms(text: str) -> list[str]:
-    """The distinct terms of a request, in first-seen order."""
+    """The distinct terms of a request, in first-seen order; a name and a number joined by
+    a dot or a dash also as one term (after the terms of the words around it)."""
     seen: dict[str, None] = {}
     for term in text_terms(text):
         seen.setdefault(term, None)
+    for match in _NAME_NUMBER.finditer(text):
+        seen.setdefault((match.group(1) + match.group(2)).lower(), None)
     return list(seen)
 
 
