@@ -237,17 +237,22 @@ def test_where_earlier_releases_were_made_is_the_projects_version(tmp_path: Path
             "examples/two/setup.py": example,
         },
     )
-    for release in ("1.1", "1.2"):
-        write_files(repo, {"pkg/__init__.py": f'__version__ = "{release}"\n'})
+    releases = {f"1.{n}": f'__version__ = "1.{n}"\n' for n in (1, 2)}
+    assert _stating_after(repo, releases, "Release 1.3") == ["pkg/__init__.py"]
+
+
+def _stating_after(repo: Path, releases: dict[str, str], request: str) -> list[str]:
+    """The files ``context`` says hold the version for ``request``, after a commit per release
+    writing ``pkg/__init__.py`` (``releases``: version -> its text) and one of other work."""
+    for release, text in releases.items():
+        write_files(repo, {"pkg/__init__.py": text})
         commit_all(repo, f"Release {release}")
     write_files(repo, {"pkg/cli.py": "def main():\n    return 0\n"})
     commit_all(repo, "Add the command line")
-    why = run_gpte("context", "--json", "--tokens", "4000", "Release 1.3", cwd=repo)
+    why = run_gpte("context", "--json", "--tokens", "4000", request, cwd=repo)
     assert why.returncode == 0, why.stderr
-    stating = [
-        p["path"] for p in json.loads(why.stdout)["picks"] if "holds the version" in p["reasons"]
-    ]
-    assert stating == ["pkg/__init__.py"]
+    picks = json.loads(why.stdout)["picks"]
+    return [p["path"] for p in picks if "holds the version" in p["reasons"]]
 
 
 def test_a_version_stated_as_numbers_is_the_projects_not_the_examples(tmp_path: Path) -> None:
@@ -269,14 +274,5 @@ def test_a_version_stated_as_numbers_is_the_projects_not_the_examples(tmp_path: 
             "examples/tree_demo.py": '__version__ = "1.2"\n\nprint("tree")\n',
         },
     )
-    for minor in (1, 2):
-        write_files(repo, {"pkg/__init__.py": init(minor)})
-        commit_all(repo, f"Release 3.{minor}")
-    write_files(repo, {"pkg/cli.py": "def main():\n    return 0\n"})
-    commit_all(repo, "Add the command line")
-    why = run_gpte("context", "--json", "--tokens", "4000", "Prep for release", cwd=repo)
-    assert why.returncode == 0, why.stderr
-    stating = [
-        p["path"] for p in json.loads(why.stdout)["picks"] if "holds the version" in p["reasons"]
-    ]
-    assert stating == ["pkg/__init__.py"]
+    releases = {f"3.{minor}": init(minor) for minor in (1, 2)}
+    assert _stating_after(repo, releases, "Prep for release") == ["pkg/__init__.py"]
