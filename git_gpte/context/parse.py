@@ -49,6 +49,13 @@ NESTED_DEPTH = 6
 # function did not fit a small budget beside the rest, or took a third of it for a change of
 # three lines (bench/context_pack_sim.py: the near misses of the pool at 4k and 8k).
 SPLIT_DEFINITION_LINES = 80
+# A statement longer than SPLIT_DEFINITION_LINES (a table) is cut at the entries of the list
+# it holds, found this many levels of the syntax tree down at most (``var x = map[..]..{``:
+# declaration, spec, composite literal, literal value; or nested this deep).
+ELEMENT_DEPTH = 4
+# The syntax nodes whose entries a long table is cut at: Go's literal values, JavaScript's and
+# TypeScript's arrays and objects, Python's lists, tuples, sets and dicts.
+TABLE_NODES = frozenset({"literal_value", "array", "object", "list", "tuple", "set", "dictionary"})
 # Paragraph chunks of text files.
 TEXT_CHUNK_LINES = 40
 # Larger files are chunked as text: parsing them buys little and costs time.
@@ -273,6 +280,41 @@ def _line_span(node: Node) -> tuple[int, int]:
     return start, end
 
 
+def _statement_spans(node: Node, depth: int = 0) -> list[tuple[int, int]]:
+    """A statement's line span; for a long one (a table: a slice literal of 1,400 lines of
+    translations, a map of 170 validators) the spans of the elements of the longest list it
+    holds, so that it is cut into blocks as a long function is and a change to one entry
+    needs only that entry's block."""
+    start, end = _line_span(node)
+    if end - start + 1 <= SPLIT_DEFINITION_LINES or depth >= ELEMENT_DEPTH:
+        return [(start, end)]
+    elements = _elements(node)
+    if len(elements) < 2:
+        return [(start, end)]
+    spans: list[tuple[int, int]] = []
+    for element in elements:
+        spans += _statement_spans(element, depth + 1)
+    return spans
+
+
+def _elements(node: Node) -> list[Node]:
+    """The entries of the literal below ``node`` (itself included, a few levels down) that
+    has the most of them starting on distinct lines. Only a literal's: a long loop or
+    ``switch`` is code read as a whole, and stays one chunk as before."""
+    best: list[Node] = []
+    level = [node]
+    for _ in range(ELEMENT_DEPTH):
+        following: list[Node] = []
+        for holder in level:
+            children = holder.named_children
+            starts = len({child.start_point[0] for child in children})
+            if holder.type in TABLE_NODES and starts > len(best):
+                best = children
+            following.extend(children)
+        level = following
+    return best
+
+
 def _first_line(lines: list[str], line: int) -> str:
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     return text[:160]
@@ -328,8 +370,11 @@ def _body_spans(node: Node) -> list[tuple[int, int]]:
     body = holder.child_by_field_name("body")
     if body is None:
         return []
+    if body.named_child_count == 1 and body.named_children[0].type == "statement_list":
+        body = body.named_children[0]  # Go's block holds its statements in a list
     first = node.start_point[0] + 1
-    return [span for span in map(_line_span, body.named_children) if span[0] > first]
+    spans = [span for child in body.named_children for span in _statement_spans(child)]
+    return [span for span in spans if span[0] > first]
 
 
 def _nested_definitions(node: Node, spec: LanguageSpec, depth: int = 0) -> list[Node]:
@@ -431,7 +476,7 @@ def _top_level(
             floor = unit.end
         else:
             start, end = _line_span(node)
-            statements += comments + ([(start, end)] if start > floor else [])
+            statements += comments + (_statement_spans(node) if start > floor else [])
             floor = max(floor, end, *(last for _, last in comments))
         comments = []
     statements += comments
@@ -450,10 +495,13 @@ def _header_split(lines: list[str], header_end: int, statements: list[tuple[int,
     constants after them need not come along)."""
     if header_end <= HEADER_SPLIT_LINES:
         return header_end
+    within = _spans_within(statements, 1, header_end)
     imports_end = 0
-    for start, end in _spans_within(statements, 1, header_end):
+    for start, end in within:
         if any(_is_import_line(line) for line in lines[start - 1 : end]):
             imports_end = end
+    if not imports_end and within:  # no imports: after the first statement (a docstring)
+        imports_end = within[0][1]
     return imports_end if 0 < imports_end < header_end else header_end
 
 

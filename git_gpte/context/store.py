@@ -35,7 +35,7 @@ from .parse import FileRecord
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 FILENAME = "context.sqlite"
 # How long one write waits for another run's write before saying so, and in all.
 BUSY_NOTICE_S = 2.0
