@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .locales import locale_codes
 from .terms import STOPWORDS, query_terms, request_words
 from .weights import WEIGHTS, Weights
 
@@ -118,6 +119,10 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
     first = lines[0] if lines else ""
     title = set(query_terms(first)) if len(lines) > 1 else lowered
     term_weights = {t: 1.0 if t in title else weights.body_term for t in terms}
+    for code, weight in _locale_terms(lines, weights).items():
+        if code not in term_weights:
+            terms.append(code)
+            term_weights[code] = weight
     version = names_version(request)
     if weights.version_term and "version" not in term_weights and version:
         terms.append("version")
@@ -134,6 +139,19 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
         words=request_words(request),
         names_version=version,
     )
+
+
+def _locale_terms(lines: list[str], weights: Weights) -> dict[str, float]:
+    """The locale codes of the languages the request names, each weighing as the word naming
+    it does (the first line's fully, the body's less), times ``weights.locale``."""
+    found: dict[str, float] = {}
+    if not weights.locale:
+        return found
+    for n, line in enumerate(lines):
+        weight = weights.locale * (1.0 if n == 0 else weights.body_term)
+        for code in locale_codes(line):
+            found[code] = max(found.get(code, 0.0), weight)
+    return found
 
 
 def _named_identifiers(request: str) -> tuple[set[str], set[str]]:

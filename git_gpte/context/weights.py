@@ -42,6 +42,10 @@ class Weights:
     # A request about typos or spelling: the misspellings the files hold (typos.py, codespell's
     # dictionary) join it as terms of this weight (a first-line word's is 1).
     misspelling: float = 1.0
+    # A request naming a human language ("fix russian E.164 error message") gets that
+    # language's locale codes as terms (locales.py: "ru" names translations/ru/ru.go), times
+    # the weight of the word naming it.
+    locale: float = 1.0
     # A request naming a version number ("prep for 0.8", "Release 2.4.2", "This is 4.0-dev")
     # is a release or a bump: the files holding the version (setup.py, __init__.py, docs/conf.py)
     # change. The term "version" joins it at this weight. On 427 tasks of 22 repositories 5
