@@ -253,3 +253,19 @@ def test_what_only_tests_read_ranks_as_tests(tmp_path: Path, cases: str) -> None
     )
     scores = _scores(repo, "Fix narrowing of a union")
     assert scores.get(cases, 0.0) < 0.2 * scores["pkg/checker.py"]
+
+
+def test_type_tests_rank_as_tests(tmp_path: Path) -> None:
+    # tsd's index.test-d.ts says the option's name more often than the code does; it ranked
+    # as source and took the place of the module that changes.
+    code = (
+        "".join(
+            f"export function parse{n}(argv, options) {{\n  return argv.slice({n})\n}}\n"
+            for n in range(10)
+        )
+        + "export function flags(argv, options) {\n  return options.isMultiple ? argv : [argv]\n}\n"
+    )
+    checks = "import {expectType} from 'tsd'\n" + "expectType(flags([], {isMultiple: true}))\n" * 20
+    repo = make_repo(tmp_path / "r", {"index.js": code, "index.test-d.ts": checks})
+    scores = _scores(repo, "Add `isMultiple` option for flags")
+    assert scores.get("index.test-d.ts", 0.0) < 0.2 * scores["index.js"]

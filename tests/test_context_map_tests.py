@@ -24,6 +24,7 @@ from tests.helpers.gitrepo import make_repo
         ("spec/cart_spec.rb", "cart"),
         ("src/test/java/CartTest.java", "cart"),
         ("__tests__/cart.js", "cart"),
+        ("index.test-d.ts", "index"),  # tsd's type tests
         ("tests/test_contest.py", "contest"),
         ("tests/conftest.py", None),  # not a test of a module "conf"
         ("tests/helpers.py", None),
@@ -32,6 +33,26 @@ from tests.helpers.gitrepo import make_repo
 )
 def test_a_test_file_names_the_module_it_tests(path: str, name: str | None) -> None:
     assert languages.tested_name(path) == name
+
+
+@pytest.mark.parametrize(
+    ("path", "test"),
+    [
+        ("index.test-d.ts", True),
+        ("typings/commander-tests.ts", True),  # dtslint's
+        ("src/runtime_tests/bun/index.ts", True),
+        ("integration-tests/app.js", True),
+        ("jinja2/tests.py", False),  # Jinja's template tests, the feature
+        ("flask_tests.py", False),  # pytest would not collect it
+        ("src/cart.e2e.ts", True),
+        ("latest.js", False),
+        ("src/attest.go", False),
+        ("lib/test-utils.js", False),  # a helper for tests, named as such, not a test
+        ("src/testing.py", False),
+    ],
+)
+def test_test_files_are_told_by_the_conventions_of_their_ecosystem(path: str, test: bool) -> None:
+    assert languages.is_test(path) == test
 
 
 def test_the_map_names_the_tests_of_the_files_sent_first(tmp_path: Path) -> None:

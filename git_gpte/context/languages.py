@@ -415,7 +415,7 @@ def is_data(path: str) -> bool:
 # What a test file's own name adds to the name of the module it tests.
 # Matched once, on the name as written (``CartTest``, not ``conftest``).
 _TEST_AFFIX = re.compile(
-    r"^[Tt]ests?_|_[Tt]ests?$|_spec$|\.test$|\.spec$|(?<=[a-z0-9])Tests?$|^Test(?=[A-Z])"
+    r"^[Tt]ests?_|_[Tt]ests?$|_spec$|\.test(?:-d)?$|\.spec$|(?<=[a-z0-9])Tests?$|^Test(?=[A-Z])"
 )
 
 
@@ -434,6 +434,12 @@ def tested_name(path: str) -> str | None:
     return stem.lower() if len(parts) > 1 and parts[-2] == "__tests__" else None
 
 
+# What a test file's name ends with, before its extension; and, for code other than Python's,
+# a test's name in JavaScript and TypeScript (tsd's index.test-d.ts, dtslint's
+# commander-tests.ts) that a workflow (run-tests.yml) or a page (async-tests.md) may end with.
+TEST_SUFFIXES = ("_test", "_spec", ".test", ".spec")
+CODE_TEST_SUFFIXES = (".test-d", ".e2e", "-test", "-tests")
+
 # Folders of tests and of what only tests read: Go's testdata/ (the go tool skips it), mypy's
 # test-data/ (its type-checking cases), Jest's __mocks__/, end-to-end suites.
 TEST_FOLDERS = frozenset(
@@ -444,16 +450,28 @@ TEST_FOLDERS = frozenset(
 )  # fmt: skip
 
 
+# A folder named for its tests, holding code (hono's runtime_tests/, integration-tests/). Not
+# for Python, whose own conventions (pytest's: tests/, test_*.py, *_test.py) are what its
+# projects follow and what locbench counts: a Python project's ``*_tests`` folder or
+# ``tests.py`` may be anything (jinja2/tests.py is Jinja's template tests, the feature).
+_TEST_FOLDER_NAME = re.compile(r"[-_]tests?$")
+
+
 def is_test(path: str) -> bool:
-    """Test code by the conventions of most ecosystems (tests/ dirs, test_*.py, *_test.go, ...)."""
+    """Test code by the conventions of most ecosystems (tests/ dirs, test_*.py, *_test.go,
+    a.test.ts, a.spec.js, tsd's index.test-d.ts, dtslint's commander-tests.ts, ...)."""
     lower = path.lower()
     parts = lower.split("/")
     name = parts[-1]
     if any(p in TEST_FOLDERS for p in parts[:-1]):
         return True
     stemname = name.rsplit(".", 1)[0]
-    return (
-        stemname.startswith("test_")
-        or stemname.endswith(("_test", "_spec", ".test", ".spec"))
-        or stemname in ("conftest", "test")
+    if stemname.startswith("test_") or stemname.endswith(TEST_SUFFIXES):
+        return True
+    if stemname in ("conftest", "test"):
+        return True
+    if language_of(path) in (None, "python"):  # a workflow, a page about tests, Python's
+        return False
+    return stemname.endswith(CODE_TEST_SUFFIXES) or any(
+        _TEST_FOLDER_NAME.search(p) for p in parts[:-1]
     )
