@@ -466,9 +466,8 @@ def is_test(path: str) -> bool:
     if any(p in TEST_FOLDERS for p in parts[:-1]):
         return True
     stemname = name.rsplit(".", 1)[0]
-    if stemname.startswith("test_") or stemname.endswith(TEST_SUFFIXES):
-        return True
-    if stemname in ("conftest", "test"):
+    named = stemname.startswith("test_") or stemname.endswith(TEST_SUFFIXES)
+    if named or stemname in ("conftest", "test"):
         return True
     if language_of(path) in (None, "python"):  # a workflow, a page about tests, Python's
         return False
