@@ -44,6 +44,11 @@ def test_a_test_file_names_the_module_it_tests(path: str, name: str | None) -> N
         ("integration-tests/app.js", True),
         ("jinja2/tests.py", False),  # Jinja's template tests, the feature
         ("flask_tests.py", False),  # pytest would not collect it
+        ("test.py", False),  # nor this: an old project's suite, changed with its code
+        ("werkzeug/test.py", False),  # werkzeug.test, the test client
+        ("http/test_round_tripper.go", False),  # Go's tests are *_test.go
+        ("pkg/cart_test.go", True),
+        ("test.js", True),
         ("src/cart.e2e.ts", True),
         ("latest.js", False),
         ("src/attest.go", False),

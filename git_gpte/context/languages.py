@@ -466,10 +466,17 @@ def is_test(path: str) -> bool:
     if any(p in TEST_FOLDERS for p in parts[:-1]):
         return True
     stemname = name.rsplit(".", 1)[0]
-    named = stemname.startswith("test_") or stemname.endswith(TEST_SUFFIXES)
-    if named or stemname in ("conftest", "test"):
+    language = language_of(path)
+    # Go's tests are *_test.go only (testify's http/test_round_tripper.go is a helper of its
+    # users' tests), pytest's test_*.py, *_test.py and conftest.py: a Python ``test.py`` is
+    # collected by neither pytest nor unittest's discovery, and is often a module
+    # (werkzeug.test) or the whole test suite of an old project changed with its code.
+    prefixed = stemname.startswith("test_") and language != "go"
+    if prefixed or stemname.endswith(TEST_SUFFIXES) or stemname == "conftest":
         return True
-    if language_of(path) in (None, "python"):  # a workflow, a page about tests, Python's
+    if stemname == "test" and language not in ("python", "go"):
+        return True
+    if language in (None, "python"):  # a workflow, a page about tests, Python's
         return False
     return stemname.endswith(CODE_TEST_SUFFIXES) or any(
         _TEST_FOLDER_NAME.search(p) for p in parts[:-1]
