@@ -269,3 +269,33 @@ def test_type_tests_rank_as_tests(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"index.js": code, "index.test-d.ts": checks})
     scores = _scores(repo, "Add `isMultiple` option for flags")
     assert scores.get("index.test-d.ts", 0.0) < 0.2 * scores["index.js"]
+
+
+def test_stubs_and_declarations_rank_below_code_unless_the_request_is_about_types(
+    tmp_path: Path,
+) -> None:
+    # multidict's __init__.pyi and a package's index.d.ts state every name of the code in
+    # fewer words, and took budget from the module that changes.
+    code = "".join(
+        f"class Dict{n}:\n    def keys(self):\n        return list(self._items{n})\n\n"
+        for n in range(12)
+    )
+    stub = "".join(f"class Dict{n}:\n    def keys(self) -> list[str]: ...\n" for n in range(12))
+    declarations = "".join(f"export function keys{n}(d: object): string[]\n" for n in range(12))
+    script = "".join(
+        f"export function keys{n}(d) {{\n  return Object.keys(d)\n}}\n" for n in range(12)
+    )
+    repo = make_repo(
+        tmp_path / "r",
+        {
+            "pkg/_dict.py": code,
+            "pkg/__init__.pyi": stub,
+            "index.js": script,
+            "index.d.ts": declarations,
+        },
+    )
+    plain = _scores(repo, "Force keys to str")
+    assert plain.get("pkg/__init__.pyi", 0.0) < 0.2 * plain["pkg/_dict.py"]
+    assert plain.get("index.d.ts", 0.0) < 0.2 * plain["index.js"]
+    typed = _scores(repo, "Fix the types of keys")
+    assert typed["index.d.ts"] > 0.3 * typed["index.js"]

@@ -405,6 +405,16 @@ LOCK_FILES = frozenset(
 DATA_EXTENSIONS = frozenset({".lock", ".log", ".map"})
 
 
+# Type stubs and declarations: a module's types told apart from its code (typeshed's and
+# multidict's ``.pyi``, a JavaScript package's hand-written ``index.d.ts``).
+STUB_SUFFIXES = (".pyi", ".d.ts", ".d.mts", ".d.cts")
+
+
+def is_stub(path: str) -> bool:
+    """A type stub or declaration file, by its name."""
+    return path.lower().endswith(STUB_SUFFIXES)
+
+
 def is_data(path: str) -> bool:
     """A lock file, a log, a source map or a minified file, by its name."""
     name = posixpath.basename(path).lower()

@@ -19,6 +19,7 @@ from .languages import (
     is_data,
     is_docs,
     is_prose,
+    is_stub,
     is_test,
     language_of,
     vendor_dir,
@@ -26,7 +27,7 @@ from .languages import (
 from .terms import path_terms
 
 # The kinds a path may have, as bits of PathFacts.kinds.
-DATA, TEST, PROSE, CONFIG, DOCS, BUILT = (1 << n for n in range(6))
+DATA, TEST, PROSE, CONFIG, DOCS, BUILT, STUB = (1 << n for n in range(7))
 _KIND_TESTS = (
     (DATA, is_data),
     (TEST, is_test),
@@ -34,6 +35,7 @@ _KIND_TESTS = (
     (CONFIG, is_config),
     (DOCS, is_docs),
     (BUILT, is_built),
+    (STUB, is_stub),
 )
 
 

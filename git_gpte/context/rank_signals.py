@@ -24,7 +24,7 @@ from .languages import FILE_EXTENSIONS
 from .link_facts import LinkFacts
 from .links import LinkGraph
 from .parse import Chunk
-from .path_facts import BUILT, CONFIG, DATA, DOCS, PROSE, TEST, PathFacts, path_facts
+from .path_facts import BUILT, CONFIG, DATA, DOCS, PROSE, STUB, TEST, PathFacts, path_facts
 from .request import Query
 from .stated import Held
 from .terms import identifier_terms, path_part_terms
@@ -567,6 +567,8 @@ def file_prior(path: str, query: Query, weights: Weights, facts: PathFacts | Non
         name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
         if name not in query.terms:
             return _asked(weights.test, weights.test_asked, query.wants_tests)
+    if kinds & STUB:
+        return _asked(weights.stub, weights.stub_asked, query.wants_types)
     if kinds & PROSE:
         return _asked(weights.prose, weights.prose_asked, query.wants_prose)
     if kinds & DOCS and facts.language is not None:

@@ -43,6 +43,7 @@ class Query:
     wants_tests: float
     wants_prose: float
     wants_config: float = 0.0
+    wants_types: float = 0.0  # ... for type stubs and declarations
     words: dict[str, str] = field(default_factory=dict)  # term -> the request's own word
     names_version: bool = False  # its first line names a version number ("prep for 0.8")
 
@@ -54,6 +55,14 @@ _CONFIG_WORDS = frozenset(
         "config", "configuration", "configure", "setting", "ci", "workflow", "dependency",
         "docker", "dockerfile", "makefile", "lint", "linter", "pyproject", "toml", "yaml", "yml",
         "tox", "eslint", "tsconfig", "gomod", "build",
+    }
+)  # fmt: skip
+
+# Words of a request about types, which stubs and declarations state.
+_TYPE_WORDS = frozenset(
+    {
+        "type", "typing", "typed", "typings", "stub", "annotation", "declaration", "dts", "pyi",
+        "tsd", "mypy", "pyright", "typescript",
     }
 )  # fmt: skip
 
@@ -136,6 +145,7 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
         wants_tests=_asks(title, lowered, _TEST_WORDS, weights),
         wants_prose=_asks(title, lowered, _PROSE_WORDS, weights),
         wants_config=_asks(title, lowered, _CONFIG_WORDS, weights),
+        wants_types=_asks(title, lowered, _TYPE_WORDS, weights),
         words=request_words(request),
         names_version=version,
     )

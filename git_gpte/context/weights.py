@@ -105,6 +105,10 @@ class Weights:
     # those 42) and lost 1 (zod's "Instanceof issue fatal", whose squashed body says "Fix
     # lint": a linter's configuration took the place of source lines); 0.5 gained 10, lost 1.
     config_code: float = 0.7
+    # Type stubs and declarations (``.pyi``, ``.d.ts``): the types of code that lives elsewhere,
+    # unless the request is about types ("Fix TypeScript types", "add type hints").
+    stub: float = 0.05
+    stub_asked: float = 0.4
     vendored: float = 0.4  # vendored code, unless the request names the vendored package
     built: float = 0.2  # build output kept in the repository (dist/, build/)
     data: float = 0.0  # lock files, logs, minified code, unless the request names the file
