@@ -106,7 +106,9 @@ class Weights:
     # lint": a linter's configuration took the place of source lines); 0.5 gained 10, lost 1.
     config_code: float = 0.7
     # Type stubs and declarations (``.pyi``, ``.d.ts``): the types of code that lives elsewhere,
-    # unless the request is about types ("Fix TypeScript types", "add type hints").
+    # unless the request is about types ("Fix TypeScript types", "add type hints"). As code
+    # they took 1.1-2.8k tokens of a 4k budget (multidict's __init__.pyi, execa's index.d.ts);
+    # at these, on 2,652 tasks of 126 repositories, 22 task-budgets gained and 1 was lost.
     stub: float = 0.05
     stub_asked: float = 0.4
     vendored: float = 0.4  # vendored code, unless the request names the vendored package
