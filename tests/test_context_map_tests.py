@@ -82,3 +82,34 @@ def test_the_map_names_the_tests_of_the_files_sent_first(tmp_path: Path) -> None
     assert selection["map"][0]["signatures"] == [[4, "def test_ledger_entry():"]]
     assert "tests/test_weather.py" not in listed  # its module was not sent
     assert len(listed) > 1  # the next files still have the rest of the map
+
+
+def test_the_map_names_the_declarations_of_the_files_sent(tmp_path: Path) -> None:
+    # A stub ranks a twentieth of code and is seldom sent; named first in the map, it tells
+    # the model changing billing's API where its types are declared.
+    files = big_project()
+    files["shop/billing.pyi"] = "def ledger_entry_1(amount: int) -> int: ...\n"
+    files["shop/weather.pyi"] = "def weather_step_1(day: int) -> bool: ...\n"
+    root = make_repo(tmp_path / "r", files)
+    request = "fix the invoice total tax in compute_invoice_total"
+    res = run_gpte("context", "--json", "--tokens", "1500", request, cwd=root)
+    assert res.returncode == 0, res.stderr
+    selection = json.loads(res.stdout)
+    sent = [pick["path"] for pick in selection["picks"]]
+    listed = [entry["path"] for entry in selection["map"]]
+    assert "shop/billing.py" in sent and "shop/billing.pyi" not in sent
+    assert listed[0] == "shop/billing.pyi"
+    assert "shop/weather.pyi" not in listed[:1]
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("index.d.ts", "index"),
+        ("pkg/__init__.pyi", "__init__"),
+        ("lib/a.d.mts", "a"),
+        ("a.ts", None),
+    ],
+)
+def test_a_declaration_names_the_module_it_declares(path: str, name: str | None) -> None:
+    assert languages.declared_name(path) == name

@@ -415,6 +415,16 @@ def is_stub(path: str) -> bool:
     return path.lower().endswith(STUB_SUFFIXES)
 
 
+def declared_name(path: str) -> str | None:
+    """The name (lower case, without its extension) of the module a stub or declaration file
+    declares: ``index.d.ts`` gives ``index``, ``__init__.pyi`` ``__init__``; None for others."""
+    name = posixpath.basename(path).lower()
+    for suffix in STUB_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or None
+    return None
+
+
 def is_data(path: str) -> bool:
     """A lock file, a log, a source map or a minified file, by its name."""
     name = posixpath.basename(path).lower()

@@ -31,10 +31,10 @@ import posixpath
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
-from .languages import is_test, tested_name
+from .languages import declared_name, is_stub, is_test, tested_name
 from .link_facts import MAP_SIGNATURES
 from .model import LineRange, MapEntry, Pick, Signature
-from .path_facts import TEST
+from .path_facts import STUB, TEST
 from .rank import ChunkScore, FileScore, Ranking
 from .tokens import count_pieces, estimate_tokens
 
@@ -366,8 +366,9 @@ def _fill_gaps(plans: dict[str, _FilePlan], order: list[str], limit: int, spent:
 
 def _map_entries(files: list[FileScore], chosen: set[str], map_budget: int) -> list[MapEntry]:
     """The next-ranked files not sent, with their definitions, while the map's budget lasts;
-    first, in up to TESTS_MAP_SHARE of it, the tests named for a source file sent (the model
-    then knows which tests exercise the code it changes, however low the request ranks them)."""
+    first, in up to TESTS_MAP_SHARE of it, the tests, stubs and declarations named for a
+    source file sent (the model then knows which tests exercise the code it changes and where
+    its types are declared, however low the request ranks them)."""
     entries: list[MapEntry] = []
     listed: set[str] = set()
     map_spent = 0
@@ -392,13 +393,22 @@ def _map_entries(files: list[FileScore], chosen: set[str], map_budget: int) -> l
 
 def _tests_of(files: list[FileScore], chosen: set[str]) -> list[FileScore]:
     """The tests whose names name a source file sent (``tests/test_cart.py`` for
-    ``shop/cart.py``), in rank order."""
+    ``shop/cart.py``), and the stubs and declarations of one (``index.d.ts`` for ``index.js``:
+    they rank a twentieth of code, and the model changing an API then knows where its types
+    are declared), in rank order."""
     sent = {
         posixpath.splitext(posixpath.basename(path))[0].lower()
         for path in chosen
-        if not is_test(path)
+        if not is_test(path) and not is_stub(path)
     }
-    return [fs for fs in files if fs.cand.facts.kinds & TEST and tested_name(fs.cand.path) in sent]
+    return [fs for fs in files if _names_one_of(fs, sent)]
+
+
+def _names_one_of(file_score: FileScore, names: set[str]) -> bool:
+    kinds, path = file_score.cand.facts.kinds, file_score.cand.path
+    if kinds & TEST:
+        return tested_name(path) in names
+    return bool(kinds & STUB) and declared_name(path) in names
 
 
 def _upgrade(
