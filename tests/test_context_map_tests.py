@@ -1,5 +1,6 @@
-"""The map names the tests of the files sent first (pack.py), however low the request ranks
-them: the model then knows which tests exercise the code it changes."""
+"""The map names the tests, stubs and declarations of the files sent first (pack.py), however
+low the request ranks them: the model then knows which tests exercise the code it changes and
+where its types are declared."""
 
 from __future__ import annotations
 
