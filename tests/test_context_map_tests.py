@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,6 +62,18 @@ def test_test_files_are_told_by_the_conventions_of_their_ecosystem(path: str, te
     assert languages.is_test(path) == test
 
 
+def _invoice_fix(root: Path) -> tuple[dict[str, Any], list[str], list[str]]:
+    """``context --json`` for a fix in shop/billing.py: the selection, the paths sent and the
+    paths the map lists."""
+    request = "fix the invoice total tax in compute_invoice_total"
+    res = run_gpte("context", "--json", "--tokens", "1500", request, cwd=root)
+    assert res.returncode == 0, res.stderr
+    selection = json.loads(res.stdout)
+    sent = [pick["path"] for pick in selection["picks"]]
+    listed = [entry["path"] for entry in selection["map"]]
+    return selection, sent, listed
+
+
 def test_the_map_names_the_tests_of_the_files_sent_first(tmp_path: Path) -> None:
     files = big_project()
     files["tests/test_billing.py"] = (
@@ -71,13 +84,7 @@ def test_the_map_names_the_tests_of_the_files_sent_first(tmp_path: Path) -> None
         "from shop.weather import weather_step_1\n\n\n"
         "def test_weather_step():\n    assert weather_step_1(1)\n"
     )
-    root = make_repo(tmp_path / "r", files)
-    request = "fix the invoice total tax in compute_invoice_total"
-    res = run_gpte("context", "--json", "--tokens", "1500", request, cwd=root)
-    assert res.returncode == 0, res.stderr
-    selection = json.loads(res.stdout)
-    sent = [pick["path"] for pick in selection["picks"]]
-    listed = [entry["path"] for entry in selection["map"]]
+    selection, sent, listed = _invoice_fix(make_repo(tmp_path / "r", files))
     assert "shop/billing.py" in sent and "shop/weather.py" not in sent
     assert listed[0] == "tests/test_billing.py"
     assert selection["map"][0]["signatures"] == [[4, "def test_ledger_entry():"]]
@@ -91,13 +98,7 @@ def test_the_map_names_the_declarations_of_the_files_sent(tmp_path: Path) -> Non
     files = big_project()
     files["shop/billing.pyi"] = "def ledger_entry_1(amount: int) -> int: ...\n"
     files["shop/weather.pyi"] = "def weather_step_1(day: int) -> bool: ...\n"
-    root = make_repo(tmp_path / "r", files)
-    request = "fix the invoice total tax in compute_invoice_total"
-    res = run_gpte("context", "--json", "--tokens", "1500", request, cwd=root)
-    assert res.returncode == 0, res.stderr
-    selection = json.loads(res.stdout)
-    sent = [pick["path"] for pick in selection["picks"]]
-    listed = [entry["path"] for entry in selection["map"]]
+    _, sent, listed = _invoice_fix(make_repo(tmp_path / "r", files))
     assert "shop/billing.py" in sent and "shop/billing.pyi" not in sent
     assert listed[0] == "shop/billing.pyi"
     assert "shop/weather.pyi" not in listed[:1]
