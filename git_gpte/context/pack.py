@@ -67,7 +67,8 @@ FIRST_ROUND_SHARE = 0.75  # the first round of chunks: this share of the budget
 # points at 4k / 8k / 16k / 32k, chosen for every repository left out, none over budget; on
 # locbench's public split one task fewer at 8k (docs/context.md).
 GAP_LINES = 30
-# The share of the map's budget the tests of the files sent may take, ahead of the other files.
+# The share of the map's budget the tests, stubs and declarations of the files sent may take,
+# ahead of the other files.
 TESTS_MAP_SHARE = 0.5
 # The share of a budget of SLACK_BUDGET tokens the estimates leave unspent; of a larger one,
 # less in proportion to the square of its size. A selection packed to 99 % of a small budget
@@ -372,8 +373,8 @@ def _map_entries(files: list[FileScore], chosen: set[str], map_budget: int) -> l
     entries: list[MapEntry] = []
     listed: set[str] = set()
     map_spent = 0
-    tests = _tests_of(files, chosen)
-    for group, share in ((tests, TESTS_MAP_SHARE), (files, 1.0)):
+    companions = _companions_of(files, chosen)
+    for group, share in ((companions, TESTS_MAP_SHARE), (files, 1.0)):
         limit = int(map_budget * share)
         for file_score in group:
             if limit - map_spent < 20:
@@ -391,7 +392,7 @@ def _map_entries(files: list[FileScore], chosen: set[str], map_budget: int) -> l
     return entries
 
 
-def _tests_of(files: list[FileScore], chosen: set[str]) -> list[FileScore]:
+def _companions_of(files: list[FileScore], chosen: set[str]) -> list[FileScore]:
     """The tests whose names name a source file sent (``tests/test_cart.py`` for
     ``shop/cart.py``), and the stubs and declarations of one (``index.d.ts`` for ``index.js``:
     they rank a twentieth of code, and the model changing an API then knows where its types
