@@ -2,7 +2,8 @@
 
 Order of spending: the best files whole while each fits in a share of what is left (a whole
 file is the safest context: nothing the edit needs can be missing from it), and small files
-among the next best; then the best chunks of further files as excerpts, in two rounds. The
+among the next best (a file that is not source only when it scores near them:
+NON_SOURCE_MIN_RATIO); then the best chunks of further files as excerpts, in two rounds. The
 first round takes chunks in rank order up to a share of the budget; then the best files sent in
 part are completed to whole files while the rest of each is cheap against what is left (a top
 file sent densely covers more edits than scattered chunks of lesser files: the ranking of files
@@ -59,6 +60,13 @@ TOP_RANKS = 3
 SMALL_SCAN = 10
 SMALL_TOTAL = 0.15
 TOP_SMALL_SHARE = 0.12
+# A file that is not source (a test, prose, configuration, a stub, data, build output, or a
+# file in no language) goes whole for being small or among the TOP_RANKS only when it scores at
+# least this share of the best file: in a small repository a LICENSE matching one word of the
+# request ranks third, and its 472 tokens went before the excerpts of the file to change
+# (shopspring/decimal at 8k). Source stays as it was: a 64-token `__main__.py` ranked low is
+# still worth its cost. docs/context.md has the figures.
+NON_SOURCE_MIN_RATIO = 0.1
 FIRST_ROUND_SHARE = 0.75  # the first round of chunks: this share of the budget
 # After each round of chunks, the chunks lying in a gap of at most GAP_LINES lines between two
 # excerpts of a file are added while they fit: a definition between two chosen ones is a
@@ -263,11 +271,19 @@ def _take_best_whole(
             continue  # over the size limit: excerpts only
         any_score = rank < TOP_RANKS or tokens <= SMALL_FILE_SHARE * budget
         too_weak = file_score.score < WHOLE_MIN_RATIO * top and not any_score
+        too_weak = too_weak or _weak_non_source(file_score, top)
         if too_weak or tokens > WHOLE_SHARE * (budget - spent):
             break
         _plan_for(plans, order, file_score).whole = True
         spent += tokens
     return spent
+
+
+def _weak_non_source(file_score: FileScore, top: float) -> bool:
+    """Not source, and scoring under NON_SOURCE_MIN_RATIO of the best file."""
+    facts = file_score.cand.facts
+    not_source = bool(facts.kinds) or facts.language is None
+    return not_source and file_score.score < NON_SOURCE_MIN_RATIO * top
 
 
 def _take_small_whole(
@@ -280,8 +296,11 @@ def _take_small_whole(
     """Small files among the best SMALL_SCAN whole too (cheap, and excerpts of them would save
     little), up to SMALL_TOTAL of the budget in all; returns the spend."""
     small_spent = 0
+    top = files[0].score if files else 0.0
     for rank, file_score in enumerate(files[:SMALL_SCAN]):
         if file_score.cand.path in plans or file_score.cand.in_part:
+            continue
+        if _weak_non_source(file_score, top):
             continue
         tokens = _FilePlan(file_score).file_tokens
         share = TOP_SMALL_SHARE if rank < TOP_RANKS else SMALL_FILE_SHARE
