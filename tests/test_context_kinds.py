@@ -299,3 +299,20 @@ def test_stubs_and_declarations_rank_below_code_unless_the_request_is_about_type
     assert plain.get("index.d.ts", 0.0) < 0.2 * plain["index.js"]
     typed = _scores(repo, "Fix the types of keys")
     assert typed["index.d.ts"] > 0.3 * typed["index.js"]
+
+
+def test_doc_inside_a_word_or_a_name_does_not_ask_for_prose(tmp_path: Path) -> None:
+    # cookie's "Fix typo in JSDoc" sent HISTORY.md and README.md whole before index.js:
+    # "JSDoc" split as identifiers are holds "doc"; so do "GoDocs" and `doc_id`.
+    script = "".join(
+        f"/**\n * Parse the cookie header we recieve, part {n}.\n * @param {{string}} str\n */\n"
+        f"function parse{n}(str) {{\n  return str.split(';')\n}}\n\n"
+        for n in range(6)
+    )
+    readme = "# cookie\n\nParse a cookie header we recieve.\n"
+    repo = make_repo(tmp_path / "r", {"index.js": script, "README.md": readme})
+    for request in ("Fix typo in JSDoc", "Corrections to parse GoDocs", "Add `doc_id` to parse"):
+        scores = _scores(repo, request)
+        assert scores.get("README.md", 0.0) < 0.2 * scores["index.js"], request
+    docs = _scores(repo, "Fix typo in the docs")
+    assert docs["README.md"] > 0.3 * docs["index.js"]

@@ -75,6 +75,10 @@ _VERSION = re.compile(
 # Words of a request about tests, and about documentation.
 _TEST_WORDS = frozenset({"test", "tests", "pytest", "unittest", "spec"})
 _PROSE_WORDS = frozenset({"doc", "docs", "readme", "changelog", "documentation"})
+# ... said as words of their own: "JSDoc", "GoDocs", "tsdocs" and `doc_id` hold "doc" when
+# split as identifiers are, but are comments of the code and a name in it, not prose files
+# ("Fix typo in JSDoc" sent `HISTORY.md` and `README.md` whole before `index.js`).
+_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 # A release or a bump said without a number: "Bump dev version", "bump revision number",
@@ -112,6 +116,11 @@ def names_version(text: str) -> bool:
     )
 
 
+def _words(text: str) -> set[str]:
+    """The text's words as written (lower case), not split at case changes or underscores."""
+    return {word.lower() for word in _WORD.findall(text)}
+
+
 def _asks(title: set[str], terms: set[str], words: frozenset[str], weights: Weights) -> float:
     """How much the request asks for a kind of file named by ``words``."""
     if title & words:
@@ -143,7 +152,7 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
         weak_idents=frozenset(weak - strong),
         path_mentions=_path_mentions(request),
         wants_tests=_asks(title, lowered, _TEST_WORDS, weights),
-        wants_prose=_asks(title, lowered, _PROSE_WORDS, weights),
+        wants_prose=_asks(_words(first), _words(request), _PROSE_WORDS, weights),
         wants_config=_asks(title, lowered, _CONFIG_WORDS, weights),
         wants_types=_asks(title, lowered, _TYPE_WORDS, weights),
         words=request_words(request),
