@@ -493,9 +493,9 @@ def test_a_repository_over_the_context_budget_gets_a_pull_request_listing_what_w
     from git_gpte.action.markdown import code
     from tests.helpers.bigrepo import big_project, billing_module, line_of
 
-    hostile = "docs/</details><img src=x>`.md"
+    hostile = "shop/</details><img src=x>`.py"
     files = big_project()
-    files[hostile] = "Notes on compute_invoice_total and invoice rounding.\n"
+    files[hostile] = "# Notes on compute_invoice_total and invoice rounding.\n"
     world = make_world(tmp_path, gh, llm_server, files, repository=REPO)
     gh.set_permission(REPO, "alice", "write")
     title, body = "Invoice totals are not rounded", "compute_invoice_total should round to cents."
