@@ -163,3 +163,42 @@ def test_a_request_naming_e_164_finds_the_e164_pattern(tmp_path: Path) -> None:
     line = text.splitlines().index("export const e164 = /^\\+(?:[0-9]){6,14}[0-9]$/;") + 1
     spans = [e.split(":")[1].split("-") for e in done.stdout.split() if ":" in e]
     assert any(int(a) <= line <= int(b) for a, b in spans), (line, done.stdout)
+
+
+def test_a_links_scheme_and_host_are_no_terms_its_path_is() -> None:
+    from git_gpte.context.request import analyse_request, without_hosts
+
+    request = (
+        "support Private Network Access spec\n\nBased on [this blog]"
+        "(https://developer.chrome.com/blog/private-network-access-preflight) and "
+        "www.w3.org/TR/fetch-metadata, see http://localhost:8080?x=1"
+    )
+    assert "developer.chrome.com" not in without_hosts(request)
+    terms = set(analyse_request(request).terms)
+    assert {"preflight", "blog", "tr", "fetch", "metadata"} <= terms
+    assert not {"https", "http", "developer", "chrome", "com", "www", "w3", "localhost"} & terms
+
+
+def test_a_links_host_does_not_lift_module_files(tmp_path: Path) -> None:
+    # Seen on rs/cors: "https", "github" and "com" of the links in a request's body matched
+    # every go.mod, which went whole before the module the request was about.
+    module = "".join(
+        f"// handle{n} answers a preflight request, case {n}.\n"
+        f"func handle{n}(w ResponseWriter, r *Request) {{\n\tw.WriteHeader({n})\n}}\n\n"
+        for n in range(40)
+    )
+    mods = {
+        f"wrapper/{name}/go.mod": f"module github.com/acme/cors/wrapper/{name}\n\n"
+        "require (\n\tgithub.com/acme/cors v1.0.0\n\tgithub.com/other/thing v1.2.0\n)\n"
+        for name in ("gin", "echo", "chi")
+    }
+    repo = make_repo(tmp_path / "r", {"cors.go": "package cors\n\n" + module, **mods})
+    request = (
+        "Support the preflight of private network access\n\n"
+        "See https://github.com/whatwg/fetch and https://developer.chrome.com/blog/pna"
+    )
+    done = run_gpte("context", "--json", "--tokens", "4000", request, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    picks = json.loads(done.stdout)["picks"]
+    assert picks[0]["path"] == "cors.go"
+    assert [p["score"] for p in picks if p["path"].endswith("go.mod")] == [0, 0, 0], picks

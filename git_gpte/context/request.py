@@ -25,6 +25,8 @@ _BACKTICK = re.compile(r"`([^`]+)`")
 # A scheme is short: unbounded, each word of a long run ("a-a-a-...") was a start scanned to
 # the run's end for a "://".
 _URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]{0,31}://|www\.)[^\s<>`'\")\]]+", re.IGNORECASE)
+# A link's scheme and host (and port), up to its path.
+_URL_HOST = re.compile(r"\b(?:[a-z][a-z0-9+.-]{0,31}://|www\.)[^\s<>`'\")\]/]*", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\()?")
 
 
@@ -128,12 +130,21 @@ def _asks(title: set[str], terms: set[str], words: frozenset[str], weights: Weig
     return weights.body_term if terms & words else 0.0
 
 
+def without_hosts(request: str) -> str:
+    """The request with each link's scheme and host left out, its path kept: a link's host
+    names a site ("https://developer.chrome.com/blog/private-network-access-preflight"): in
+    rs/cors "https", "github" and "com" matched every ``go.mod``, which went whole ahead of the
+    excerpts of ``cors.go``. The path says what the link is about, and stays."""
+    return _URL_HOST.sub(" ", request)
+
+
 def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
     """What the request says: its terms, the identifiers and paths it names."""
-    strong, weak = _named_identifiers(request)
-    terms = query_terms(request)
+    worded = without_hosts(request)
+    strong, weak = _named_identifiers(worded)
+    terms = query_terms(worded)
     lowered = set(terms)
-    lines = [line for line in request.strip().splitlines() if line.strip()]
+    lines = [line for line in worded.strip().splitlines() if line.strip()]
     first = lines[0] if lines else ""
     title = set(query_terms(first)) if len(lines) > 1 else lowered
     term_weights = {t: 1.0 if t in title else weights.body_term for t in terms}
@@ -152,10 +163,10 @@ def analyse_request(request: str, weights: Weights = WEIGHTS) -> Query:
         weak_idents=frozenset(weak - strong),
         path_mentions=_path_mentions(request),
         wants_tests=_asks(title, lowered, _TEST_WORDS, weights),
-        wants_prose=_asks(_words(first), _words(request), _PROSE_WORDS, weights),
+        wants_prose=_asks(_words(first), _words(worded), _PROSE_WORDS, weights),
         wants_config=_asks(title, lowered, _CONFIG_WORDS, weights),
         wants_types=_asks(title, lowered, _TYPE_WORDS, weights),
-        words=request_words(request),
+        words=request_words(worded),
         names_version=version,
     )
 
