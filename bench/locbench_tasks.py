@@ -153,6 +153,21 @@ def _gold_file(repo: Path, parent: str, path: str, languages: Collection[str]) -
     return True
 
 
+def _whole_tree(repo: Path, commit: str) -> bool:
+    """Every blob of the commit's tree is in the repository. A snapshot may lack its largest
+    files' blobs, and a task on such a tree cannot be checked out to be scored."""
+    listing = _git(repo, "ls-tree", "-r", commit)
+    blobs = [row.split()[2] for row in listing.splitlines() if row.split()[1:2] == ["blob"]]
+    found = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "--batch-check"],
+        input="".join(f"{sha}\n" for sha in blobs),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return not any(line.endswith(" missing") for line in found.splitlines())
+
+
 def candidate_commits(
     repo: Path, languages: Collection[str] = tuple(LANGUAGES)
 ) -> list[tuple[str, str, list[str]]]:
@@ -186,7 +201,7 @@ def tasks_for(
         if made >= per_repo:
             break
         query = clean_message(_git(repo, "log", "-1", "--format=%B", commit))
-        if len(query) < 8:
+        if len(query) < 8 or not _whole_tree(repo, parent):
             continue
         gold_lines = {}
         for path in gold:

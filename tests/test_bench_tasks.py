@@ -88,6 +88,22 @@ def test_tasks_from_a_real_history(tmp_path: Path) -> None:
     json.dumps(task)  # one JSON line per task
 
 
+def test_a_commit_whose_parent_lacks_a_blob_makes_no_task(tmp_path: Path) -> None:
+    # A snapshot may come without its largest files' blobs: such a task could not be checked
+    # out to be scored (js-yaml's benchmark/samples/document_huge.yaml).
+    mirror = tmp_path / "mirrors" / "acme+shop" / "repo"
+    root = make_repo(mirror, {"shop/cart.py": "def total():\n    return 1\n", "big.yaml": "a: 1\n"})
+    write_files(root, {"shop/cart.py": "def total():\n    return 2\n", "big.yaml": "a: 3\n"})
+    first = commit_all(root, "Make the total two")
+    write_files(root, {"shop/cart.py": "def total():\n    return 3\n", "big.yaml": "a: 2\n"})
+    second = commit_all(root, "Make the total three")
+    assert [t["commit"] for t in tasks.tasks_for(mirror, "acme/shop", 10)] == [first, second]
+
+    blob = git(root, "rev-parse", f"{first}^:big.yaml").strip()  # in the first's parent only
+    (root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    assert [t["commit"] for t in tasks.tasks_for(mirror, "acme/shop", 10)] == [second]
+
+
 def test_source_files_of_four_languages() -> None:
     expected = {
         "a/b.py": "python",
