@@ -293,10 +293,11 @@ def _take_best_whole(
 
 
 def _dominant(files: list[FileScore]) -> bool:
-    """The best file scores DOMINANT_RATIO times the next one's or more (or is alone)."""
-    if len(files) < 2:
-        return True
-    return files[0].score >= DOMINANT_RATIO * files[1].score
+    """The best file matches and scores DOMINANT_RATIO times the next one's or more (or is
+    alone): a request matching nothing leaves no file standing out."""
+    if not files or files[0].score <= 0:
+        return False
+    return len(files) < 2 or files[0].score >= DOMINANT_RATIO * files[1].score
 
 
 def _weak_non_source(file_score: FileScore, top: float) -> bool:

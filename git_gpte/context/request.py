@@ -24,9 +24,9 @@ _CODEISH = re.compile(r"[a-z][A-Z]|_|\d|^[A-Z][a-z]+[A-Z]")
 _BACKTICK = re.compile(r"`([^`]+)`")
 # A scheme is short: unbounded, each word of a long run ("a-a-a-...") was a start scanned to
 # the run's end for a "://".
-_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]{0,31}://|www\.)[^\s<>`'\")\]]+", re.IGNORECASE)
-# A link's scheme and host (and port), up to its path.
-_URL_HOST = re.compile(r"\b(?:[a-z][a-z0-9+.-]{0,31}://|www\.)[^\s<>`'\")\]/]*", re.IGNORECASE)
+_URL_START = r"\b(?:[a-z][a-z0-9+.-]{0,31}://|www\.)"
+_URL = re.compile(_URL_START + r"[^\s<>`'\")\]]+", re.IGNORECASE)
+_URL_HOST = re.compile(_URL_START + r"[^\s<>`'\")\]/]*", re.IGNORECASE)  # up to its path
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\()?")
 
 
